@@ -1,0 +1,116 @@
+package codec
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/tidwall/gjson"
+)
+
+// decoder reads JSON strictly: unknown keys and wrong types are errors that
+// name the path, so a bad config row tells the operator which key is wrong.
+// It records the first error and then reads zero values, which keeps the
+// decoding code linear.
+type decoder struct {
+	err    error
+	prefix string // "config key" or "input"
+}
+
+func (d *decoder) fail(path, format string, a ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%s %q: %s", d.prefix, path, fmt.Sprintf(format, a...))
+	}
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// object checks that v is an object whose keys are all allowed.
+func (d *decoder) object(v gjson.Result, path string, allowed ...string) bool {
+	if !v.IsObject() {
+		where := path
+		if where == "" {
+			where = "(root)"
+		}
+		d.fail(where, "must be an object")
+		return false
+	}
+	v.ForEach(func(k, _ gjson.Result) bool {
+		if !slices.Contains(allowed, k.String()) {
+			d.fail(join(path, k.String()), "unknown key (known: %v)", allowed)
+			return false
+		}
+		return true
+	})
+	return d.err == nil
+}
+
+func present(v gjson.Result) bool { return v.Exists() && v.Type != gjson.Null }
+
+func (d *decoder) str(v gjson.Result, path string, required bool) string {
+	if !present(v) {
+		if required {
+			d.fail(path, "is required")
+		}
+		return ""
+	}
+	if v.Type != gjson.String {
+		d.fail(path, "must be a string")
+		return ""
+	}
+	return v.Str
+}
+
+// uint reads a non-negative integer no larger than max.
+func (d *decoder) uint(v gjson.Result, path string, required bool, max uint64) (uint64, bool) {
+	if !present(v) {
+		if required {
+			d.fail(path, "is required")
+		}
+		return 0, false
+	}
+	if v.Type != gjson.Number || v.Num < 0 || v.Num != math.Trunc(v.Num) || v.Num > float64(max) {
+		d.fail(path, "must be an integer between 0 and %d", max)
+		return 0, false
+	}
+	// v.Uint parses the raw text, so 2^53-range values stay exact.
+	return v.Uint(), true
+}
+
+func (d *decoder) boolean(v gjson.Result, path string) bool {
+	if !present(v) {
+		return false
+	}
+	if v.Type != gjson.True && v.Type != gjson.False {
+		d.fail(path, "must be a boolean")
+		return false
+	}
+	return v.Bool()
+}
+
+func (d *decoder) array(v gjson.Result, path string, required bool) []gjson.Result {
+	if !present(v) {
+		if required {
+			d.fail(path, "is required")
+		}
+		return nil
+	}
+	if !v.IsArray() {
+		d.fail(path, "must be an array")
+		return nil
+	}
+	return v.Array()
+}
+
+func (d *decoder) oneOf(v gjson.Result, path string, required bool, allowed ...string) string {
+	s := d.str(v, path, required)
+	if s != "" && !slices.Contains(allowed, s) {
+		d.fail(path, "must be one of %v, not %q", allowed, s)
+	}
+	return s
+}

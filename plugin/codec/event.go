@@ -1,0 +1,81 @@
+package codec
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/dsh-resilience/dsh-resilience/policy"
+	"github.com/tidwall/gjson"
+)
+
+// decodeStepInput reads the WIT record `step-input`.
+func decodeStepInput(v gjson.Result) (int64, policy.Event, error) {
+	d := decoder{prefix: "input"}
+	d.object(v, "", "nowMs", "event")
+	now, _ := d.uint(v.Get("nowMs"), "nowMs", true, maxMs)
+	e := v.Get("event")
+	var ev policy.Event
+	if d.err == nil && present(e) && e.IsObject() {
+		switch kind := d.str(e.Get("kind"), "event.kind", true); kind {
+		case "request":
+			d.object(e, "event", "kind", "agent", "proposed", "reasoningEffort")
+			ev = policy.Request{
+				Agent:           d.str(e.Get("agent"), "event.agent", true),
+				Proposed:        d.channel(e.Get("proposed"), "event.proposed"),
+				ReasoningEffort: d.str(e.Get("reasoningEffort"), "event.reasoningEffort", false),
+			}
+		case "request-error":
+			d.object(e, "event", "kind", "agent", "provider", "failure", "phase", "hostRetry", "rand")
+			r, _ := d.uint(e.Get("rand"), "event.rand", true, maxMs)
+			ev = policy.RequestError{
+				Agent:     d.str(e.Get("agent"), "event.agent", true),
+				Provider:  d.str(e.Get("provider"), "event.provider", true),
+				Failure:   d.failure(e.Get("failure"), "event.failure"),
+				Phase:     policy.Phase(d.oneOf(e.Get("phase"), "event.phase", true, string(policy.BeforeHost), string(policy.AfterHost))),
+				HostRetry: d.hostRetry(e.Get("hostRetry"), "event.hostRetry"),
+				Rand:      r,
+			}
+		case "settled", "disposed":
+			d.object(e, "event", "kind", "agent")
+			agent := d.str(e.Get("agent"), "event.agent", true)
+			if kind == "settled" {
+				ev = policy.Settled{Agent: agent}
+			} else {
+				ev = policy.Disposed{Agent: agent}
+			}
+		case "":
+		default:
+			d.fail("event.kind", "unknown event kind %q", kind)
+		}
+	} else if d.err == nil {
+		d.fail("event", "must be an object")
+	}
+	return int64(now), ev, d.err
+}
+
+func (d *decoder) failure(v gjson.Result, path string) policy.Failure {
+	if !d.object(v, path, "code", "message", "status", "providerRetryAfterMs") {
+		return policy.Failure{}
+	}
+	status, _ := d.uint(v.Get("status"), path+".status", false, 999)
+	ra, _ := d.uint(v.Get("providerRetryAfterMs"), path+".providerRetryAfterMs", false, maxMs)
+	return policy.Failure{
+		Code:         d.str(v.Get("code"), path+".code", true),
+		Message:      d.str(v.Get("message"), path+".message", false),
+		Status:       int(status),
+		RetryAfterMs: int64(ra),
+	}
+}
+
+func (d *decoder) hostRetry(v gjson.Result, path string) *policy.HostRetryPolicy {
+	if !present(v) || !d.object(v, path, "mode", "maxRetries", "retryableCodes") {
+		return nil
+	}
+	h := &policy.HostRetryPolicy{Mode: d.str(v.Get("mode"), path+".mode", true)}
+	n, _ := d.uint(v.Get("maxRetries"), path+".maxRetries", false, math.MaxInt32)
+	h.MaxRetries = int(n)
+	for i, c := range d.array(v.Get("retryableCodes"), path+".retryableCodes", true) {
+		h.RetryableCodes = append(h.RetryableCodes, d.str(c, path+".retryableCodes["+strconv.Itoa(i)+"]", true))
+	}
+	return h
+}

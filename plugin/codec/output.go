@@ -1,0 +1,76 @@
+package codec
+
+import (
+	"fmt"
+
+	"github.com/dsh-resilience/dsh-resilience/policy"
+)
+
+// writeOutput encodes the WIT record `step-output`. Each effect kind has one
+// case here, and an unknown kind panics: a new effect must be given a wire form
+// (and a WIT case) before it can ship.
+func writeOutput(w *writer, out policy.Output) {
+	w.beginObject("")
+	writeVerdict(w, out.Verdict)
+	w.beginArray("effects")
+	for _, fx := range out.Effects {
+		w.beginObject("")
+		switch e := fx.(type) {
+		case policy.CircuitChanged:
+			w.str("kind", "circuit")
+			writeChannel(w, "channel", e.Channel)
+			w.str("from", string(e.From))
+			w.str("to", string(e.To))
+			w.str("cause", e.Cause)
+			if e.Class != "" {
+				w.str("class", string(e.Class))
+			}
+			if e.To == policy.Open {
+				w.int("openUntilMs", e.OpenUntilMs)
+			}
+		case policy.FailedOver:
+			w.str("kind", "failover")
+			w.str("agent", e.Agent)
+			writeChannel(w, "from", e.From)
+			writeChannel(w, "to", e.To)
+			w.str("code", e.Code)
+			w.str("class", string(e.Class))
+		case policy.Retrying:
+			w.str("kind", "retry")
+			w.str("agent", e.Agent)
+			writeChannel(w, "channel", e.Channel)
+			w.int("attempt", int64(e.Attempt))
+			w.int("delayMs", e.DelayMs)
+			w.str("code", e.Code)
+		case policy.GaveUp:
+			w.str("kind", "give-up")
+			w.str("agent", e.Agent)
+			writeChannel(w, "channel", e.Channel)
+			w.str("reason", string(e.Reason))
+			w.str("code", e.Code)
+		default:
+			panic(fmt.Sprintf("codec: effect %T has no wire form", fx))
+		}
+		w.endObject()
+	}
+	w.endArray()
+	w.endObject()
+}
+
+func writeVerdict(w *writer, v policy.Verdict) {
+	w.beginObject("verdict")
+	w.str("kind", string(v.Kind))
+	switch v.Kind {
+	case policy.Swap:
+		w.str("provider", v.Channel.Provider)
+		w.str("model", v.Channel.Model)
+		if v.DropReasoningEffort {
+			w.boolean("dropReasoningEffort", true)
+		}
+	case policy.Wait:
+		w.int("delayMs", v.DelayMs)
+	case policy.Delegate:
+		w.str("reason", string(v.Reason))
+	}
+	w.endObject()
+}

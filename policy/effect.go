@@ -1,0 +1,104 @@
+package policy
+
+// VerdictKind is how the shim answers the host's waterfall.
+type VerdictKind string
+
+const (
+	// Pass (agent/request): use the proposed config unchanged.
+	Pass VerdictKind = "pass"
+	// Swap (agent/request): send the request to Verdict.Channel instead.
+	Swap VerdictKind = "swap"
+	// Defer (agent/request-error, before-host): call next() and ask again after-host.
+	Defer VerdictKind = "defer"
+	// Retry (agent/request-error): return {kind:'retry'} at once.
+	Retry VerdictKind = "retry"
+	// Wait (agent/request-error): wait DelayMs, cancellably, then retry. A
+	// cancelled wait delegates.
+	Wait VerdictKind = "wait"
+	// Delegate (agent/request-error): hand the failure back to the host.
+	Delegate VerdictKind = "delegate"
+)
+
+// GiveUpReason says why a failure was handed back.
+type GiveUpReason string
+
+const (
+	// NoRoutableFallback: every other channel is open (or there is none).
+	NoRoutableFallback GiveUpReason = "no-routable-fallback"
+	// NotRecoverable: the failure would recur on any channel (bad request,
+	// context overflow, cancel): not the channel's fault.
+	NotRecoverable GiveUpReason = "not-recoverable"
+	// BudgetExhausted: the agent failed over MaxFailovers times without a success.
+	BudgetExhausted GiveUpReason = "budget-exhausted"
+)
+
+// Verdict is the answer for the host's waterfall.
+type Verdict struct {
+	Kind VerdictKind
+	// Channel is the target of a Swap.
+	Channel Channel
+	// DropReasoningEffort is set on a Swap when the proposed effort must not be
+	// carried to the target.
+	DropReasoningEffort bool
+	// DelayMs is a Wait's delay.
+	DelayMs int64
+	// Reason is a Delegate's reason; empty when the policy simply has no opinion.
+	Reason GiveUpReason
+}
+
+// Effect is a side effect for the shell, carried out in order. The set is
+// closed: CircuitChanged, FailedOver, Retrying, GaveUp.
+type Effect interface{ isEffect() }
+
+// CircuitChanged reports every breaker transition: the shell logs it, emits
+// dsh-resilience/circuit-opened or /circuit-closed, and persists health.
+type CircuitChanged struct {
+	Channel     Channel
+	From, To    CircuitState
+	Cause       string // the failure code, or "recovered" / "cooled-down"
+	Class       Class  // the failure's class, when a failure caused it
+	OpenUntilMs int64  // when To is Open
+}
+
+// FailedOver reports that the agent's next request goes to To.
+type FailedOver struct {
+	Agent    string
+	From, To Channel
+	Code     string
+	Class    Class
+}
+
+// Retrying reports a same-channel retry after DelayMs.
+type Retrying struct {
+	Agent   string
+	Channel Channel
+	Attempt int
+	DelayMs int64
+	Code    string
+}
+
+// GaveUp reports a failure handed back to the host, and why.
+type GaveUp struct {
+	Agent   string
+	Channel Channel
+	Reason  GiveUpReason
+	Code    string
+}
+
+func (CircuitChanged) isEffect() {}
+func (FailedOver) isEffect()     {}
+func (Retrying) isEffect()       {}
+func (GaveUp) isEffect()         {}
+
+var (
+	_ Effect = CircuitChanged{}
+	_ Effect = FailedOver{}
+	_ Effect = Retrying{}
+	_ Effect = GaveUp{}
+)
+
+// Output is what one Step returns.
+type Output struct {
+	Verdict Verdict
+	Effects []Effect
+}

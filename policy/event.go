@@ -1,0 +1,75 @@
+package policy
+
+// Event is one input to Step. The set is closed: Request, RequestError, Settled, Disposed.
+type Event interface{ isEvent() }
+
+// Phase says when the shim asks about a failed request.
+type Phase string
+
+const (
+	// BeforeHost: the host's retry plugin has not seen the failure yet. The
+	// policy acts now only where waiting for its budget would be wasted (a
+	// spent quota, a channel already known to be down); otherwise it defers.
+	BeforeHost Phase = "before-host"
+	// AfterHost: the host's retry plugin declined the failure (its budget is
+	// spent, or the code is not one it retries).
+	AfterHost Phase = "after-host"
+)
+
+// HostRetryPolicy is the failing route's dsh-llm-retry policy, when it has one.
+type HostRetryPolicy struct {
+	Mode           string
+	MaxRetries     int
+	RetryableCodes []string
+}
+
+// covers reports whether the host's retry plugin retries this code itself,
+// so that its declining means its budget for the code is spent.
+func (h *HostRetryPolicy) covers(code string) bool {
+	if h == nil || h.Mode != "normal" || h.MaxRetries <= 0 {
+		return false
+	}
+	for _, c := range h.RetryableCodes {
+		if c == code {
+			return true
+		}
+	}
+	return false
+}
+
+// Request is agent/request: the host proposes the channel for the agent's next call.
+type Request struct {
+	Agent           string
+	Proposed        Channel
+	ReasoningEffort string
+}
+
+// RequestError is agent/request-error: the agent's request on Provider failed.
+type RequestError struct {
+	Agent     string
+	Provider  string
+	Failure   Failure
+	Phase     Phase
+	HostRetry *HostRetryPolicy
+	// Rand is a uniform draw in [0, 2^53) for jitter.
+	Rand uint64
+}
+
+// Settled says the agent's last request did not fail (its turn ended, or the
+// next step began): the host has no success event, so success is inferred.
+type Settled struct{ Agent string }
+
+// Disposed says the agent is gone.
+type Disposed struct{ Agent string }
+
+func (Request) isEvent()      {}
+func (RequestError) isEvent() {}
+func (Settled) isEvent()      {}
+func (Disposed) isEvent()     {}
+
+var (
+	_ Event = Request{}
+	_ Event = RequestError{}
+	_ Event = Settled{}
+	_ Event = Disposed{}
+)
