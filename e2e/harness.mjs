@@ -1,0 +1,187 @@
+// Boots the real DSH host headless, with an isolated DSH_HOME and HOME, the
+// plugin installed the way a user installs it (`dsh plugin add` of the packed
+// tarball), and providers pointed at the project's fake provider.
+//
+// The primary is the stock DeepSeek adapter (it reports HTTP status and
+// Retry-After, as real DeepSeek does); the secondary is a pi-ai
+// openai-completions route named `mock`, so failover crosses providers the way
+// users configure it.
+import { execFile, spawn } from 'node:child_process';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const HOST_DIR = process.env.DSH_HOST_DIR;
+if (!HOST_DIR) throw new Error('DSH_HOST_DIR is not set: run the e2e tests through `make test-e2e`');
+const DSH_BIN = join(HOST_DIR, 'host/node_modules/@deepseek-ai/dsh/lib/bin.js');
+
+export const PRIMARY = { provider: 'deepseek-official', model: 'deepseek-v4-flash' };
+export const PRIMARY_PRO = { provider: 'deepseek-official', model: 'deepseek-v4-pro' };
+export const SECONDARY = { provider: 'mock', model: 'mock-b' };
+
+/** The packed plugin tarball (`make pack` builds it before the tests run). */
+async function tarball() {
+  const files = (await readdir(join(ROOT, 'build'))).filter((f) => /^dsh-resilience-.*\.tgz$/.test(f));
+  if (files.length !== 1) throw new Error(`expected one packed tarball in build/, found ${files.length}: run make pack`);
+  return join(ROOT, 'build', files[0]);
+}
+
+function baseEnv(home, extra = {}) {
+  const env = {
+    PATH: process.env.PATH,
+    HOME: join(home, 'home'),
+    DSH_HOME: join(home, 'dsh'),
+    DSH_TELEMETRY_DISABLED: '1',
+    DEEPSEEK_API_KEY: 'fake-key',
+    MOCK_API_KEY: 'fake-key',
+    ...extra,
+  };
+  return env;
+}
+
+let template;
+/**
+ * A DSH_HOME with the headless profile and the plugin installed, made once per
+ * test process and copied for each test (pnpm's install is the slow part).
+ */
+async function templateHome() {
+  template ??= (async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dshr-template-'));
+    const profile = join(dir, 'dsh/profiles/headless');
+    await mkdir(profile, { recursive: true });
+    await mkdir(join(dir, 'home'), { recursive: true });
+    await writeFile(join(profile, 'package.json'), JSON.stringify({
+      name: 'dsh-profile-headless', private: true, dependencies: {},
+      dsh: { profile: { bundles: ['@deepseek-ai/dsh-base', '@deepseek-ai/dsh-headless'] } },
+    }, null, 2));
+    await writeFile(join(profile, 'pnpm-workspace.yaml'), 'nodeLinker: hoisted\n');
+    const tgz = await tarball();
+    await run(process.execPath, [DSH_BIN, 'plugin', '--profile', 'headless', 'add', `file:${tgz}`], {
+      cwd: dir, env: baseEnv(dir), timeout: 180_000,
+    });
+    const manifest = JSON.parse(await readFile(join(profile, 'package.json'), 'utf8'));
+    if (!manifest.dsh.profile.bundles.includes('dsh-resilience')) {
+      throw new Error(`dsh plugin add did not add the bundle: ${JSON.stringify(manifest.dsh.profile)}`);
+    }
+    return dir;
+  })();
+  return template;
+}
+
+const yamlList = (items) => items.map((s) => `  - ${s}`).join('\n');
+
+/**
+ * A fresh isolated home for one test.
+ * @param {object} o
+ * @param {string} o.baseURL - the fake provider's base URL.
+ * @param {object} [o.plugin] - the plugin row's config.
+ * @param {object} [o.primaryRetry] - the DeepSeek route's retryPolicy.
+ * @param {object} [o.secondaryRetry] - the mock route's retryPolicy.
+ * @param {string} [o.defaultModel] - `provider/model` the agent starts on.
+ */
+export async function makeHome(o) {
+  const dir = await mkdtemp(join(tmpdir(), 'dshr-e2e-'));
+  await cp(await templateHome(), dir, { recursive: true, verbatimSymlinks: true });
+  const dsh = join(dir, 'dsh');
+  const [defProvider, defModel] = (o.defaultModel ?? `${PRIMARY.provider}/${PRIMARY.model}`).split('/');
+  const secondaryRetry = o.secondaryRetry ?? { mode: 'normal', maxRetries: 0 };
+  await writeFile(join(dsh, 'settings.yaml'), [
+    'llm-pi-ai:',
+    '  providers:',
+    '    mock:',
+    '      api: openai-completions',
+    '      apiKeyEnv: MOCK_API_KEY',
+    `      baseURL: ${o.baseURL}`,
+    `      retryPolicy: ${JSON.stringify(secondaryRetry)}`,
+    '      models:',
+    '        - { id: mock-a, contextWindow: 65536 }',
+    '        - { id: mock-b, contextWindow: 65536 }',
+    'agent-default-model:',
+    `  provider: ${defProvider}`,
+    `  model: ${defModel}`,
+    '',
+  ].join('\n'));
+  const primaryRetry = o.primaryRetry ?? { mode: 'normal', maxRetries: 2, backoff: { initialDelayMs: 50, maxDelayMs: 200, jitterRatio: 0 } };
+  await writeFile(join(dsh, 'profiles/headless/cordis.patch.yml'), [
+    '# Deterministic test overlay: no title request eating scripted answers,',
+    '# plaintext session logs, the DeepSeek route on the fake provider.',
+    '- id: session-title-llm',
+    '  disabled: true',
+    '- id: session-persistence-jsonl',
+    '  config:',
+    "    root: !!js dshHomePath('sessions')",
+    '    compression: none',
+    '- id: llm-deepseek',
+    '  config:',
+    `    baseURL: ${o.baseURL}`,
+    `    retryPolicy: ${JSON.stringify(primaryRetry)}`,
+    `    streamIdleTimeoutMs: ${o.streamIdleTimeoutMs ?? 30000}`,
+    '- id: resilience',
+    `  config: ${JSON.stringify(o.plugin ?? {})}`,
+    '',
+  ].join('\n'));
+  return {
+    dir,
+    dsh,
+    env: (extra) => baseEnv(dir, extra),
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * Runs one headless task to completion.
+ * @returns {Promise<{code: number|null, signal: string|null, stdout: string, stderr: string, ms: number}>}
+ */
+export function runHeadless(home, task, { timeoutMs = 60_000, signal, onStderr } = {}) {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, [DSH_BIN, '--profile', 'headless', task], {
+      cwd: join(home.dir, 'home'), env: home.env(), stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; onStderr?.(String(d)); });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    signal?.addEventListener('abort', () => child.kill('SIGINT'), { once: true });
+    child.on('error', reject);
+    child.on('close', (code, sig) => {
+      clearTimeout(timer);
+      resolve({ code, signal: sig, stdout, stderr, ms: Date.now() - started, pid: child.pid, child });
+    });
+  });
+}
+
+/** Every session event the run logged, in order (the overlay keeps them plaintext). */
+export async function sessionEvents(home) {
+  const root = join(home.dsh, 'sessions');
+  const out = [];
+  const walk = async (d) => {
+    for (const e of await readdir(d, { withFileTypes: true }).catch(() => [])) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) await walk(p);
+      else if (e.name === 'session.jsonl') {
+        for (const line of (await readFile(p, 'utf8')).split('\n').slice(1)) if (line.trim()) out.push(JSON.parse(line));
+      }
+    }
+  };
+  await walk(root);
+  return out;
+}
+
+/** The plugin's audit log records. */
+export async function auditRecords(home) {
+  const p = join(home.dsh, 'dsh-resilience/audit.jsonl');
+  if (!existsSync(p)) return [];
+  return (await readFile(p, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+/** stderr without the lines Node prints about itself. */
+export const cleanStderr = (s) => s.split('\n').filter((l) => l && !/ExperimentalWarning|--trace-warnings/.test(l)).join('\n');
+
+export { dirname };

@@ -1,0 +1,52 @@
+// Carries out the policy's effects (wit/policy.wit `effect`): the one switch
+// over effect kinds. Each kind is audited and announced as a Cordis event for
+// other plugins; a failing listener or log write never changes a decision.
+
+const ch = (c) => `${c.provider}/${c.model}`;
+
+/** Cordis events this plugin emits, with the effect that causes each. */
+export const EVENTS = {
+  circuitOpened: 'dsh-resilience/circuit-opened',
+  circuitClosed: 'dsh-resilience/circuit-closed',
+  failover: 'dsh-resilience/failover',
+  giveUp: 'dsh-resilience/give-up',
+};
+
+export function carryOut(effects, { ctx, audit, logger }) {
+  for (const fx of effects) {
+    let record;
+    let event;
+    switch (fx.kind) {
+      case 'circuit':
+        record = { type: `circuit-${fx.to}`, channel: ch(fx.channel), from: fx.from, cause: fx.cause, class: fx.class, openUntil: fx.openUntilMs && new Date(fx.openUntilMs).toISOString() };
+        if (fx.to === 'open') event = EVENTS.circuitOpened;
+        if (fx.to === 'closed') event = EVENTS.circuitClosed;
+        logger.info('circuit %s: %s -> %s (%s)', ch(fx.channel), fx.from, fx.to, fx.cause);
+        break;
+      case 'failover':
+        record = { type: 'failover', agent: fx.agent, from: ch(fx.from), to: ch(fx.to), code: fx.code, class: fx.class };
+        event = EVENTS.failover;
+        logger.info('failover %s -> %s on %s (%s)', ch(fx.from), ch(fx.to), fx.code, fx.class);
+        break;
+      case 'retry':
+        record = { type: 'retry', agent: fx.agent, channel: ch(fx.channel), attempt: fx.attempt, delayMs: fx.delayMs, code: fx.code };
+        logger.info('retry %s #%d in %d ms on %s', ch(fx.channel), fx.attempt, fx.delayMs, fx.code);
+        break;
+      case 'give-up':
+        record = { type: 'give-up', agent: fx.agent, channel: ch(fx.channel), reason: fx.reason, code: fx.code };
+        event = EVENTS.giveUp;
+        logger.info('give up on %s: %s (%s)', ch(fx.channel), fx.reason, fx.code);
+        break;
+      default:
+        throw new Error(`dsh-resilience: unknown effect kind "${fx.kind}"`);
+    }
+    audit.write(record);
+    if (event) {
+      try {
+        ctx.emit(event, { ...fx });
+      } catch (e) {
+        logger.warn('a %s listener failed: %s', event, e?.message ?? e);
+      }
+    }
+  }
+}

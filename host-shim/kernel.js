@@ -1,0 +1,149 @@
+// A small Extism kernel for one go-pdk module, in plain JS.
+//
+// Why not @extism/extism: 1.0.3 leaks a block per call and fails after ~16k
+// calls, and lacks go-pdk's get_log_level; 2.0.0 is still a release candidate.
+// The module needs eight kernel functions; serving them here over
+// WebAssembly.instantiate is measured faster than either SDK (see the README's
+// numbers) and leaves nothing to leak: the kernel's heap is reset per call.
+// testhost/ still loads the same .wasm with the official Extism Go SDK, so the
+// module stays a genuine Extism plugin.
+import { wasiImports, WasiExit } from './wasi.js';
+
+/** A call that trapped: the instance is dead and must be replaced. */
+export class TrapError extends Error {
+  constructor(cause, output) {
+    super(`wasm trap: ${cause?.message ?? cause}${output ? ` (guest said: ${output.slice(0, 500)})` : ''}`, { cause });
+    this.name = 'TrapError';
+  }
+}
+
+/** An export answered with an Extism error: the instance is fine. */
+export class ModuleError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'ModuleError';
+  }
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** The kernel's address space: blocks bump-allocated, all freed at the next call. */
+class KernelHeap {
+  constructor() {
+    this.mem = new Uint8Array(64 * 1024);
+    this.view = new DataView(this.mem.buffer);
+    this.top = 8; // offset 0 means "no block"
+    this.lengths = new Map();
+  }
+  reset() {
+    this.top = 8;
+    this.lengths.clear();
+  }
+  alloc(n) {
+    const off = this.top;
+    const end = off + n;
+    if (end > this.mem.length) {
+      let size = this.mem.length * 2;
+      while (size < end) size *= 2;
+      const grown = new Uint8Array(size);
+      grown.set(this.mem);
+      this.mem = grown;
+      this.view = new DataView(grown.buffer);
+    }
+    this.top = (end + 7) & ~7;
+    this.lengths.set(off, n);
+    return off;
+  }
+  block(off) {
+    const n = this.lengths.get(off);
+    if (n === undefined) throw new Error(`extism kernel: no block at ${off}`);
+    return this.mem.subarray(off, off + n);
+  }
+}
+
+/**
+ * One instance of the policy module. Single-threaded: one call at a time,
+ * which JS's event loop guarantees since calls are synchronous.
+ */
+export class ModuleInstance {
+  /**
+   * @param {WebAssembly.Module} compiled - compiled once per process, shared.
+   */
+  constructor(compiled) {
+    this.heap = new KernelHeap();
+    this.input = new Uint8Array(0);
+    this.output = undefined;
+    this.error = undefined;
+    this.guestOutput = '';
+    let memory;
+    const heap = this.heap;
+    const num = (x) => Number(x);
+    const env = {
+      alloc: (n) => BigInt(heap.alloc(num(n))),
+      free: () => {},
+      length: (off) => BigInt(heap.lengths.get(num(off)) ?? 0),
+      length_unsafe: (off) => BigInt(heap.lengths.get(num(off)) ?? 0),
+      load_u8: (off) => heap.mem[num(off)],
+      load_u64: (off) => heap.view.getBigUint64(num(off), true),
+      store_u8: (off, v) => { heap.mem[num(off)] = v; },
+      store_u64: (off, v) => { heap.view.setBigUint64(num(off), v, true); },
+      input_length: () => BigInt(this.input.length),
+      input_load_u8: (off) => this.input[num(off)],
+      input_load_u64: (off) => {
+        const o = num(off);
+        const b = this.input;
+        if (o + 8 <= b.length) return new DataView(b.buffer, b.byteOffset + o, 8).getBigUint64(0, true);
+        let v = 0n; // a short tail: go-pdk reads 8 at a time only while 8 remain, but be safe
+        for (let i = Math.min(7, b.length - o - 1); i >= 0; i--) v = (v << 8n) | BigInt(b[o + i]);
+        return v;
+      },
+      output_set: (off, n) => { this.output = heap.mem.slice(num(off), num(off) + num(n)); },
+      error_set: (off) => { this.error = off === 0n ? undefined : decoder.decode(heap.block(num(off))); },
+      get_log_level: () => 4, // above every level: the module logs nothing through the kernel
+      log_debug: () => {}, log_info: () => {}, log_warn: () => {}, log_error: () => {}, log_trace: () => {},
+    };
+    const imports = {
+      'extism:host/env': env,
+      wasi_snapshot_preview1: wasiImports(() => memory, (text) => { this.guestOutput = (this.guestOutput + text).slice(-4096); }),
+    };
+    this.instance = new WebAssembly.Instance(compiled, imports);
+    memory = this.instance.exports.memory;
+    this.exports = this.instance.exports;
+    try {
+      this.exports._initialize(); // exactly once: a second call traps
+    } catch (e) {
+      throw new TrapError(e, this.guestOutput);
+    }
+  }
+
+  /** Guest memory in bytes (it never shrinks; the benchmark watches it). */
+  get memoryBytes() {
+    return this.exports.memory.buffer.byteLength;
+  }
+
+  /**
+   * Calls an export with a JSON string and returns the JSON string it answered.
+   * @throws {ModuleError} when the export answered an error.
+   * @throws {TrapError} when the instance trapped; it must not be used again.
+   */
+  call(name, json) {
+    const fn = this.exports[name];
+    if (typeof fn !== 'function') throw new ModuleError(`the module has no export "${name}"`);
+    this.heap.reset();
+    this.input = encoder.encode(json);
+    this.output = undefined;
+    this.error = undefined;
+    let rc;
+    try {
+      rc = fn();
+    } catch (e) {
+      if (e instanceof WasiExit || e instanceof WebAssembly.RuntimeError || e instanceof Error) {
+        throw new TrapError(e, this.guestOutput);
+      }
+      throw e;
+    }
+    if (rc !== 0) throw new ModuleError(this.error ?? `${name} returned ${rc} with no error message`);
+    return this.output === undefined ? '' : decoder.decode(this.output);
+  }
+}

@@ -1,0 +1,88 @@
+// The policy module behind a fail-open wrapper: decisions come from the wasm
+// module; a trap or a broken answer is logged once per kind, the instance is
+// rebuilt (config and channel health restored), and the caller falls back to
+// the host's own behaviour for that one event.
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { ModuleInstance, ModuleError, TrapError } from './kernel.js';
+
+export const WASM_PATH = fileURLToPath(new URL('../build/dsh-resilience.wasm', import.meta.url));
+
+let compiling;
+/** Compiles the module once per process; every plugin activation shares it. */
+export function compileModule(path = WASM_PATH) {
+  compiling ??= readFile(path).then((bytes) => WebAssembly.compile(bytes));
+  return compiling;
+}
+
+export class Policy {
+  /**
+   * @param {WebAssembly.Module} compiled
+   * @param {object} config - the policy's part of the config row (WIT `config`).
+   * @param {{warn: Function}} logger
+   * @throws {Error} naming the offending key when the config is invalid.
+   */
+  constructor(compiled, config, logger) {
+    this.compiled = compiled;
+    this.configJson = JSON.stringify(config);
+    this.logger = logger;
+    this.health = undefined; // last snapshot JSON, restored into a rebuilt instance
+    this.failures = new Map(); // kind -> count, for "log once"
+    this.instance = new ModuleInstance(compiled);
+    try {
+      this.resolved = JSON.parse(this.instance.call('configure', this.configJson)).config;
+    } catch (e) {
+      throw new Error(`dsh-resilience: ${e.message.replace(/^configure: /, '')}`);
+    }
+  }
+
+  /**
+   * One policy step. Returns the step output, or undefined when the module
+   * failed: the caller must then do what the host would have done without us.
+   */
+  decide(nowMs, event) {
+    try {
+      const out = JSON.parse(this.instance.call('decide', JSON.stringify({ nowMs, event })));
+      if (out.effects.some((fx) => fx.kind === 'circuit')) this.health = this.instance.call('snapshot', '{}');
+      return out;
+    } catch (e) {
+      this.fail(e, event.kind);
+      return undefined;
+    }
+  }
+
+  /** Channel health as the module reports it now (WIT `health`). */
+  snapshot() {
+    try {
+      return JSON.parse(this.instance.call('snapshot', '{}'));
+    } catch (e) {
+      this.fail(e, 'snapshot');
+      return undefined;
+    }
+  }
+
+  fail(error, what) {
+    const kind = `${error?.name ?? 'Error'}:${what}`;
+    const n = (this.failures.get(kind) ?? 0) + 1;
+    this.failures.set(kind, n);
+    if (n === 1) {
+      this.logger.warn('dsh-resilience: policy module failed on %s; the host decides this one (logged once): %s', what, error?.message ?? error);
+    }
+    if (!(error instanceof ModuleError)) this.rebuild();
+  }
+
+  rebuild() {
+    try {
+      const fresh = new ModuleInstance(this.compiled);
+      fresh.call('configure', this.configJson);
+      if (this.health) fresh.call('restore', this.health);
+      this.instance = fresh;
+    } catch (e) {
+      // Keep the broken instance: every call fails open until a rebuild works.
+      if (!this.failures.has('rebuild')) this.logger.warn('dsh-resilience: could not rebuild the policy module: %s', e.message);
+      this.failures.set('rebuild', (this.failures.get('rebuild') ?? 0) + 1);
+    }
+  }
+}
+
+export { TrapError, ModuleError };
