@@ -25,7 +25,7 @@ $(WASM): $(GO_SOURCES)
 # The npm package `dsh plugin add` installs: the shim, the wasm, the bundle patch.
 pack: $(WASM)
 	@mkdir -p build
-	npm pack --pack-destination build --ignore-scripts >/dev/null
+	npm pack --pack-destination build --ignore-scripts --loglevel=error >/dev/null
 	@ls build/dsh-resilience-*.tgz
 
 build: wasm pack

@@ -1,0 +1,79 @@
+// `make demo`: the real DSH host, headless, with dsh-resilience installed,
+// against the project's fake provider scripted to fail. It prints, as it
+// happens, what the provider answered, what the host did, what the plugin
+// decided and why, and the answer the task printed.
+import { startFakeProvider } from './fake-provider/fake-provider.mjs';
+import { auditRecords, makeHome, PRIMARY, runHeadless, SECONDARY, sessionEvents } from './harness.mjs';
+
+const tty = process.stdout.isTTY;
+const paint = (code, s) => (tty ? `\x1b[${code}m${s}\x1b[0m` : s);
+const bold = (s) => paint(1, s);
+const red = (s) => paint(31, s);
+const green = (s) => paint(32, s);
+const yellow = (s) => paint(33, s);
+const dim = (s) => paint(2, s);
+const name = (c) => `${c.provider}/${c.model}`;
+
+const SCENARIOS = [
+  {
+    title: 'Primary rate-limited (429) on every request',
+    primary: ['rate_limit'],
+    note: 'the host retries twice (its own budget), then dsh-resilience trips the channel and fails over',
+  },
+  {
+    title: 'Primary out of balance (402 "Insufficient Balance")',
+    primary: ['insufficient_balance'],
+    note: 'a spent balance will not come back in seconds: dsh-resilience fails over at once, no retries wasted',
+  },
+];
+
+async function runScenario(fp, s) {
+  fp.reset();
+  fp.script(PRIMARY.model, s.primary);
+  fp.script(SECONDARY.model, [{ kind: 'success', text: `Hello from ${name(SECONDARY)}: the task finished.` }]);
+  const home = await makeHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY] } });
+  console.log(`\n${bold('▶ ' + s.title)}`);
+  console.log(dim(`  chain: ${name(PRIMARY)} (primary) → ${name(SECONDARY)}; ${s.note}`));
+  const t0 = Date.now();
+  const stamp = () => dim(`[+${((Date.now() - t0) / 1000).toFixed(2)}s]`);
+  fp.onRequest = (r) => {
+    const ok = r.step === 'success';
+    console.log(`${stamp()} provider  ${r.model.padEnd(18)} ← request → ${ok ? green('200 ' + r.step) : red(r.step)}`);
+  };
+  const seen = { audit: 0, retries: 0 };
+  const poll = async () => {
+    const retries = (await sessionEvents(home)).filter((e) => e.type === 'llm/retry');
+    for (const e of retries.slice(seen.retries)) {
+      console.log(`${stamp()} host      llm-retry #${e.data.retry}/${e.data.maxRetries} on ${e.data.provider} after ${e.data.failure.code}, waiting ${e.data.delayMs} ms`);
+    }
+    seen.retries = retries.length;
+    const audit = await auditRecords(home);
+    for (const a of audit.slice(seen.audit)) {
+      if (a.type === 'circuit-open') console.log(`${stamp()} plugin    ${yellow('circuit OPEN')} ${a.channel}: ${a.cause} (class ${a.class}) until ${a.openUntil.slice(11, 19)}`);
+      if (a.type === 'failover') console.log(`${stamp()} plugin    ${yellow('FAILOVER')} ${a.from} → ${a.to}, reason ${bold(a.code)} (${a.class})`);
+      if (a.type === 'give-up') console.log(`${stamp()} plugin    gave up on ${a.channel}: ${a.reason} (${a.code})`);
+    }
+    seen.audit = audit.length;
+  };
+  const ticker = setInterval(() => { poll().catch(() => {}); }, 50);
+  const r = await runHeadless(home, 'Say hello and finish the task.');
+  clearInterval(ticker);
+  await poll();
+  const counts = fp.counts();
+  console.log(`${stamp()} task exited ${r.code === 0 ? green('0') : red(String(r.code))}; answer: ${bold(JSON.stringify(r.stdout.trim()))}`);
+  console.log(dim(`  requests the provider saw: ${Object.entries(counts).map(([m, n]) => `${m} ×${n}`).join(', ')}`));
+  if (r.code !== 0) console.log(red(r.stderr));
+  await home.cleanup();
+  return r.code === 0;
+}
+
+const fp = await startFakeProvider({ onRequest: (r) => fp?.onRequest?.(r) });
+console.log(bold('dsh-resilience demo') + dim(' — the real DSH host (dsh --profile headless), a fake provider on ' + fp.baseURL));
+let ok = true;
+try {
+  for (const s of SCENARIOS) ok = (await runScenario(fp, s)) && ok;
+} finally {
+  await fp.close();
+}
+console.log(ok ? green('\nBoth tasks finished despite a failing primary.') : red('\nA task failed.'));
+process.exitCode = ok ? 0 : 1;
