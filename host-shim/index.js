@@ -50,9 +50,9 @@ const randomDraw = () => Math.floor(Math.random() * 2 ** 53);
 export async function apply(ctx, config = {}) {
   const { shim, policy: policyConfig } = splitConfig(config ?? {});
   const logger = ctx.logger('dsh-resilience');
-  const policy = new Policy(await compileModule(), policyConfig, logger);
   const stateDir = shim.stateDir ?? defaultStateDir();
   const audit = new AuditLog(join(stateDir, 'audit.jsonl'));
+  const policy = new Policy(await compileModule(), policyConfig, logger, (record) => audit.write(record));
   const waits = new Waits();
   const env = { ctx, audit, logger };
   audit.write({ type: 'boot', pid: process.pid, chain: policy.resolved.chain.map((c) => `${c.provider}/${c.model}`) });
@@ -114,7 +114,7 @@ export async function apply(ctx, config = {}) {
 
   ctx.effect(() => async () => {
     waits.dispose();
-    audit.write({ type: 'stop', pid: process.pid });
+    audit.write({ type: 'stop', pid: process.pid, moduleFailures: policy.failureCounts() });
     await audit.flush();
   }, 'dsh-resilience: end waits and flush the audit log');
 }

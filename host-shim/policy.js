@@ -20,12 +20,15 @@ export class Policy {
    * @param {WebAssembly.Module} compiled
    * @param {object} config - the policy's part of the config row (WIT `config`).
    * @param {{warn: Function}} logger
+   * @param {(record: object) => void} [report] - receives the first failure of
+   *   each kind (headless DSH exports no logs, so the shim audits them too).
    * @throws {Error} naming the offending key when the config is invalid.
    */
-  constructor(compiled, config, logger) {
+  constructor(compiled, config, logger, report = () => {}) {
     this.compiled = compiled;
     this.configJson = JSON.stringify(config);
     this.logger = logger;
+    this.report = report;
     this.health = undefined; // last snapshot JSON, restored into a rebuilt instance
     this.failures = new Map(); // kind -> count, for "log once"
     this.instance = new ModuleInstance(compiled);
@@ -66,9 +69,16 @@ export class Policy {
     const n = (this.failures.get(kind) ?? 0) + 1;
     this.failures.set(kind, n);
     if (n === 1) {
-      this.logger.warn('dsh-resilience: policy module failed on %s; the host decides this one (logged once): %s', what, error?.message ?? error);
+      const message = String(error?.message ?? error);
+      this.logger.warn('dsh-resilience: policy module failed on %s; the host decides (logged once per kind): %s', what, message);
+      this.report({ type: 'module-failure', what, error: error?.name ?? 'Error', message: message.slice(0, 500) });
     }
     if (!(error instanceof ModuleError)) this.rebuild();
+  }
+
+  /** How often each kind of failure happened: `{"TrapError:request": 3}`. */
+  failureCounts() {
+    return Object.fromEntries(this.failures);
   }
 
   rebuild() {

@@ -20,7 +20,15 @@ import (
 // single-threaded, so nothing else guards it.
 var module codec.Module
 
+// faultHook is nil in every shipped build. A test build (tag dshr_fault) sets
+// it to make exports trap, so the shim's fail-open path is proven against a
+// real trap in the real host rather than a stand-in.
+var faultHook func(export string)
+
 func call(export string) (rc int32) {
+	if faultHook != nil {
+		faultHook(export)
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			pdk.SetErrorString(fmt.Sprintf("%s: internal error: %v", export, r))
