@@ -13,6 +13,13 @@ const (
 	HalfOpen CircuitState = "half-open"
 )
 
+// probeLeaseMs bounds how long one half-open probe holds the channel's only
+// slot. A probe normally ends in a success or a failure; one whose agent
+// vanishes without either (evicted, or its host died) must not keep the
+// channel half-open for ever. Ten minutes outlasts the adapters' own stream
+// idle timeout (300 s by default).
+const probeLeaseMs = 10 * 60_000
+
 // circuit is one channel's breaker. Every transition goes through transition,
 // which emits the CircuitChanged effect, so no state change goes unreported.
 type circuit struct {
@@ -21,13 +28,15 @@ type circuit struct {
 	failures    int   // consecutive failures counted by the plugin
 	openUntilMs int64 // while Open
 	lastCode    string
-	probing     bool // HalfOpen with its one probe in flight
+	// probeAgent holds the HalfOpen slot since probeSinceMs; "" when free.
+	probeAgent   string
+	probeSinceMs int64
 }
 
 func (c *circuit) transition(to CircuitState, cause string, class Class, fx *[]Effect) {
 	from := c.state
 	c.state = to
-	c.probing = false
+	c.probeAgent = ""
 	ev := CircuitChanged{Channel: c.channel, From: from, To: to, Cause: cause, Class: class}
 	if to == Open {
 		ev.OpenUntilMs = c.openUntilMs
@@ -54,16 +63,24 @@ func (c *circuit) routable(now int64) bool {
 	case Open:
 		return now >= c.openUntilMs
 	default:
-		return !c.probing
+		return c.probeAgent == "" || now-c.probeSinceMs >= probeLeaseMs
 	}
 }
 
-// admit routes one request to the channel, taking the half-open probe slot when
-// that is what lets it through. The caller checked routable.
-func (c *circuit) admit(now int64, fx *[]Effect) {
+// admit routes one of agent's requests to the channel, taking the half-open
+// probe slot when that is what lets it through. The caller checked routable.
+func (c *circuit) admit(now int64, agent string, fx *[]Effect) {
 	c.ready(now, fx)
 	if c.state == HalfOpen {
-		c.probing = true
+		c.probeAgent, c.probeSinceMs = agent, now
+	}
+}
+
+// release frees the probe slot if agent holds it: its probe ended without
+// telling anything about the channel (cancelled, or the agent went away).
+func (c *circuit) release(agent string) {
+	if c.probeAgent == agent {
+		c.probeAgent = ""
 	}
 }
 

@@ -47,40 +47,41 @@ func DefaultConfig() Config {
 	}
 }
 
-// ConfigError names the offending key, so the operator can find the row.
-type ConfigError struct {
+// FieldError names the offending key of a config row or a health record, so
+// the operator (or the shim setting a file aside) can say exactly what is wrong.
+type FieldError struct {
 	Key    string
 	Reason string
 }
 
-func (e *ConfigError) Error() string { return fmt.Sprintf("config key %q: %s", e.Key, e.Reason) }
+func (e *FieldError) Error() string { return fmt.Sprintf("%q: %s", e.Key, e.Reason) }
 
 // Validate rejects contradictions. It is the one place config is checked.
 func (c Config) Validate() error {
 	for i, ch := range c.Chain {
 		if ch.Provider == "" {
-			return &ConfigError{fmt.Sprintf("chain[%d].provider", i), "must be a non-empty string"}
+			return &FieldError{fmt.Sprintf("chain[%d].provider", i), "must be a non-empty string"}
 		}
 		if ch.Model == "" {
-			return &ConfigError{fmt.Sprintf("chain[%d].model", i), "must be a non-empty string"}
+			return &FieldError{fmt.Sprintf("chain[%d].model", i), "must be a non-empty string"}
 		}
 		for j := 0; j < i; j++ {
 			if c.Chain[j] == ch {
-				return &ConfigError{fmt.Sprintf("chain[%d]", i), fmt.Sprintf("duplicates chain[%d] (%s)", j, ch)}
+				return &FieldError{fmt.Sprintf("chain[%d]", i), fmt.Sprintf("duplicates chain[%d] (%s)", j, ch)}
 			}
 		}
 	}
 	switch {
 	case c.FailureThreshold < 1 || c.FailureThreshold > 1000:
-		return &ConfigError{"failureThreshold", "must be between 1 and 1000"}
+		return &FieldError{"failureThreshold", "must be between 1 and 1000"}
 	case c.CooldownMs < 0 || c.CooldownMs > 7*24*3600*1000:
-		return &ConfigError{"cooldownMs", "must be between 0 and one week"}
+		return &FieldError{"cooldownMs", "must be between 0 and one week"}
 	case c.BackoffBaseMs < 1 || c.BackoffBaseMs > math.MaxInt32:
-		return &ConfigError{"backoffBaseMs", "must be at least 1"}
+		return &FieldError{"backoffBaseMs", "must be at least 1"}
 	case c.BackoffMaxMs < c.BackoffBaseMs || c.BackoffMaxMs > 24*3600*1000:
-		return &ConfigError{"backoffMaxMs", "must be at least backoffBaseMs and at most one day"}
+		return &FieldError{"backoffMaxMs", "must be at least backoffBaseMs and at most one day"}
 	case c.MaxFailovers < 0 || c.MaxFailovers > 1000:
-		return &ConfigError{"maxFailovers", "must be between 0 and 1000"}
+		return &FieldError{"maxFailovers", "must be between 0 and 1000"}
 	}
 	return nil
 }

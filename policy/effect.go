@@ -30,6 +30,10 @@ const (
 	NotRecoverable GiveUpReason = "not-recoverable"
 	// BudgetExhausted: the agent failed over MaxFailovers times without a success.
 	BudgetExhausted GiveUpReason = "budget-exhausted"
+	// UnknownChannel: the failed request was not routed by this state (the
+	// plugin was loaded mid-turn, or that request failed open), so the policy
+	// cannot tell which channel failed and leaves the failure to the host.
+	UnknownChannel GiveUpReason = "unknown-channel"
 )
 
 // Verdict is the answer for the host's waterfall.
@@ -37,9 +41,6 @@ type Verdict struct {
 	Kind VerdictKind
 	// Channel is the target of a Swap.
 	Channel Channel
-	// DropReasoningEffort is set on a Swap when the proposed effort must not be
-	// carried to the target.
-	DropReasoningEffort bool
 	// DelayMs is a Wait's delay.
 	DelayMs int64
 	// Reason is a Delegate's reason; empty when the policy simply has no opinion.

@@ -1,6 +1,9 @@
 package policy
 
-import "sort"
+import (
+	"fmt"
+	"sort"
+)
 
 // maxAgents bounds the per-agent table. Agents are normally forgotten on
 // Disposed; the bound keeps a host that never says so from growing it forever.
@@ -102,12 +105,12 @@ func (s *State) Health() []ChannelHealth {
 func (s *State) Restore(hs []ChannelHealth) error {
 	for i, h := range hs {
 		if h.Channel.Provider == "" || h.Channel.Model == "" {
-			return &ConfigError{Key: fieldf("channels[%d].channel", i), Reason: "needs provider and model"}
+			return &FieldError{fmt.Sprintf("channels[%d].channel", i), "needs provider and model"}
 		}
 		switch h.State {
 		case Closed, Open, HalfOpen:
 		default:
-			return &ConfigError{Key: fieldf("channels[%d].state", i), Reason: "unknown circuit state " + string(h.State)}
+			return &FieldError{fmt.Sprintf("channels[%d].state", i), fmt.Sprintf("unknown circuit state %q", h.State)}
 		}
 		if h.State == HalfOpen {
 			h.State = Open

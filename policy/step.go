@@ -2,8 +2,6 @@ package policy
 
 import "fmt"
 
-func fieldf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
-
 // Step advances the state by one event at time now (ms since the epoch) and
 // returns the verdict for the host plus the effects for the shell, in order.
 // The state is updated in place; the same state, time and event always give
@@ -21,7 +19,12 @@ func Step(s *State, now int64, ev Event) Output {
 		delete(s.agents, e.Agent)
 		v = Verdict{Kind: Pass}
 	case Disposed:
-		delete(s.agents, e.Agent)
+		if a := s.agents[e.Agent]; a != nil {
+			if c := s.circuits[a.last.Key()]; c != nil {
+				c.release(e.Agent)
+			}
+			delete(s.agents, e.Agent)
+		}
 		v = Verdict{Kind: Pass}
 	default:
 		panic(fmt.Sprintf("policy: unknown event %T", ev))
@@ -64,7 +67,7 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 		target = e.Proposed
 	}
 	if c := s.circuits[target.Key()]; c != nil { // an unseen channel is closed: nothing to admit
-		c.admit(now, fx)
+		c.admit(now, e.Agent, fx)
 	}
 	a.last, a.inFlight = target, true
 	if target == e.Proposed {
@@ -76,25 +79,37 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) Verdict {
 	a := s.agent(e.Agent, now)
 	ch := a.last
-	if ch.Provider != e.Provider {
-		// The request never passed agent/request under this plugin (it was
-		// loaded mid-turn): the model is unknown, so judge the provider alone.
-		ch = Channel{Provider: e.Provider}
-	}
 	a.inFlight = false
+	if ch.IsZero() || ch.Provider != e.Provider {
+		// This state did not route the request, so it cannot say which channel
+		// failed; a breaker keyed by guesswork would route nothing. The host's
+		// own retry plugin gets the failure, and then the host decides.
+		if e.Phase == BeforeHost {
+			return Verdict{Kind: Defer}
+		}
+		*fx = append(*fx, GaveUp{Agent: e.Agent, Channel: Channel{Provider: e.Provider}, Reason: UnknownChannel, Code: e.Failure.Code})
+		return Verdict{Kind: Delegate, Reason: UnknownChannel}
+	}
 	class := Classify(e.Failure)
-	c := s.circuit(ch)
-	c.ready(now, fx)
+	c := s.circuits[ch.Key()] // nil: never failed, closed; created once there is something to record
+	if c != nil {
+		c.ready(now, fx)
+	}
+	closed := c == nil || c.state == Closed
 
-	if e.Phase == BeforeHost && class != ClassQuota && class != ClassModelUnavailable && c.state == Closed {
+	if e.Phase == BeforeHost && class != ClassQuota && class != ClassModelUnavailable && closed {
 		// The host's retry plugin owns ordinary transient retries.
 		return Verdict{Kind: Defer}
 	}
 	if class == ClassPermanent {
+		if c != nil {
+			c.release(e.Agent) // a cancelled probe says nothing about the channel
+		}
 		*fx = append(*fx, GaveUp{Agent: e.Agent, Channel: ch, Reason: NotRecoverable, Code: e.Failure.Code})
 		return Verdict{Kind: Delegate, Reason: NotRecoverable}
 	}
 
+	c = s.circuit(ch)
 	c.failures++
 	c.lastCode = e.Failure.Code
 	hostSpent := e.Phase == AfterHost && e.HostRetry.covers(e.Failure.Code)

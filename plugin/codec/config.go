@@ -41,7 +41,7 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 		return cfg, d.err
 	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, fmt.Errorf("config key %q: %s", err.(*policy.ConfigError).Key, err.(*policy.ConfigError).Reason)
+		return cfg, fmt.Errorf("config key %w", err)
 	}
 	return cfg, nil
 }

@@ -74,11 +74,12 @@ func (d *decoder) uint(v gjson.Result, path string, required bool, max uint64) (
 		}
 		return 0, false
 	}
-	if v.Type != gjson.Number || v.Num < 0 || v.Num != math.Trunc(v.Num) || v.Num > float64(max) {
+	// v.Uint parses the raw text, so values near 2^53 are judged exactly; the
+	// float checks catch fractions and negatives, which Uint would truncate.
+	if v.Type != gjson.Number || v.Num < 0 || v.Num != math.Trunc(v.Num) || v.Num > float64(max) || v.Uint() > max {
 		d.fail(path, "must be an integer between 0 and %d", max)
 		return 0, false
 	}
-	// v.Uint parses the raw text, so 2^53-range values stay exact.
 	return v.Uint(), true
 }
 
@@ -109,7 +110,7 @@ func (d *decoder) array(v gjson.Result, path string, required bool) []gjson.Resu
 
 func (d *decoder) oneOf(v gjson.Result, path string, required bool, allowed ...string) string {
 	s := d.str(v, path, required)
-	if s != "" && !slices.Contains(allowed, s) {
+	if present(v) && v.Type == gjson.String && !slices.Contains(allowed, s) {
 		d.fail(path, "must be one of %v, not %q", allowed, s)
 	}
 	return s

@@ -26,7 +26,7 @@ func decodeStepInput(v gjson.Result) (int64, policy.Event, error) {
 			}
 		case "request-error":
 			d.object(e, "event", "kind", "agent", "provider", "failure", "phase", "hostRetry", "rand")
-			r, _ := d.uint(e.Get("rand"), "event.rand", true, maxMs)
+			r, _ := d.uint(e.Get("rand"), "event.rand", true, maxMs-1)
 			ev = policy.RequestError{
 				Agent:     d.str(e.Get("agent"), "event.agent", true),
 				Provider:  d.str(e.Get("provider"), "event.provider", true),
@@ -43,7 +43,6 @@ func decodeStepInput(v gjson.Result) (int64, policy.Event, error) {
 			} else {
 				ev = policy.Disposed{Agent: agent}
 			}
-		case "":
 		default:
 			d.fail("event.kind", "unknown event kind %q", kind)
 		}
@@ -57,7 +56,7 @@ func (d *decoder) failure(v gjson.Result, path string) policy.Failure {
 	if !d.object(v, path, "code", "message", "status", "providerRetryAfterMs") {
 		return policy.Failure{}
 	}
-	status, _ := d.uint(v.Get("status"), path+".status", false, 999)
+	status, _ := d.uint(v.Get("status"), path+".status", false, math.MaxUint32)
 	ra, _ := d.uint(v.Get("providerRetryAfterMs"), path+".providerRetryAfterMs", false, maxMs)
 	return policy.Failure{
 		Code:         d.str(v.Get("code"), path+".code", true),

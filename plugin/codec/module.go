@@ -126,14 +126,14 @@ func (m *Module) Restore(input []byte) ([]byte, error) {
 		if !d.object(c, p, "channel", "state", "failures", "openUntilMs", "lastCode") {
 			break
 		}
-		f, _ := d.uint(c.Get("failures"), p+".failures", false, math.MaxInt32)
-		until, _ := d.uint(c.Get("openUntilMs"), p+".openUntilMs", false, 1<<53)
+		f, _ := d.uint(c.Get("failures"), p+".failures", true, math.MaxUint32)
+		until, _ := d.uint(c.Get("openUntilMs"), p+".openUntilMs", true, maxMs)
 		hs = append(hs, policy.ChannelHealth{
 			Channel:     d.channel(c.Get("channel"), p+".channel"),
 			State:       policy.CircuitState(d.oneOf(c.Get("state"), p+".state", true, "closed", "open", "half-open")),
 			Failures:    int(f),
 			OpenUntilMs: int64(until),
-			LastCode:    d.str(c.Get("lastCode"), p+".lastCode", false),
+			LastCode:    d.str(c.Get("lastCode"), p+".lastCode", true),
 		})
 	}
 	if d.err != nil {
@@ -142,7 +142,7 @@ func (m *Module) Restore(input []byte) ([]byte, error) {
 	// Validate everything before touching the state, so a rejected snapshot changes nothing.
 	probe, _ := policy.NewState(m.state.Config())
 	if err := probe.Restore(hs); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("health %w", err) // `health "channels[0].state": ...`
 	}
 	_ = m.state.Restore(hs)
 	var w writer

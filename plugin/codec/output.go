@@ -64,9 +64,6 @@ func writeVerdict(w *writer, v policy.Verdict) {
 	case policy.Swap:
 		w.str("provider", v.Channel.Provider)
 		w.str("model", v.Channel.Model)
-		if v.DropReasoningEffort {
-			w.boolean("dropReasoningEffort", true)
-		}
 	case policy.Wait:
 		w.int("delayMs", v.DelayMs)
 	case policy.Delegate:

@@ -1,0 +1,36 @@
+package policy
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestValidateNamesTheKey(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(*Config)
+		key    string
+	}{
+		{"empty provider", func(c *Config) { c.Chain = []Channel{{Model: "m"}} }, "chain[0].provider"},
+		{"empty model", func(c *Config) { c.Chain = []Channel{chA, {Provider: "p"}} }, "chain[1].model"},
+		{"duplicate", func(c *Config) { c.Chain = []Channel{chA, chB, chA} }, "chain[2]"},
+		{"threshold 0", func(c *Config) { c.FailureThreshold = 0 }, "failureThreshold"},
+		{"negative cooldown", func(c *Config) { c.CooldownMs = -1 }, "cooldownMs"},
+		{"base 0", func(c *Config) { c.BackoffBaseMs = 0 }, "backoffBaseMs"},
+		{"max below base", func(c *Config) { c.BackoffMaxMs = c.BackoffBaseMs - 1 }, "backoffMaxMs"},
+		{"negative failovers", func(c *Config) { c.MaxFailovers = -1 }, "maxFailovers"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := DefaultConfig()
+			tt.mutate(&c)
+			var fe *FieldError
+			if err := c.Validate(); !errors.As(err, &fe) || fe.Key != tt.key {
+				t.Fatalf("Validate() = %v, want a FieldError for %s", err, tt.key)
+			}
+		})
+	}
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Fatalf("defaults invalid: %v", err)
+	}
+}
