@@ -1,0 +1,383 @@
+package testhost
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/dsh-resilience/dsh-resilience/plugin/codec"
+	"github.com/stretchr/testify/require"
+)
+
+// answer is one export call's outcome in a form both sides share: the output,
+// or the Extism error string (wasm) / the export name and the error (native,
+// as plugin/main.go reports it).
+type answer struct {
+	out []byte
+	err string
+}
+
+func (a answer) String() string {
+	if a.err != "" {
+		return "error: " + a.err
+	}
+	return string(a.out)
+}
+
+func wasmAnswer(t testing.TB, in *Instance, export string, input []byte) answer {
+	t.Helper()
+	out, err := in.Call(export, input)
+	if err != nil {
+		var pe *PluginError
+		require.ErrorAs(t, err, &pe, "%s %s: not a plugin error", export, input)
+		return answer{err: pe.Message}
+	}
+	return answer{out: out}
+}
+
+// nativeAnswer runs the codec the way plugin/main.go's call does: an error is
+// "<export>: <err>", a panic "<export>: internal error: <value>".
+func nativeAnswer(m *codec.Module, export string, input []byte) (a answer) {
+	defer func() {
+		if r := recover(); r != nil {
+			a = answer{err: fmt.Sprintf("%s: internal error: %v", export, r)}
+		}
+	}()
+	out, err := m.Call(export, input)
+	if err != nil {
+		return answer{err: export + ": " + err.Error()}
+	}
+	if out == nil {
+		out = []byte{}
+	}
+	return answer{out: out}
+}
+
+func requireSame(t testing.TB, i int, export string, input []byte, wasm, native answer) {
+	t.Helper()
+	if wasm.err != native.err || !bytes.Equal(wasm.out, native.out) {
+		in := string(input)
+		if len(in) > 400 {
+			in = in[:400] + "..."
+		}
+		t.Fatalf("call %d: %s %s\n wasm:   %s\n native: %s", i, export, in, wasm, native)
+	}
+}
+
+// Every scenario step, through wasm and natively, answers byte for byte the same.
+func TestDifferentialScenarios(t *testing.T) {
+	for _, sc := range scenarios() {
+		t.Run(sc.name, func(t *testing.T) {
+			var ins [2]*Instance
+			var natives [2]codec.Module
+			for i, s := range sc.steps {
+				if ins[s.on] == nil {
+					ins[s.on] = newInstance(t)
+				}
+				w := wasmAnswer(t, ins[s.on], s.export, []byte(s.in))
+				n := nativeAnswer(&natives[s.on], s.export, []byte(s.in))
+				requireSame(t, i, s.export, []byte(s.in), w, n)
+			}
+		})
+	}
+}
+
+// eventGen makes a random but plausible stream of calls: mostly decide
+// events for a handful of agents over a few channels, with snapshots,
+// restores, reconfigurations and malformed documents mixed in.
+type eventGen struct {
+	r         *rand.Rand
+	now       int64
+	lastProv  map[string]string // agent JSON -> provider of the channel it last proposed
+	snapshots [][]byte
+	chain     []ch
+}
+
+var (
+	genChannels = []ch{chA, chB, chC, {"alt", "alt-d"}, {"ghost", "g-1"}, {"ghost", "g-2"}}
+	// Agent names as JSON string literals, some with escapes the writer must
+	// re-encode: non-ASCII, a surrogate pair, a lone surrogate, control characters.
+	genAgents = []string{`"a1"`, `"a2"`, `"a3"`, `"a4"`, `"a5"`, `"sub-agent/7"`, `"代理-七"`,
+		`"\u00e9t\u00e9"`, `"emoji-\ud83d\ude00"`, `"lone-\ud800"`, `"ctl-\u0001\n\"q\""`}
+	genCodes = []string{"RATE_LIMIT", "SERVER", "TIMEOUT", "TRANSPORT", "EMPTY_RESPONSE", "STREAM_CLOSED",
+		"MALFORMED_RESPONSE", "LLM_STREAM_IDLE_TIMEOUT", "QUOTA", "HTTP_402", "UNKNOWN_MODEL", "MODEL_NOT_FOUND",
+		"NO_ADAPTER", "MISSING_CREDENTIAL", "AUTH", "INVALID_CREDENTIAL", "INVALID_REQUEST", "CONTEXT_WINDOW_EXCEEDED",
+		"ABORTED", "UNSUPPORTED_REASONING_EFFORT", "WEIRD", "rate_limit", "", "HTTP_503"}
+	genMessages = []string{"", "Insufficient Balance", "insufficient_quota: You exceeded your current quota",
+		"余额不足", "您的账户额度已用完，请充值", "当前分组上游负载已饱和，请稍后再试", "模型不存在", "超出限额",
+		"您的配额已用尽", "账户欠费", "rate limit exceeded", "Service Unavailable", "usage limit reached for this month",
+		"The model `x` does not exist", "Payment Required", "upstream connect error", "请求过于频繁，请稍后再试"}
+	genStatuses = []int{0, 0, 0, 400, 401, 402, 403, 404, 408, 429, 500, 502, 503, 999}
+	genModes    = []string{"normal", "normal", "off", "aggressive"}
+)
+
+func newEventGen(seed int64) *eventGen {
+	return &eventGen{r: rand.New(rand.NewSource(seed)), now: 1_700_000_000_000, lastProv: map[string]string{}}
+}
+
+func (g *eventGen) pick(n int) int { return g.r.Intn(n) }
+
+func (g *eventGen) channel() ch { return genChannels[g.pick(len(genChannels))] }
+
+func (g *eventGen) config() string {
+	n := 1 + g.pick(4)
+	perm := g.r.Perm(len(genChannels))[:n]
+	g.chain = nil
+	for _, i := range perm {
+		g.chain = append(g.chain, genChannels[i])
+	}
+	var extra []string
+	if g.pick(2) == 0 {
+		extra = append(extra, fmt.Sprintf(`"failureThreshold":%d`, 1+g.pick(5)))
+	}
+	if g.pick(2) == 0 {
+		extra = append(extra, fmt.Sprintf(`"cooldownMs":%d`, g.pick(120_000)))
+	}
+	if g.pick(3) == 0 {
+		base := 1 + g.pick(2000)
+		extra = append(extra, fmt.Sprintf(`"backoffBaseMs":%d`, base), fmt.Sprintf(`"backoffMaxMs":%d`, base+g.pick(60_000)))
+	}
+	if g.pick(3) == 0 {
+		extra = append(extra, fmt.Sprintf(`"maxFailovers":%d`, g.pick(6)))
+	}
+	return configJSON(g.chain, extra...)
+}
+
+func (g *eventGen) failure() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"code":%s`, js(genCodes[g.pick(len(genCodes))]))
+	switch g.pick(4) {
+	case 0:
+	case 1:
+		b.WriteString(`,"message":null`)
+	default:
+		fmt.Fprintf(&b, `,"message":%s`, js(genMessages[g.pick(len(genMessages))]))
+	}
+	if s := genStatuses[g.pick(len(genStatuses))]; s != 0 {
+		fmt.Fprintf(&b, `,"status":%d`, s)
+	}
+	if g.pick(6) == 0 {
+		fmt.Fprintf(&b, `,"providerRetryAfterMs":%d`, g.pick(100_000))
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+func (g *eventGen) hostRetry() string {
+	switch g.pick(3) {
+	case 0:
+		return ""
+	case 1:
+		return `,"hostRetry":null`
+	}
+	var codes []string
+	for _, c := range []string{"RATE_LIMIT", "SERVER", "TIMEOUT", "TRANSPORT", "QUOTA"} {
+		if g.pick(2) == 0 {
+			codes = append(codes, js(c))
+		}
+	}
+	return fmt.Sprintf(`,"hostRetry":{"mode":%q,"maxRetries":%d,"retryableCodes":[%s]}`,
+		genModes[g.pick(len(genModes))], g.pick(4), strings.Join(codes, ","))
+}
+
+// next returns the next call; valid is false for documents that are
+// deliberately not valid inputs of the export's WIT type.
+func (g *eventGen) next() (export string, input []byte, valid bool) {
+	switch d := g.pick(1000); {
+	case d < 3:
+		return "configure", []byte(g.config()), true
+	case d < 13:
+		return "snapshot", nil, true
+	case d < 16 && len(g.snapshots) > 0:
+		return "restore", g.snapshots[g.pick(len(g.snapshots))], true
+	case d < 30:
+		// A malformed or invalid copy of a valid event.
+		_, in, _ := g.event()
+		switch g.pick(4) {
+		case 0:
+			in = in[:g.pick(len(in))]
+		case 1:
+			in = bytes.Replace(in, []byte(`"nowMs":`), []byte(`"nowMs":-`), 1)
+		case 2:
+			in = bytes.Replace(in, []byte(`"event":{`), []byte(`"event":{"bogus":1,`), 1)
+		default:
+			in = bytes.Replace(in, []byte(`"agent":`), []byte(`"agent":7,"x":`), 1)
+		}
+		return "decide", in, false
+	}
+	return g.event()
+}
+
+func (g *eventGen) event() (string, []byte, bool) {
+	switch s := g.pick(20); {
+	case s < 3:
+		g.now += int64(g.pick(200))
+	case s < 4:
+		g.now += int64(30_000 + g.pick(90_000)) // past a cooldown
+	default:
+		g.now += int64(g.pick(3000))
+	}
+	agent := genAgents[g.pick(len(genAgents))]
+	var ev string
+	switch k := g.pick(100); {
+	case k < 42:
+		c := g.channel()
+		if len(g.chain) > 0 && g.pick(3) > 0 {
+			c = g.chain[0]
+		}
+		g.lastProv[agent] = c.provider
+		effort := ""
+		if g.pick(4) == 0 {
+			effort = `,"reasoningEffort":"high"`
+		}
+		ev = fmt.Sprintf(`{"kind":"request","agent":%s,"proposed":%s%s}`, agent, c.json(), effort)
+	case k < 82:
+		prov, ok := g.lastProv[agent]
+		if !ok || g.pick(5) == 0 {
+			prov = g.channel().provider
+		}
+		phase := beforeHost
+		if g.pick(2) == 0 {
+			phase = afterHost
+		}
+		ev = fmt.Sprintf(`{"kind":"request-error","agent":%s,"provider":%s,"failure":%s,"phase":%q%s,"rand":%d}`,
+			agent, js(prov), g.failure(), phase, g.hostRetry(), g.r.Int63n(1<<53))
+	case k < 95:
+		ev = fmt.Sprintf(`{"kind":"settled","agent":%s}`, agent)
+	default:
+		ev = fmt.Sprintf(`{"kind":"disposed","agent":%s}`, agent)
+		delete(g.lastProv, agent)
+	}
+	return "decide", []byte(fmt.Sprintf(`{"nowMs":%d,"event":%s}`, g.now, ev)), true
+}
+
+// lockstep feeds n generated calls to the wasm instance and to the native
+// codec and requires identical answers; it returns the answer kinds seen.
+func lockstep(t *testing.T, seed int64, n int, validate bool) map[string]int {
+	in := newInstance(t)
+	var native codec.Module
+	g := newEventGen(seed)
+	kinds := map[string]int{}
+	for i := 0; i < n; i++ {
+		var export string
+		var input []byte
+		valid := true
+		if i == 1 {
+			export, input = "configure", []byte(g.config())
+		} else if i > 0 {
+			export, input, valid = g.next()
+		} else {
+			export, input = "decide", []byte(request(g.now, "early", chA)) // before configure
+		}
+		if validate && valid {
+			checkInput(t, step{export: export, in: string(input)})
+		}
+		w := wasmAnswer(t, in, export, input)
+		nat := nativeAnswer(&native, export, input)
+		requireSame(t, i, export, input, w, nat)
+		if w.err != "" {
+			kinds["error"]++
+			kinds["error "+export]++
+			if strings.Contains(w.err, "internal error") {
+				t.Fatalf("call %d: %s %s: %s", i, export, input, w.err)
+			}
+			continue
+		}
+		if validate {
+			checkOutput(t, export, w.out)
+		}
+		switch export {
+		case "snapshot":
+			// Keep the snapshot, and a copy without provider-only channels
+			// (which Restore rejects: see the skipped scenario), so restores
+			// both fail and succeed.
+			for _, snap := range [][]byte{w.out, withoutProviderOnly(t, w.out)} {
+				if len(g.snapshots) < 32 {
+					g.snapshots = append(g.snapshots, snap)
+				} else {
+					g.snapshots[g.pick(32)] = snap
+				}
+			}
+			kinds["snapshot"]++
+		case "decide":
+			var o struct {
+				Verdict struct {
+					Kind, Reason string
+				}
+				Effects []struct{ Kind string }
+			}
+			require.NoError(t, json.Unmarshal(w.out, &o))
+			kinds["verdict "+o.Verdict.Kind+" "+o.Verdict.Reason]++
+			for _, fx := range o.Effects {
+				kinds["effect "+fx.Kind]++
+			}
+		default:
+			kinds[export]++
+		}
+	}
+	return kinds
+}
+
+func TestDifferentialRandomEvents(t *testing.T) {
+	const n = 25_000
+	kinds := lockstep(t, 20240601, n, true)
+	t.Logf("%d calls in lockstep: %v", n, kinds)
+	// The stream must reach every verdict and effect, or it tests little.
+	for _, k := range []string{"verdict pass ", "verdict swap ", "verdict defer ", "verdict retry ", "verdict wait ",
+		"verdict delegate not-recoverable", "verdict delegate no-routable-fallback", "verdict delegate budget-exhausted",
+		"effect circuit", "effect failover", "effect retry", "effect give-up", "snapshot", "restore", "configure", "error"} {
+		require.Positive(t, kinds[k], "the generated stream never produced %q", k)
+	}
+}
+
+// A few more seeds, without the (slower) WIT validation.
+func TestDifferentialRandomSeeds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	for seed := int64(1); seed <= 3; seed++ {
+		lockstep(t, seed, 5_000, false)
+	}
+}
+
+// The native side really is independent state: two modules do not share it.
+func TestNativeModulesAreIndependent(t *testing.T) {
+	var m1, m2 codec.Module
+	_, err := m1.Configure([]byte(cfgAB))
+	require.NoError(t, err)
+	_, err = m2.Decide([]byte(request(1, "a", chA)))
+	require.True(t, errors.Is(err, codec.ErrNotConfigured))
+}
+
+type healthDoc struct {
+	Channels []struct {
+		Channel struct {
+			Provider string `json:"provider"`
+			Model    string `json:"model"`
+		} `json:"channel"`
+		State       string `json:"state"`
+		Failures    uint32 `json:"failures"`
+		OpenUntilMs uint64 `json:"openUntilMs"`
+		LastCode    string `json:"lastCode"`
+	} `json:"channels"`
+}
+
+// withoutProviderOnly drops the channels without a model from a snapshot.
+func withoutProviderOnly(t testing.TB, snap []byte) []byte {
+	var h healthDoc
+	require.NoError(t, json.Unmarshal(snap, &h))
+	kept := h.Channels[:0]
+	for _, c := range h.Channels {
+		if c.Channel.Model != "" {
+			kept = append(kept, c)
+		}
+	}
+	h.Channels = kept
+	out, err := json.Marshal(h)
+	require.NoError(t, err)
+	return out
+}

@@ -1,0 +1,282 @@
+package testhost
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Builders for the contract's JSON, so the scenario tables read like the
+// events they are. Every document they build is checked against the WIT.
+
+// ch is a channel.
+type ch struct{ provider, model string }
+
+var (
+	chA     = ch{"mock", "mock-a"}
+	chB     = ch{"mock", "mock-b"}
+	chC     = ch{"alt", "alt-c"}
+	noModel = func(provider string) ch { return ch{provider, ""} }
+)
+
+func js(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+func (c ch) json() string {
+	return fmt.Sprintf(`{"provider":%s,"model":%s}`, js(c.provider), js(c.model))
+}
+
+func chain(chs ...ch) string {
+	parts := make([]string, len(chs))
+	for i, c := range chs {
+		parts[i] = c.json()
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+// configJSON is a config row; extra is appended verbatim (`"maxFailovers":1`).
+func configJSON(chs []ch, extra ...string) string {
+	return `{"chain":` + chain(chs...) + joinExtra(extra) + `}`
+}
+
+func joinExtra(extra []string) string {
+	if len(extra) == 0 {
+		return ""
+	}
+	return "," + strings.Join(extra, ",")
+}
+
+// resolved is configure's answer under the defaults, with overrides applied
+// as "key":value pairs in the writer's order.
+func resolved(chs []ch, threshold, cooldown, base, maxBackoff, maxFailovers int64) string {
+	return fmt.Sprintf(`{"config":{"chain":%s,"failureThreshold":%d,"cooldownMs":%d,"backoffBaseMs":%d,"backoffMaxMs":%d,"maxFailovers":%d}}`,
+		chain(chs...), threshold, cooldown, base, maxBackoff, maxFailovers)
+}
+
+func resolvedDefaults(chs ...ch) string { return resolved(chs, 3, 60000, 1000, 30000, 4) }
+
+// Events.
+
+func request(now int64, agent string, proposed ch) string {
+	return fmt.Sprintf(`{"nowMs":%d,"event":{"kind":"request","agent":%s,"proposed":%s}}`, now, js(agent), proposed.json())
+}
+
+func requestEffort(now int64, agent string, proposed ch, effort string) string {
+	return fmt.Sprintf(`{"nowMs":%d,"event":{"kind":"request","agent":%s,"proposed":%s,"reasoningEffort":%s}}`,
+		now, js(agent), proposed.json(), js(effort))
+}
+
+// failure builds a failure record; message "" and status/retryAfter 0 are omitted.
+func failure(code, message string, status int, retryAfterMs int64) string {
+	s := `{"code":` + js(code)
+	if message != "" {
+		s += `,"message":` + js(message)
+	}
+	if status != 0 {
+		s += fmt.Sprintf(`,"status":%d`, status)
+	}
+	if retryAfterMs != 0 {
+		s += fmt.Sprintf(`,"providerRetryAfterMs":%d`, retryAfterMs)
+	}
+	return s + "}"
+}
+
+func code(c string) string { return failure(c, "", 0, 0) }
+
+const (
+	beforeHost = "before-host"
+	afterHost  = "after-host"
+)
+
+// hostRetryNormal is a dsh-llm-retry policy that retries rate limits and server errors.
+const hostRetryNormal = `{"mode":"normal","maxRetries":2,"retryableCodes":["RATE_LIMIT","SERVER","TIMEOUT"]}`
+
+// requestErr builds agent/request-error; hostRetry "" is omitted.
+func requestErr(now int64, agent, provider, phase, fail, hostRetry string, rand uint64) string {
+	hr := ""
+	if hostRetry != "" {
+		hr = `,"hostRetry":` + hostRetry
+	}
+	return fmt.Sprintf(`{"nowMs":%d,"event":{"kind":"request-error","agent":%s,"provider":%s,"failure":%s,"phase":%q%s,"rand":%d}}`,
+		now, js(agent), js(provider), fail, phase, hr, rand)
+}
+
+func settled(now int64, agent string) string {
+	return fmt.Sprintf(`{"nowMs":%d,"event":{"kind":"settled","agent":%s}}`, now, js(agent))
+}
+
+func disposed(now int64, agent string) string {
+	return fmt.Sprintf(`{"nowMs":%d,"event":{"kind":"disposed","agent":%s}}`, now, js(agent))
+}
+
+// Outputs.
+
+const (
+	vPass  = `{"kind":"pass"}`
+	vRetry = `{"kind":"retry"}`
+	vDefer = `{"kind":"defer"}`
+)
+
+func vSwap(c ch) string {
+	return fmt.Sprintf(`{"kind":"swap","provider":%s,"model":%s}`, js(c.provider), js(c.model))
+}
+func vWait(d int64) string           { return fmt.Sprintf(`{"kind":"wait","delayMs":%d}`, d) }
+func vDelegate(reason string) string { return fmt.Sprintf(`{"kind":"delegate","reason":%q}`, reason) }
+
+func out(verdict string, effects ...string) string {
+	return `{"verdict":` + verdict + `,"effects":[` + strings.Join(effects, ",") + `]}`
+}
+
+// fxCircuit is a circuit-change; class "" is omitted, openUntil is written when to is open.
+func fxCircuit(c ch, from, to, cause, class string, openUntil int64) string {
+	s := fmt.Sprintf(`{"kind":"circuit","channel":%s,"from":%q,"to":%q,"cause":%s`, c.json(), from, to, js(cause))
+	if class != "" {
+		s += fmt.Sprintf(`,"class":%q`, class)
+	}
+	if to == "open" {
+		s += fmt.Sprintf(`,"openUntilMs":%d`, openUntil)
+	}
+	return s + "}"
+}
+
+func fxFailover(agent string, from, to ch, code, class string) string {
+	return fmt.Sprintf(`{"kind":"failover","agent":%s,"from":%s,"to":%s,"code":%s,"class":%q}`,
+		js(agent), from.json(), to.json(), js(code), class)
+}
+
+func fxRetry(agent string, c ch, attempt int, delay int64, code string) string {
+	return fmt.Sprintf(`{"kind":"retry","agent":%s,"channel":%s,"attempt":%d,"delayMs":%d,"code":%s}`,
+		js(agent), c.json(), attempt, delay, js(code))
+}
+
+func fxGiveUp(agent string, c ch, reason, code string) string {
+	return fmt.Sprintf(`{"kind":"give-up","agent":%s,"channel":%s,"reason":%q,"code":%s}`, js(agent), c.json(), reason, js(code))
+}
+
+// health is a snapshot; each entry from hc.
+func health(entries ...string) string { return `{"channels":[` + strings.Join(entries, ",") + `]}` }
+
+func hc(c ch, state string, failures int, openUntil int64, lastCode string) string {
+	return fmt.Sprintf(`{"channel":%s,"state":%q,"failures":%d,"openUntilMs":%d,"lastCode":%s}`,
+		c.json(), state, failures, openUntil, js(lastCode))
+}
+
+func restored(n int) string { return fmt.Sprintf(`{"channels":%d}`, n) }
+
+// ---- running steps
+
+// step is one call of a scenario.
+type step struct {
+	export  string
+	in      string
+	want    string // the expected output, compared as JSON; "" to skip (with check or wantErr)
+	wantErr string // a substring of the expected error
+	// raw marks an input that is deliberately not a valid document of the
+	// export's WIT parameter type: the validator must reject it too.
+	raw   bool
+	check func(t *testing.T, out []byte)
+	on    int // which instance of the scenario (0 or 1)
+	note  string
+}
+
+func configure(in, want string) step    { return step{export: "configure", in: in, want: want} }
+func decide(in, want string) step       { return step{export: "decide", in: in, want: want} }
+func snapshot(want string) step         { return step{export: "snapshot", want: want} }
+func restore(in, want string) step      { return step{export: "restore", in: in, want: want} }
+func fails(export, in, err string) step { return step{export: export, in: in, wantErr: err} }
+func failsRaw(export, in, err string) step {
+	return step{export: export, in: in, wantErr: err, raw: true}
+}
+
+// caller is the wasm instance, the native codec or the Extism SDK plugin.
+type caller interface {
+	Call(export string, input []byte) ([]byte, error)
+}
+
+// paramType is an export's WIT parameter type, nil when it takes none.
+func paramType(t testing.TB, export string) *Type {
+	f, ok := policyWorld(t).Export(export)
+	require.True(t, ok, "no WIT export %q", export)
+	if len(f.Params) == 0 {
+		return nil
+	}
+	return f.Params[0].Type
+}
+
+// resultType is the ok type of an export's result<T, string>.
+func resultType(t testing.TB, export string) *Type {
+	f, ok := policyWorld(t).Export(export)
+	require.True(t, ok, "no WIT export %q", export)
+	return f.Result.Ok
+}
+
+// checkInput validates a step's input against its export's WIT parameter:
+// valid inputs must pass, raw ones must not.
+func checkInput(t testing.TB, s step) {
+	t.Helper()
+	pt := paramType(t, s.export)
+	var err error
+	if pt == nil {
+		if s.in != "" {
+			err = fmt.Errorf("%s takes no parameter, the input must be empty", s.export)
+		}
+	} else {
+		err = contract.ValidateJSON(pt, []byte(s.in))
+	}
+	if s.raw {
+		require.Error(t, err, "raw input of %s should not be a valid %v: %s", s.export, pt, s.in)
+	} else {
+		require.NoError(t, err, "input of %s", s.export)
+	}
+}
+
+// checkOutput validates an output against its export's WIT result type.
+func checkOutput(t testing.TB, export string, out []byte) {
+	t.Helper()
+	require.NoError(t, contract.ValidateJSON(resultType(t, export), out), "output of %s: %s", export, out)
+}
+
+// runStep makes one call and checks it.
+func runStep(t *testing.T, i int, c caller, s step) []byte {
+	t.Helper()
+	checkInput(t, s)
+	got, err := c.Call(s.export, []byte(s.in))
+	where := fmt.Sprintf("step %d: %s %s %s", i, s.export, s.in, s.note)
+	if s.wantErr != "" {
+		require.Error(t, err, "%s: want an error, got %s", where, got)
+		var pe *PluginError
+		require.ErrorAs(t, err, &pe, where)
+		require.True(t, strings.HasPrefix(pe.Message, s.export+": "), "%s: error %q should start with the export name", where, pe.Message)
+		require.Contains(t, pe.Message, s.wantErr, where)
+		return nil
+	}
+	require.NoError(t, err, where)
+	checkOutput(t, s.export, got)
+	if s.want != "" {
+		require.JSONEq(t, s.want, string(got), where)
+	}
+	if s.check != nil {
+		s.check(t, got)
+	}
+	return got
+}
+
+// runSteps runs a scenario on fresh instances.
+func runSteps(t *testing.T, steps []step) {
+	t.Helper()
+	var ins [2]*Instance
+	for i, s := range steps {
+		if ins[s.on] == nil {
+			ins[s.on] = newInstance(t)
+		}
+		runStep(t, i, ins[s.on], s)
+	}
+}
