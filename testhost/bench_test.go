@@ -1,6 +1,7 @@
 package testhost
 
 import (
+	"bytes"
 	"os"
 	"slices"
 	"testing"
@@ -10,29 +11,35 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The benchmark workload: a request on A and an after-host RATE_LIMIT on it,
-// cycled. With a fixed nowMs the state settles into a steady cycle (A opens,
-// requests swap to B, B opens, nothing is routable, requests pass, failures
-// delegate), so every iteration does comparable work and the state stays small.
-var benchInputs = [][]byte{
-	[]byte(request(1_700_000_000_000, "bench-agent", chA)),
-	[]byte(requestErr(1_700_000_000_000, "bench-agent", "mock", afterHost,
-		failure("RATE_LIMIT", "429 Too Many Requests", 429, 0), hostRetryNormal, 123456789)),
-}
+// The benchmark workload is shared with the Node shim's benchmark
+// (testdata/bench-inputs.jsonl), so native, wazero and Node numbers compare.
+var benchConfig = []byte(`{"chain":[{"provider":"bench","model":"primary"},{"provider":"bench","model":"secondary"}]}`)
+
+var benchInputs = func() [][]byte {
+	raw, err := os.ReadFile("testdata/bench-inputs.jsonl")
+	if err != nil {
+		panic(err)
+	}
+	var out [][]byte
+	for _, line := range bytes.Split(bytes.TrimSpace(raw), []byte("\n")) {
+		out = append(out, line)
+	}
+	return out
+}()
 
 // decider is one way of running decide: natively or through wasm.
 type decider func(input []byte) ([]byte, error)
 
 func nativeDecider(tb testing.TB) decider {
 	var m codec.Module
-	_, err := m.Configure([]byte(cfgAB))
+	_, err := m.Configure(benchConfig)
 	require.NoError(tb, err)
 	return m.Decide
 }
 
 func wasmDecider(tb testing.TB) (decider, *Instance) {
 	in := newInstance(tb)
-	_, err := in.Call("configure", []byte(cfgAB))
+	_, err := in.Call("configure", benchConfig)
 	require.NoError(tb, err)
 	return func(input []byte) ([]byte, error) { return in.Call("decide", input) }, in
 }
