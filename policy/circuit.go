@@ -1,6 +1,6 @@
 package policy
 
-// CircuitState is a channel breaker's state.
+// CircuitState is a breaker's state.
 type CircuitState string
 
 const (
@@ -8,7 +8,7 @@ const (
 	Closed CircuitState = "closed"
 	// Open: the channel is avoided until OpenUntilMs.
 	Open CircuitState = "open"
-	// HalfOpen: the cooldown has passed and exactly one request is admitted as a
+	// HalfOpen: the open time is up and exactly one request is admitted as a
 	// probe; its success closes the channel, its failure re-opens it.
 	HalfOpen CircuitState = "half-open"
 )
@@ -20,29 +20,40 @@ const (
 // idle timeout (300 s by default).
 const probeLeaseMs = 10 * 60_000
 
-// circuit is one channel's breaker. Every transition goes through transition,
-// which emits the CircuitChanged effect, so no state change goes unreported.
+// probeOwner is the probe slot's owner for the plugin's own probe calls.
+const probeOwner = "\x00probe"
+
+// circuit is one breaker: a channel's, or a provider's (Channel.Model == "*").
+// Every transition goes through transition, which emits CircuitChanged, so no
+// state change goes unreported.
 type circuit struct {
-	channel     Channel
-	state       CircuitState
-	failures    int   // consecutive failures counted by the plugin
-	openUntilMs int64 // while Open
-	lastCode    string
+	channel       Channel
+	state         CircuitState
+	failures      int   // failures counted in the current burst
+	lastFailureMs int64 // for the burst window
+	opens         int   // consecutive opens without a close: the cooldown doubles with each
+	openUntilMs   int64 // while Open
+	lastCode      string
+	changedAtMs   int64 // last transition: the newer record wins when hosts share health
 	// probeAgent holds the HalfOpen slot since probeSinceMs; "" when free.
 	probeAgent   string
 	probeSinceMs int64
 }
 
-func (c *circuit) transition(to CircuitState, cause string, class Class, fx *[]Effect) {
+// providerModel marks a provider-level breaker in its Channel.
+const providerModel = "*"
+
+func (c *circuit) transition(now int64, to CircuitState, cause string, class Class, fx *[]Effect) {
 	from := c.state
 	c.state = to
 	c.probeAgent = ""
+	c.changedAtMs = now
 	ev := CircuitChanged{Channel: c.channel, From: from, To: to, Cause: cause, Class: class}
 	if to == Open {
 		ev.OpenUntilMs = c.openUntilMs
 	}
 	if to == Closed {
-		c.failures = 0
+		c.failures, c.opens = 0, 0
 	}
 	*fx = append(*fx, ev)
 }
@@ -50,12 +61,12 @@ func (c *circuit) transition(to CircuitState, cause string, class Class, fx *[]E
 // ready moves an Open circuit whose time is up to HalfOpen.
 func (c *circuit) ready(now int64, fx *[]Effect) {
 	if c.state == Open && now >= c.openUntilMs {
-		c.transition(HalfOpen, "cooled-down", "", fx)
+		c.transition(now, HalfOpen, "cooled-down", "", fx)
 	}
 }
 
-// routable reports, without changing anything, whether a request could go to
-// the channel now: closed, or due for its one half-open probe.
+// routable reports, without changing anything, whether a request could go
+// through this breaker now: closed, or due for its one half-open probe.
 func (c *circuit) routable(now int64) bool {
 	switch c.state {
 	case Closed:
@@ -67,8 +78,20 @@ func (c *circuit) routable(now int64) bool {
 	}
 }
 
-// admit routes one of agent's requests to the channel, taking the half-open
-// probe slot when that is what lets it through. The caller checked routable.
+// reopensAt is when the breaker will next let a request through.
+func (c *circuit) reopensAt(now int64) int64 {
+	switch {
+	case c.routable(now):
+		return now
+	case c.state == Open:
+		return c.openUntilMs
+	default:
+		return c.probeSinceMs + probeLeaseMs
+	}
+}
+
+// admit routes one of agent's requests through the breaker, taking the
+// half-open probe slot when that is what lets it through. The caller checked routable.
 func (c *circuit) admit(now int64, agent string, fx *[]Effect) {
 	c.ready(now, fx)
 	if c.state == HalfOpen {
@@ -84,24 +107,38 @@ func (c *circuit) release(agent string) {
 	}
 }
 
-// open opens (or re-opens, extending) the breaker for at least cooldownMs,
-// longer when the provider said when it will take requests again.
-func (c *circuit) open(now, cooldownMs, retryAfterMs int64, cause string, class Class, fx *[]Effect) {
-	until := now + cooldownMs
-	if r := now + retryAfterMs; r > until {
-		until = r
+// countFailure adds a failure to the current burst, starting a new burst when
+// the last failure is older than the window.
+func (c *circuit) countFailure(now, burstWindowMs int64, code string) {
+	if c.failures > 0 && now-c.lastFailureMs > burstWindowMs {
+		c.failures = 0
 	}
-	if c.state == Open && c.openUntilMs >= until {
-		return
-	}
-	c.openUntilMs = until
-	c.transition(Open, cause, class, fx)
+	c.failures++
+	c.lastFailureMs = now
+	c.lastCode = code
 }
 
-// succeed closes the breaker after a request on it went through.
-func (c *circuit) succeed(fx *[]Effect) {
+// open opens (or re-opens, extending) the breaker. The open time is the
+// cooldown, doubled for each re-open since the last close and capped, or what
+// the provider asked for (Retry-After), whichever is longer.
+func (c *circuit) open(now int64, cfg *Config, retryAfterMs int64, cause string, class Class, fx *[]Effect) {
+	if c.state == Open && now < c.openUntilMs && retryAfterMs <= c.openUntilMs-now {
+		return // already open for at least as long: nothing new to say
+	}
+	cool := cfg.CooldownMs
+	for i := 0; i < c.opens && cool < cfg.MaxCooldownMs; i++ {
+		cool *= 2
+	}
+	cool = min(cool, cfg.MaxCooldownMs)
+	c.opens++
+	c.openUntilMs = now + max(cool, retryAfterMs)
+	c.transition(now, Open, cause, class, fx)
+}
+
+// succeed closes the breaker after a request through it went well.
+func (c *circuit) succeed(now int64, fx *[]Effect) {
 	if c.state != Closed {
-		c.transition(Closed, "recovered", "", fx)
+		c.transition(now, Closed, "recovered", "", fx)
 		return
 	}
 	c.failures = 0

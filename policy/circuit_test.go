@@ -76,7 +76,7 @@ func TestHealthRoundTripsAndHalfOpenPersistsAsDue(t *testing.T) {
 		t.Fatalf("health %+v: want open and due", h)
 	}
 	fresh, _ := NewState(m.s.Config())
-	if err := fresh.Restore(h); err != nil {
+	if _, err := fresh.Merge(m.now, h); err != nil {
 		t.Fatal(err)
 	}
 	// A restarted host probes again instead of trusting the lost probe.
@@ -91,8 +91,26 @@ func TestRestoreRejectsBadRecords(t *testing.T) {
 		{{Channel: Channel{Provider: "p"}, State: Open}},
 		{{Channel: chA, State: "ajar"}},
 	} {
-		if err := s.Restore(h); err == nil {
+		if _, err := s.Merge(0, h); err == nil {
 			t.Errorf("accepted %+v", h)
 		}
 	}
+}
+
+// A request sent before the channel was tripped (by another agent or host)
+// and answering afterwards is stale evidence: it does not close the breaker.
+func TestAStaleSuccessDoesNotCloseTheBreaker(t *testing.T) {
+	m := newSim(t, nil)
+	m.request("slow", chA) // sent while a is healthy
+	m.advance(1_000)
+	openA(m) // a1 trips a meanwhile
+	m.advance(1_000)
+	expect(t, m.step(Settled{Agent: "slow"}), Pass)
+	if m.state(chA) != Open {
+		t.Fatalf("a success sent before the trip closed the channel: %s", m.state(chA))
+	}
+	// A request admitted after the trip is evidence: the half-open probe.
+	m.advance(DefaultCooldownMs)
+	m.request("probe", chA)
+	expect(t, m.step(Settled{Agent: "probe"}), Pass, "circuit:half-open>closed")
 }

@@ -83,6 +83,14 @@ var modelGoneWords = []string{
 	"not configured", "模型不存在",
 }
 
+// classify is Classify under the operator's per-code overrides.
+func (c Config) classify(f Failure) Class {
+	if k, ok := c.Classes[strings.ToUpper(f.Code)]; ok {
+		return k
+	}
+	return Classify(f)
+}
+
 // Classify decides a failure's class from its code, HTTP status and wording.
 // Wording wins over the code where the code hides a spent allowance: a 429 or
 // 403 that says "usage cap" is quota, not a rate limit or a bad key.

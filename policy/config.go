@@ -7,14 +7,25 @@ import (
 
 // Defaults. Each is what a long agent task wants when the operator says nothing.
 const (
-	// DefaultFailureThreshold is how many consecutive failures the plugin itself
-	// sees on a channel (beyond the host's own retries) before opening it. Three
-	// rides out a blip without hammering a channel that is really down.
+	// DefaultFailureThreshold is how many failures the plugin itself sees on a
+	// channel within one burst window (beyond the host's own retries) before
+	// opening it. Three rides out a blip without hammering a channel that is down.
 	DefaultFailureThreshold = 3
-	// DefaultCooldownMs keeps an opened channel out of rotation for a minute:
-	// long enough for a rate window to pass, short enough to return promptly.
-	// A provider's Retry-After extends it.
+	// DefaultBurstWindowMs: failures further apart than this are not one
+	// outage; the count starts again.
+	DefaultBurstWindowMs = 120_000
+	// DefaultCooldownMs keeps an opened channel out of rotation for a minute
+	// the first time: long enough for a rate window to pass, short enough to
+	// return promptly. A provider's Retry-After extends it.
 	DefaultCooldownMs = 60_000
+	// DefaultMaxCooldownMs caps the cooldown, which doubles each time a
+	// channel re-opens without having closed: a one-minute rate window and a
+	// daily cap are not the same outage, and probing a spent cap every minute
+	// all day is noise.
+	DefaultMaxCooldownMs = 30 * 60_000
+	// DefaultProviderThreshold opens a whole provider when this many distinct
+	// models under it are open: by then the platform, not one model, is down.
+	DefaultProviderThreshold = 2
 	// DefaultBackoffBaseMs is the first same-channel wait (before jitter).
 	DefaultBackoffBaseMs = 1_000
 	// DefaultBackoffMaxMs caps the exponential part; a provider's Retry-After may
@@ -23,27 +34,75 @@ const (
 	// DefaultMaxFailovers stops an agent from bouncing between sick channels
 	// forever: after this many failovers without a success, give the failure back.
 	DefaultMaxFailovers = 4
+	// DefaultGiveUpAfterMs is how long one agent may spend recovering (from its
+	// first failure without a success since) before the failure goes back to
+	// the host: long enough to outlast a provider's bad quarter of an hour.
+	DefaultGiveUpAfterMs = 15 * 60_000
+	// DefaultRetryBudgetPercent and DefaultRetryBudgetFloor bound the plugin's
+	// own retries per provider, across every agent of the host: within a
+	// minute, at most this percentage of the requests sent to the provider,
+	// plus the floor. Fifty agents cannot storm a provider that is failing.
+	DefaultRetryBudgetPercent = 20
+	DefaultRetryBudgetFloor   = 5
+)
+
+// Recovery says where an agent goes once the channel it failed over from is healthy again.
+type Recovery string
+
+const (
+	// Return: back to the channel it was on before failing over (its "home").
+	Return Recovery = "return"
+	// Stay: keep the channel it failed over to.
+	Stay Recovery = "stay"
 )
 
 // Config is the plugin's configuration, flat and immutable once validated.
 type Config struct {
 	// Chain is the failover order; Chain[0] is the primary.
-	Chain            []Channel
-	FailureThreshold int
-	CooldownMs       int64
-	BackoffBaseMs    int64
-	BackoffMaxMs     int64
-	MaxFailovers     int
+	Chain              []Channel
+	FailureThreshold   int
+	BurstWindowMs      int64
+	CooldownMs         int64
+	MaxCooldownMs      int64
+	ProviderThreshold  int // 0 turns provider circuits off
+	BackoffBaseMs      int64
+	BackoffMaxMs       int64
+	MaxFailovers       int
+	GiveUpAfterMs      int64
+	RetryBudgetPercent int
+	RetryBudgetFloor   int
+	Recovery           Recovery
+	// Probes: call an opened channel with a tiny real request once its open
+	// time is up, instead of waiting for an agent to try it.
+	Probes bool
+	// Classes overrides the class of host codes, e.g. treating
+	// CONTEXT_WINDOW_EXCEEDED as model-unavailable to fail over to a model
+	// with a larger window.
+	Classes map[string]Class
+	// Tools is the tool-call retry policy, the row's `tools` object (toolretry.go).
+	Tools ToolRetryConfig
+	// Stall bounds the silence of streaming model calls, the row's `stall` object (stall.go).
+	Stall StallConfig
 }
 
 // DefaultConfig returns a config with every default and an empty chain.
 func DefaultConfig() Config {
 	return Config{
-		FailureThreshold: DefaultFailureThreshold,
-		CooldownMs:       DefaultCooldownMs,
-		BackoffBaseMs:    DefaultBackoffBaseMs,
-		BackoffMaxMs:     DefaultBackoffMaxMs,
-		MaxFailovers:     DefaultMaxFailovers,
+		FailureThreshold:   DefaultFailureThreshold,
+		BurstWindowMs:      DefaultBurstWindowMs,
+		CooldownMs:         DefaultCooldownMs,
+		MaxCooldownMs:      DefaultMaxCooldownMs,
+		ProviderThreshold:  DefaultProviderThreshold,
+		BackoffBaseMs:      DefaultBackoffBaseMs,
+		BackoffMaxMs:       DefaultBackoffMaxMs,
+		MaxFailovers:       DefaultMaxFailovers,
+		GiveUpAfterMs:      DefaultGiveUpAfterMs,
+		RetryBudgetPercent: DefaultRetryBudgetPercent,
+		RetryBudgetFloor:   DefaultRetryBudgetFloor,
+		Recovery:           Return,
+		Probes:             true,
+		Tools:              DefaultToolRetryConfig(),
+		Stall:              DefaultStallConfig(),
 	}
 }
 
@@ -55,6 +114,8 @@ type FieldError struct {
 }
 
 func (e *FieldError) Error() string { return fmt.Sprintf("%q: %s", e.Key, e.Reason) }
+
+const week = 7 * 24 * 3600 * 1000
 
 // Validate rejects contradictions. It is the one place config is checked.
 func (c Config) Validate() error {
@@ -71,17 +132,48 @@ func (c Config) Validate() error {
 			}
 		}
 	}
+	for code, class := range c.Classes {
+		if !validClass(class) {
+			return &FieldError{"classes." + code, fmt.Sprintf("unknown class %q (known: %v)", class, Classes)}
+		}
+	}
+	if err := c.Stall.validate(); err != nil {
+		return err
+	}
 	switch {
 	case c.FailureThreshold < 1 || c.FailureThreshold > 1000:
 		return &FieldError{"failureThreshold", "must be between 1 and 1000"}
-	case c.CooldownMs < 0 || c.CooldownMs > 7*24*3600*1000:
+	case c.BurstWindowMs < 1 || c.BurstWindowMs > week:
+		return &FieldError{"burstWindowMs", "must be between 1 and one week"}
+	case c.CooldownMs < 0 || c.CooldownMs > week:
 		return &FieldError{"cooldownMs", "must be between 0 and one week"}
+	case c.MaxCooldownMs < c.CooldownMs || c.MaxCooldownMs > week:
+		return &FieldError{"maxCooldownMs", "must be at least cooldownMs and at most one week"}
+	case c.ProviderThreshold < 0 || c.ProviderThreshold > 1000:
+		return &FieldError{"providerThreshold", "must be between 0 (off) and 1000"}
 	case c.BackoffBaseMs < 1 || c.BackoffBaseMs > math.MaxInt32:
 		return &FieldError{"backoffBaseMs", "must be at least 1"}
 	case c.BackoffMaxMs < c.BackoffBaseMs || c.BackoffMaxMs > 24*3600*1000:
 		return &FieldError{"backoffMaxMs", "must be at least backoffBaseMs and at most one day"}
 	case c.MaxFailovers < 0 || c.MaxFailovers > 1000:
 		return &FieldError{"maxFailovers", "must be between 0 and 1000"}
+	case c.GiveUpAfterMs < 0 || c.GiveUpAfterMs > week:
+		return &FieldError{"giveUpAfterMs", "must be between 0 and one week"}
+	case c.RetryBudgetPercent < 0 || c.RetryBudgetPercent > 1000:
+		return &FieldError{"retryBudgetPercent", "must be between 0 and 1000"}
+	case c.RetryBudgetFloor < 0 || c.RetryBudgetFloor > 1_000_000:
+		return &FieldError{"retryBudgetFloor", "must be between 0 and 1000000"}
+	case c.Recovery != Return && c.Recovery != Stay:
+		return &FieldError{"recovery", `must be "return" or "stay"`}
 	}
-	return nil
+	return c.Tools.Validate()
+}
+
+func validClass(c Class) bool {
+	for _, k := range Classes {
+		if c == k {
+			return true
+		}
+	}
+	return false
 }

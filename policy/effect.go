@@ -30,6 +30,9 @@ const (
 	NotRecoverable GiveUpReason = "not-recoverable"
 	// BudgetExhausted: the agent failed over MaxFailovers times without a success.
 	BudgetExhausted GiveUpReason = "budget-exhausted"
+	// RecoveryTimeout: nothing became routable again within GiveUpAfterMs of
+	// the agent's first failure.
+	RecoveryTimeout GiveUpReason = "recovery-timeout"
 	// UnknownChannel: the failed request was not routed by this state (the
 	// plugin was loaded mid-turn, or that request failed open), so the policy
 	// cannot tell which channel failed and leaves the failure to the host.
@@ -41,14 +44,23 @@ type Verdict struct {
 	Kind VerdictKind
 	// Channel is the target of a Swap.
 	Channel Channel
+	// DropReasoningEffort is set on a Swap when the proposed effort must not
+	// go to the target: the host refuses an effort the model does not list
+	// before sending, outside agent/request-error, which ends the turn.
+	DropReasoningEffort bool
 	// DelayMs is a Wait's delay.
 	DelayMs int64
 	// Reason is a Delegate's reason; empty when the policy simply has no opinion.
 	Reason GiveUpReason
+	// Tool is a tool-retry or tool-return verdict's decision (toolretry.go).
+	Tool ToolDecision
+	// Stall is a Watch's wake-up or a Cut's failure (stall.go).
+	Stall StallVerdict
 }
 
 // Effect is a side effect for the shell, carried out in order. The set is
-// closed: CircuitChanged, FailedOver, Retrying, GaveUp.
+// closed: CircuitChanged, FailedOver, Retrying, GaveUp, ScheduleWake, Probe,
+// EffortDropped (here), ToolRetried (toolretry.go) and Stalled (stall.go).
 type Effect interface{ isEffect() }
 
 // CircuitChanged reports every breaker transition: the shell logs it, emits
@@ -86,7 +98,25 @@ type GaveUp struct {
 	Code    string
 }
 
+// ScheduleWake asks for a Wake event at AtMs, replacing any earlier request;
+// AtMs 0 cancels it.
+type ScheduleWake struct{ AtMs int64 }
+
+// Probe asks the shell to send Channel a tiny real request (a few output
+// tokens) and report a ProbeResult. The channel's probe slot is held for it.
+type Probe struct{ Channel Channel }
+
+// EffortDropped reports that a swap left the proposed reasoning effort behind.
+type EffortDropped struct {
+	Agent   string
+	Channel Channel
+	Effort  string
+}
+
 func (CircuitChanged) isEffect() {}
+func (ScheduleWake) isEffect()   {}
+func (Probe) isEffect()          {}
+func (EffortDropped) isEffect()  {}
 func (FailedOver) isEffect()     {}
 func (Retrying) isEffect()       {}
 func (GaveUp) isEffect()         {}
@@ -96,6 +126,9 @@ var (
 	_ Effect = FailedOver{}
 	_ Effect = Retrying{}
 	_ Effect = GaveUp{}
+	_ Effect = ScheduleWake{}
+	_ Effect = Probe{}
+	_ Effect = EffortDropped{}
 )
 
 // Output is what one Step returns.

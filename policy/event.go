@@ -1,6 +1,8 @@
 package policy
 
-// Event is one input to Step. The set is closed: Request, RequestError, Settled, Disposed.
+// Event is one input to Step. The set is closed: Request, RequestError,
+// Settled, Disposed, Wake, ProbeResult, ModelInfo, SetBackup (here), ToolResult
+// (toolretry.go) and StreamCheck (stall.go).
 type Event interface{ isEvent() }
 
 // Phase says when the shim asks about a failed request.
@@ -62,14 +64,44 @@ type Settled struct{ Agent string }
 // Disposed says the agent is gone.
 type Disposed struct{ Agent string }
 
+// Wake says the time the policy asked for (ScheduleWake) has come.
+type Wake struct{}
+
+// ProbeResult is the outcome of a Probe the shim carried out.
+type ProbeResult struct {
+	Channel Channel
+	OK      bool
+	Failure Failure // when !OK
+}
+
+// ModelInfo tells what the host knows of a channel's model: the reasoning
+// efforts it accepts. Known is false when the host could not resolve it.
+type ModelInfo struct {
+	Channel Channel
+	Known   bool
+	Efforts []string
+}
+
+// SetBackup records the user's chosen backup channel, tried before the chain;
+// a zero Channel clears it.
+type SetBackup struct{ Channel Channel }
+
 func (Request) isEvent()      {}
 func (RequestError) isEvent() {}
 func (Settled) isEvent()      {}
 func (Disposed) isEvent()     {}
+func (Wake) isEvent()         {}
+func (ProbeResult) isEvent()  {}
+func (ModelInfo) isEvent()    {}
+func (SetBackup) isEvent()    {}
 
 var (
 	_ Event = Request{}
 	_ Event = RequestError{}
 	_ Event = Settled{}
 	_ Event = Disposed{}
+	_ Event = Wake{}
+	_ Event = ProbeResult{}
+	_ Event = ModelInfo{}
+	_ Event = SetBackup{}
 )

@@ -45,7 +45,12 @@ func (m *sim) fail(agent string, phase Phase, code, msg string, host *HostRetryP
 	return m.step(RequestError{Agent: agent, Provider: "p", Failure: Failure{Code: code, Message: msg}, Phase: phase, HostRetry: host})
 }
 
-func (m *sim) state(ch Channel) CircuitState { return m.s.peek(ch).state }
+func (m *sim) state(ch Channel) CircuitState {
+	if c := m.s.circuits[ch.Key()]; c != nil {
+		return c.state
+	}
+	return Closed
+}
 
 var llmRetry = &HostRetryPolicy{Mode: "normal", MaxRetries: 2, RetryableCodes: []string{"RATE_LIMIT", "SERVER", "TIMEOUT", "TRANSPORT", "EMPTY_RESPONSE"}}
 
@@ -61,6 +66,12 @@ func kinds(fx []Effect) []string {
 			out = append(out, "retry")
 		case GaveUp:
 			out = append(out, "give-up:"+string(e.Reason))
+		case Probe:
+			out = append(out, "probe:"+e.Channel.Key())
+		case EffortDropped:
+			out = append(out, "effort-dropped:"+e.Effort)
+		case ScheduleWake:
+			// Wakes are checked where they matter (probe tests), not in every expectation.
 		}
 	}
 	return out

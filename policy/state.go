@@ -10,20 +10,30 @@ import (
 const maxAgents = 4096
 
 // State is everything the policy remembers. The caller owns it and passes it to
-// every Step; only channel health is worth persisting (Health/Restore).
+// every Step; only channel health is worth persisting (Health/Merge).
 type State struct {
-	cfg      Config
-	circuits map[string]*circuit
-	agents   map[string]*agent
+	cfg       Config
+	circuits  map[string]*circuit // by Channel.Key()
+	providers map[string]*circuit // by provider
+	agents    map[string]*agent
+	models    map[string]ModelInfo // by Channel.Key()
+	budgets   map[string]*budget   // by provider
+	backup    Channel
+	wakeAt    int64 // the last ScheduleWake sent
 }
 
 // agent is what the policy needs to know of one agent between events.
 type agent struct {
-	last      Channel // the channel its latest request went to
+	home      Channel // where the agent belongs: what it was on before any failover
+	routed    Channel // the channel its latest request went to
+	sentAtMs  int64   // when that request was routed
 	inFlight  bool    // that request has not failed (yet)
 	failovers int     // failovers since its last success
-	attempts  int     // same-channel retries since its last success or failover
-	seen      int64   // last event time, for eviction
+	attempts  int     // same-channel retries and waits since its last success or failover
+	// recoveringSince is the time of the first failure since the agent's last
+	// success; 0 when it is not recovering.
+	recoveringSince int64
+	seen            int64 // last event time, for eviction
 }
 
 // NewState returns an empty state under a validated config.
@@ -31,7 +41,8 @@ func NewState(cfg Config) (*State, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &State{cfg: cfg, circuits: map[string]*circuit{}, agents: map[string]*agent{}}, nil
+	return &State{cfg: cfg, circuits: map[string]*circuit{}, providers: map[string]*circuit{},
+		agents: map[string]*agent{}, models: map[string]ModelInfo{}, budgets: map[string]*budget{}}, nil
 }
 
 // Config returns the config the state runs under.
@@ -46,12 +57,37 @@ func (s *State) circuit(ch Channel) *circuit {
 	return c
 }
 
-// peek reads a channel's breaker without creating one: an unseen channel is closed.
-func (s *State) peek(ch Channel) *circuit {
-	if c := s.circuits[ch.Key()]; c != nil {
-		return c
+func (s *State) provider(name string) *circuit {
+	c := s.providers[name]
+	if c == nil {
+		c = &circuit{channel: Channel{Provider: name, Model: providerModel}, state: Closed}
+		s.providers[name] = c
 	}
-	return &circuit{channel: ch, state: Closed}
+	return c
+}
+
+// routable reports whether a request could go to ch now: its own breaker and
+// its provider's both let it through. It changes nothing.
+func (s *State) routable(now int64, ch Channel) bool {
+	if c := s.circuits[ch.Key()]; c != nil && !c.routable(now) {
+		return false
+	}
+	if p := s.providers[ch.Provider]; p != nil && !p.routable(now) {
+		return false
+	}
+	return true
+}
+
+// reopensAt is when ch will next be routable.
+func (s *State) reopensAt(now int64, ch Channel) int64 {
+	at := now
+	if c := s.circuits[ch.Key()]; c != nil {
+		at = max(at, c.reopensAt(now))
+	}
+	if p := s.providers[ch.Provider]; p != nil && p.state == Open {
+		at = max(at, p.openUntilMs)
+	}
+	return at
 }
 
 func (s *State) agent(id string, now int64) *agent {
@@ -82,12 +118,15 @@ type ChannelHealth struct {
 	Channel     Channel
 	State       CircuitState
 	Failures    int
+	Opens       int
 	OpenUntilMs int64
 	LastCode    string
+	ChangedAtMs int64
 }
 
-// Health lists every channel that has a breaker, sorted by key. A half-open
-// probe in flight is recorded as open-and-due, so a restarted host probes again.
+// Health lists every channel breaker, sorted by key. A half-open channel is
+// recorded as open and due, so a restarted host probes it again rather than
+// trusting a probe it lost.
 func (s *State) Health() []ChannelHealth {
 	out := make([]ChannelHealth, 0, len(s.circuits))
 	for _, c := range s.circuits {
@@ -95,28 +134,40 @@ func (s *State) Health() []ChannelHealth {
 		if st == HalfOpen {
 			st = Open
 		}
-		out = append(out, ChannelHealth{c.channel, st, c.failures, c.openUntilMs, c.lastCode})
+		out = append(out, ChannelHealth{c.channel, st, c.failures, c.opens, c.openUntilMs, c.lastCode, c.changedAtMs})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Channel.Key() < out[j].Channel.Key() })
 	return out
 }
 
-// Restore loads persisted health, replacing what the state had for those channels.
-func (s *State) Restore(hs []ChannelHealth) error {
+// Merge folds persisted or shared health into the state: each record replaces
+// the state's breaker for its channel when it changed later (another host
+// process tripped or recovered it since). It validates everything first, so a
+// rejected batch changes nothing. Provider breakers are derived again.
+func (s *State) Merge(now int64, hs []ChannelHealth) (adopted int, err error) {
 	for i, h := range hs {
-		if h.Channel.Provider == "" || h.Channel.Model == "" {
-			return &FieldError{fmt.Sprintf("channels[%d].channel", i), "needs provider and model"}
+		if h.Channel.Provider == "" || h.Channel.Model == "" || h.Channel.Model == providerModel {
+			return 0, &FieldError{fmt.Sprintf("channels[%d].channel", i), "needs provider and model"}
 		}
 		switch h.State {
 		case Closed, Open, HalfOpen:
 		default:
-			return &FieldError{fmt.Sprintf("channels[%d].state", i), fmt.Sprintf("unknown circuit state %q", h.State)}
+			return 0, &FieldError{fmt.Sprintf("channels[%d].state", i), fmt.Sprintf("unknown circuit state %q", h.State)}
 		}
-		if h.State == HalfOpen {
-			h.State = Open
-		}
-		s.circuits[h.Channel.Key()] = &circuit{channel: h.Channel, state: h.State,
-			failures: h.Failures, openUntilMs: h.OpenUntilMs, lastCode: h.LastCode}
 	}
-	return nil
+	var fx []Effect // merged records are the other host's news, not transitions of ours
+	for _, h := range hs {
+		if c := s.circuits[h.Channel.Key()]; c != nil && c.changedAtMs >= h.ChangedAtMs {
+			continue
+		}
+		st := h.State
+		if st == HalfOpen {
+			st = Open
+		}
+		s.circuits[h.Channel.Key()] = &circuit{channel: h.Channel, state: st, failures: h.Failures, opens: h.Opens,
+			openUntilMs: h.OpenUntilMs, lastCode: h.LastCode, changedAtMs: h.ChangedAtMs, lastFailureMs: h.ChangedAtMs}
+		s.checkProvider(now, h.Channel.Provider, &fx)
+		adopted++
+	}
+	return adopted, nil
 }

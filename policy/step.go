@@ -8,77 +8,98 @@ import "fmt"
 // the same output.
 func Step(s *State, now int64, ev Event) Output {
 	var fx []Effect
-	var v Verdict
+	v := Verdict{Kind: Pass}
 	switch e := ev.(type) {
 	case Request:
 		v = s.onRequest(now, e, &fx)
 	case RequestError:
 		v = s.onRequestError(now, e, &fx)
 	case Settled:
-		s.settle(s.agent(e.Agent, now), &fx)
-		delete(s.agents, e.Agent)
-		v = Verdict{Kind: Pass}
+		if a := s.agents[e.Agent]; a != nil {
+			s.settle(now, a, &fx)
+		}
 	case Disposed:
 		if a := s.agents[e.Agent]; a != nil {
-			if c := s.circuits[a.last.Key()]; c != nil {
+			if c := s.circuits[a.routed.Key()]; c != nil {
 				c.release(e.Agent)
 			}
 			delete(s.agents, e.Agent)
 		}
-		v = Verdict{Kind: Pass}
+	case Wake:
+		s.onWake(now, &fx)
+	case ProbeResult:
+		s.onProbeResult(now, e, &fx)
+	case ModelInfo:
+		s.models[e.Channel.Key()] = e
+	case SetBackup:
+		s.backup = e.Channel
+	case ToolResult:
+		v = s.onToolResult(e, &fx)
+	case StreamCheck:
+		v = s.onStreamCheck(now, e, &fx)
 	default:
 		panic(fmt.Sprintf("policy: unknown event %T", ev))
 	}
+	s.scheduleWake(now, &fx)
 	return Output{Verdict: v, Effects: fx}
 }
 
-// settle credits the agent's last request with a success, if it had one in flight.
-func (s *State) settle(a *agent, fx *[]Effect) {
-	if a.inFlight {
-		s.circuit(a.last).succeed(fx)
-		a.inFlight = false
-		a.failovers, a.attempts = 0, 0
+// settle credits the agent's last request with a success, if it had one in
+// flight. A request routed before its breaker last changed is stale evidence:
+// it was sent before the channel was known to be down (another agent, or
+// another host, tripped it meanwhile), so its success does not close it;
+// that is the probe's job.
+func (s *State) settle(now int64, a *agent, fx *[]Effect) {
+	if !a.inFlight {
+		return
 	}
-}
-
-// candidates is the routing preference: what the host proposed, then the chain.
-func (s *State) candidates(proposed Channel) []Channel {
-	return append([]Channel{proposed}, s.cfg.Chain...)
-}
-
-// firstRoutable returns the first candidate that could take a request now,
-// skipping avoid. It changes nothing.
-func (s *State) firstRoutable(now int64, cands []Channel, avoid Channel) (Channel, bool) {
-	for _, ch := range cands {
-		if ch != avoid && !ch.IsZero() && s.peek(ch).routable(now) {
-			return ch, true
+	a.inFlight = false
+	a.failovers, a.attempts, a.recoveringSince = 0, 0, 0
+	if c := s.circuits[a.routed.Key()]; c != nil {
+		if c.state != Closed && a.sentAtMs < c.changedAtMs {
+			return
 		}
+		c.succeed(now, fx)
 	}
-	return Channel{}, false
+	if p := s.providers[a.routed.Provider]; p != nil && p.state != Closed && a.sentAtMs < p.changedAtMs {
+		return
+	}
+	s.providerSucceeded(now, a.routed.Provider, fx)
 }
 
 func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 	a := s.agent(e.Agent, now)
 	// A new request while the last one is still in flight means it went through.
-	s.settle(a, fx)
-	target, ok := s.firstRoutable(now, s.candidates(e.Proposed), Channel{})
+	s.settle(now, a, fx)
+	if a.routed.IsZero() || e.Proposed != a.routed {
+		// Not what this policy routed last: the user or the host chose it.
+		a.home = e.Proposed
+	}
+	target, ok := s.firstRoutable(now, s.preferences(a, e.Proposed), Channel{})
 	if !ok {
-		// Nothing is routable: let the proposed channel try rather than invent one.
+		// Nothing is routable (a wait ran out early, or another agent took the
+		// probe slot): let the proposed channel try rather than invent one.
 		target = e.Proposed
 	}
 	if c := s.circuits[target.Key()]; c != nil { // an unseen channel is closed: nothing to admit
 		c.admit(now, e.Agent, fx)
 	}
-	a.last, a.inFlight = target, true
+	s.budget(target.Provider).request(now)
+	a.routed, a.inFlight, a.sentAtMs = target, true, now
 	if target == e.Proposed {
 		return Verdict{Kind: Pass}
 	}
-	return Verdict{Kind: Swap, Channel: target}
+	v := Verdict{Kind: Swap, Channel: target}
+	if e.ReasoningEffort != "" && !s.keepsEffort(target, e.ReasoningEffort) {
+		v.DropReasoningEffort = true
+		*fx = append(*fx, EffortDropped{Agent: e.Agent, Channel: target, Effort: e.ReasoningEffort})
+	}
+	return v
 }
 
 func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) Verdict {
 	a := s.agent(e.Agent, now)
-	ch := a.last
+	ch := a.routed
 	a.inFlight = false
 	if ch.IsZero() || ch.Provider != e.Provider {
 		// This state did not route the request, so it cannot say which channel
@@ -87,17 +108,17 @@ func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) Verdict 
 		if e.Phase == BeforeHost {
 			return Verdict{Kind: Defer}
 		}
-		*fx = append(*fx, GaveUp{Agent: e.Agent, Channel: Channel{Provider: e.Provider}, Reason: UnknownChannel, Code: e.Failure.Code})
-		return Verdict{Kind: Delegate, Reason: UnknownChannel}
+		return s.giveUp(a, e, Channel{Provider: e.Provider}, UnknownChannel, fx)
 	}
-	class := Classify(e.Failure)
+	class := s.cfg.classify(e.Failure)
 	c := s.circuits[ch.Key()] // nil: never failed, closed; created once there is something to record
 	if c != nil {
 		c.ready(now, fx)
 	}
-	closed := c == nil || c.state == Closed
+	p := s.providers[ch.Provider]
+	healthy := (c == nil || c.state == Closed) && (p == nil || p.state == Closed)
 
-	if e.Phase == BeforeHost && class != ClassQuota && class != ClassModelUnavailable && closed {
+	if e.Phase == BeforeHost && class != ClassQuota && class != ClassModelUnavailable && healthy {
 		// The host's retry plugin owns ordinary transient retries.
 		return Verdict{Kind: Defer}
 	}
@@ -105,38 +126,65 @@ func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) Verdict 
 		if c != nil {
 			c.release(e.Agent) // a cancelled probe says nothing about the channel
 		}
-		*fx = append(*fx, GaveUp{Agent: e.Agent, Channel: ch, Reason: NotRecoverable, Code: e.Failure.Code})
-		return Verdict{Kind: Delegate, Reason: NotRecoverable}
+		return s.giveUp(a, e, ch, NotRecoverable, fx)
 	}
-
+	if a.recoveringSince == 0 {
+		a.recoveringSince = now
+	}
 	c = s.circuit(ch)
-	c.failures++
-	c.lastCode = e.Failure.Code
-	hostSpent := e.Phase == AfterHost && e.HostRetry.covers(e.Failure.Code)
-	switch {
-	case class == ClassQuota || class == ClassModelUnavailable:
-		c.open(now, s.cfg.CooldownMs, e.Failure.RetryAfterMs, e.Failure.Code, class, fx)
-	case c.state != Closed, hostSpent, c.failures >= s.cfg.FailureThreshold:
-		// A failed probe, the host's budget spent, or a persistent run of failures.
-		c.open(now, s.cfg.CooldownMs, e.Failure.RetryAfterMs, e.Failure.Code, class, fx)
-	default:
-		a.attempts++
-		d := Backoff(a.attempts, s.cfg.BackoffBaseMs, s.cfg.BackoffMaxMs, e.Failure.RetryAfterMs, e.Rand)
-		*fx = append(*fx, Retrying{Agent: e.Agent, Channel: ch, Attempt: a.attempts, DelayMs: d, Code: e.Failure.Code})
-		return Verdict{Kind: Wait, DelayMs: d}
+	c.countFailure(now, s.cfg.BurstWindowMs, e.Failure.Code)
+	open := class == ClassQuota || class == ClassModelUnavailable || // a spent allowance, a missing model
+		c.state != Closed || !healthy || // a failed probe, a provider already down
+		(e.Phase == AfterHost && e.HostRetry.covers(e.Failure.Code)) || // the host's budget is spent
+		c.failures >= s.cfg.FailureThreshold
+	if !open {
+		if s.budget(ch.Provider).spend(now, &s.cfg) {
+			return s.wait(now, a, e, ch, 0, fx)
+		}
+		open = true // out of retry budget: stop retrying this channel, look elsewhere
 	}
+	c.open(now, &s.cfg, e.Failure.RetryAfterMs, e.Failure.Code, class, fx)
+	s.checkProvider(now, ch.Provider, fx)
+	return s.failover(now, a, e, ch, class, fx)
+}
 
-	to, ok := s.firstRoutable(now, s.candidates(ch), ch)
-	reason := NoRoutableFallback
-	if ok && a.failovers >= s.cfg.MaxFailovers {
-		ok, reason = false, BudgetExhausted
+// failover moves the agent off ch: to the first routable preference, or, when
+// none is routable now, waits for the first to come back.
+func (s *State) failover(now int64, a *agent, e RequestError, ch Channel, class Class, fx *[]Effect) Verdict {
+	prefs := s.preferences(a, ch)
+	to, ok := s.firstRoutable(now, prefs, ch)
+	if ok {
+		if a.failovers >= s.cfg.MaxFailovers {
+			return s.giveUp(a, e, ch, BudgetExhausted, fx)
+		}
+		a.failovers++
+		a.attempts = 0
+		*fx = append(*fx, FailedOver{Agent: e.Agent, From: ch, To: to, Code: e.Failure.Code, Class: class})
+		return Verdict{Kind: Retry}
 	}
-	if !ok {
-		*fx = append(*fx, GaveUp{Agent: e.Agent, Channel: ch, Reason: reason, Code: e.Failure.Code})
-		return Verdict{Kind: Delegate, Reason: reason}
+	if len(s.cfg.Chain) == 0 {
+		// No chain configured: the plugin observes and records, it does not hold turns.
+		return s.giveUp(a, e, ch, NoRoutableFallback, fx)
 	}
-	a.failovers++
-	a.attempts = 0
-	*fx = append(*fx, FailedOver{Agent: e.Agent, From: ch, To: to, Code: e.Failure.Code, Class: class})
-	return Verdict{Kind: Retry}
+	next, at := s.earliestReopen(now, prefs)
+	return s.wait(now, a, e, next, at-now, fx)
+}
+
+// wait retries on ch after a backoff, at least minMs: the agent's turn is
+// held while its channel (or the first to come back) recovers, as long as
+// its recovery time allows.
+func (s *State) wait(now int64, a *agent, e RequestError, ch Channel, minMs int64, fx *[]Effect) Verdict {
+	a.attempts++
+	d := max(minMs, Backoff(a.attempts, s.cfg.BackoffBaseMs, s.cfg.BackoffMaxMs, e.Failure.RetryAfterMs, e.Rand))
+	if now+d-a.recoveringSince > s.cfg.GiveUpAfterMs {
+		return s.giveUp(a, e, ch, RecoveryTimeout, fx)
+	}
+	*fx = append(*fx, Retrying{Agent: e.Agent, Channel: ch, Attempt: a.attempts, DelayMs: d, Code: e.Failure.Code})
+	return Verdict{Kind: Wait, DelayMs: d}
+}
+
+func (s *State) giveUp(a *agent, e RequestError, ch Channel, reason GiveUpReason, fx *[]Effect) Verdict {
+	a.failovers, a.attempts, a.recoveringSince = 0, 0, 0
+	*fx = append(*fx, GaveUp{Agent: e.Agent, Channel: ch, Reason: reason, Code: e.Failure.Code})
+	return Verdict{Kind: Delegate, Reason: reason}
 }

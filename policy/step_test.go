@@ -77,20 +77,46 @@ func TestPermanentFailuresAreHandedBackWithoutBlame(t *testing.T) {
 	}
 }
 
-func TestNothingRoutableGivesUp(t *testing.T) {
-	m := newSim(t, nil)
+func TestNothingRoutableWaitsForTheFirstToComeBack(t *testing.T) {
+	m := newSim(t, func(c *Config) { c.CooldownMs = 20_000; c.ProviderThreshold = 0 })
 	m.request("a1", chA)
-	m.fail("a1", BeforeHost, "QUOTA", "", nil)
+	m.fail("a1", BeforeHost, "QUOTA", "", nil) // a opens until +20s, a1 fails over to b
+	m.advance(5_000)
 	m.request("a1", chA) // swapped to b
 	out := m.fail("a1", BeforeHost, "QUOTA", "", nil)
-	expect(t, out, Delegate, "circuit:closed>open", "give-up:no-routable-fallback")
-	if out.Verdict.Reason != NoRoutableFallback {
-		t.Errorf("reason %s", out.Verdict.Reason)
+	expect(t, out, Wait, "circuit:closed>open", "retry")
+	if r := out.Effects[1].(Retrying); r.Channel != chA || out.Verdict.DelayMs != 15_000 {
+		t.Fatalf("waits %d ms for %s; want 15000 for a, the first to come back", out.Verdict.DelayMs, r.Channel)
+	}
+	m.advance(out.Verdict.DelayMs)
+	if v := m.request("a1", chB); v.Kind != Swap || v.Channel != chA {
+		t.Fatalf("after the wait: %+v, want the probe on a", v)
 	}
 }
 
+func TestGiveUpReasons(t *testing.T) {
+	t.Run("no chain: observe, never hold the turn", func(t *testing.T) {
+		m := newSim(t, func(c *Config) { c.Chain = nil })
+		m.request("a1", chA)
+		expect(t, m.fail("a1", BeforeHost, "QUOTA", "", nil), Delegate, "circuit:closed>open", "give-up:no-routable-fallback")
+	})
+	t.Run("recovery takes longer than giveUpAfterMs", func(t *testing.T) {
+		m := newSim(t, func(c *Config) { c.GiveUpAfterMs = 30_000; c.ProviderThreshold = 0 })
+		m.request("a1", chA)
+		m.fail("a1", BeforeHost, "QUOTA", "", nil)
+		m.request("a1", chA)
+		out := m.fail("a1", BeforeHost, "QUOTA", "", nil) // both open for a minute: beyond 30 s
+		expect(t, out, Delegate, "circuit:closed>open", "give-up:recovery-timeout")
+	})
+	t.Run("permanent", func(t *testing.T) {
+		m := newSim(t, nil)
+		m.request("a1", chA)
+		expect(t, m.fail("a1", AfterHost, "INVALID_REQUEST", "", nil), Delegate, "give-up:not-recoverable")
+	})
+}
+
 func TestFailoverBudgetStopsPingPong(t *testing.T) {
-	m := newSim(t, func(c *Config) { c.Chain = []Channel{chA, chB, chC}; c.MaxFailovers = 1 })
+	m := newSim(t, func(c *Config) { c.Chain = []Channel{chA, chB, chC}; c.MaxFailovers = 1; c.ProviderThreshold = 0 })
 	m.request("a1", chA)
 	expect(t, m.fail("a1", BeforeHost, "QUOTA", "", nil), Retry, "circuit:closed>open", "failover:p/b")
 	m.request("a1", chA) // swapped to b

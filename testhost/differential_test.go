@@ -69,8 +69,12 @@ func requireSame(t testing.TB, i int, export string, input []byte, wasm, native 
 }
 
 // Every scenario step, through wasm and natively, answers byte for byte the same.
-func TestDifferentialScenarios(t *testing.T) {
-	for _, sc := range scenarios() {
+func TestDifferentialScenarios(t *testing.T) { differential(t, scenarios()) }
+
+// differential runs each scenario through the wasm module and the native codec
+// in lockstep, requiring the same answer byte for byte at every step.
+func differential(t *testing.T, scs []scenario) {
+	for _, sc := range scs {
 		t.Run(sc.name, func(t *testing.T) {
 			var ins [2]*Instance
 			var natives [2]codec.Module
@@ -124,7 +128,7 @@ func (g *eventGen) pick(n int) int { return g.r.Intn(n) }
 func (g *eventGen) channel() ch { return genChannels[g.pick(len(genChannels))] }
 
 func (g *eventGen) config() string {
-	n := 1 + g.pick(4)
+	n := g.pick(5) // an empty chain now and then: the plugin then only observes
 	perm := g.r.Perm(len(genChannels))[:n]
 	g.chain = nil
 	for _, i := range perm {
@@ -143,6 +147,24 @@ func (g *eventGen) config() string {
 	}
 	if g.pick(3) == 0 {
 		extra = append(extra, fmt.Sprintf(`"maxFailovers":%d`, g.pick(6)))
+	}
+	if g.pick(3) == 0 {
+		extra = append(extra, fmt.Sprintf(`"providerThreshold":%d`, g.pick(3)))
+	}
+	if g.pick(3) == 0 {
+		extra = append(extra, fmt.Sprintf(`"giveUpAfterMs":%d`, g.pick(300_000)))
+	}
+	if g.pick(3) == 0 {
+		extra = append(extra, fmt.Sprintf(`"retryBudgetFloor":%d`, g.pick(8)), fmt.Sprintf(`"retryBudgetPercent":%d`, g.pick(50)))
+	}
+	if g.pick(4) == 0 {
+		extra = append(extra, `"recovery":"stay"`)
+	}
+	if g.pick(4) == 0 {
+		extra = append(extra, `"probes":false`)
+	}
+	if g.pick(4) == 0 {
+		extra = append(extra, `"classes":[{"code":"CONTEXT_WINDOW_EXCEEDED","class":"model-unavailable"}]`)
 	}
 	return configJSON(g.chain, extra...)
 }
@@ -246,8 +268,28 @@ func (g *eventGen) event() (string, []byte, bool) {
 		}
 		ev = fmt.Sprintf(`{"kind":"request-error","agent":%s,"provider":%s,"failure":%s,"phase":%q%s,"rand":%d}`,
 			agent, js(prov), g.failure(), phase, g.hostRetry(), g.r.Int63n(1<<53))
-	case k < 95:
+	case k < 88:
 		ev = fmt.Sprintf(`{"kind":"settled","agent":%s}`, agent)
+	case k < 91:
+		ev = `{"kind":"wake"}`
+	case k < 93:
+		if g.pick(2) == 0 {
+			ev = fmt.Sprintf(`{"kind":"probe-result","channel":%s,"ok":true}`, g.channel().json())
+		} else {
+			ev = fmt.Sprintf(`{"kind":"probe-result","channel":%s,"ok":false,"failure":%s}`, g.channel().json(), g.failure())
+		}
+	case k < 94:
+		ev = fmt.Sprintf(`{"kind":"model-info","channel":%s,"known":%v,"efforts":["low","high"][:%d]}`, g.channel().json(), g.pick(3) > 0, 0)
+		ev = strings.Replace(ev, `[:0]`, "", 1)
+		if g.pick(2) == 0 {
+			ev = strings.Replace(ev, `["low","high"]`, `[]`, 1)
+		}
+	case k < 95:
+		if g.pick(3) == 0 {
+			ev = `{"kind":"set-backup"}`
+		} else {
+			ev = fmt.Sprintf(`{"kind":"set-backup","channel":%s}`, g.channel().json())
+		}
 	default:
 		ev = fmt.Sprintf(`{"kind":"disposed","agent":%s}`, agent)
 		delete(g.lastProv, agent)
@@ -329,7 +371,9 @@ func TestDifferentialRandomEvents(t *testing.T) {
 	// The stream must reach every verdict and effect, or it tests little.
 	for _, k := range []string{"verdict pass ", "verdict swap ", "verdict defer ", "verdict retry ", "verdict wait ",
 		"verdict delegate not-recoverable", "verdict delegate no-routable-fallback", "verdict delegate budget-exhausted",
-		"effect circuit", "effect failover", "effect retry", "effect give-up", "snapshot", "restore", "configure", "error"} {
+		"verdict delegate recovery-timeout", "verdict delegate unknown-channel",
+		"effect circuit", "effect failover", "effect retry", "effect give-up", "effect schedule-wake", "effect probe",
+		"effect effort-dropped", "snapshot", "restore", "configure", "error"} {
 		require.Positive(t, kinds[k], "the generated stream never produced %q", k)
 	}
 }

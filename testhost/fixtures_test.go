@@ -54,14 +54,43 @@ func joinExtra(extra []string) string {
 	return "," + strings.Join(extra, ",")
 }
 
-// resolved is configure's answer under the defaults, with overrides applied
-// as "key":value pairs in the writer's order.
-func resolved(chs []ch, threshold, cooldown, base, maxBackoff, maxFailovers int64) string {
-	return fmt.Sprintf(`{"config":{"chain":%s,"failureThreshold":%d,"cooldownMs":%d,"backoffBaseMs":%d,"backoffMaxMs":%d,"maxFailovers":%d}}`,
-		chain(chs...), threshold, cooldown, base, maxBackoff, maxFailovers)
+// resolved is configure's answer: the defaults (policy/config.go) with the
+// given "key":value overrides, in the writer's order.
+func resolved(chs []ch, overrides ...string) string {
+	fields := [][2]string{
+		{"failureThreshold", "3"}, {"burstWindowMs", "120000"}, {"cooldownMs", "60000"}, {"maxCooldownMs", "1800000"},
+		{"providerThreshold", "2"}, {"backoffBaseMs", "1000"}, {"backoffMaxMs", "30000"}, {"maxFailovers", "4"},
+		{"giveUpAfterMs", "900000"}, {"retryBudgetPercent", "20"}, {"retryBudgetFloor", "5"},
+		{"recovery", `"return"`}, {"probes", "true"}, {"classes", "[]"},
+		{"stall", stallDefault}, // stall_test.go
+		{"tools", toolsDefault}, // toolretry_test.go
+	}
+	for _, o := range overrides {
+		k, v, _ := strings.Cut(o, ":")
+		k = strings.Trim(k, `"`)
+		found := false
+		for i := range fields {
+			if fields[i][0] == k {
+				fields[i][1], found = v, true
+			}
+		}
+		if !found {
+			panic("resolved: unknown key " + k)
+		}
+	}
+	out := `{"config":{"chain":` + chain(chs...)
+	for _, f := range fields {
+		out += fmt.Sprintf(`,%q:%s`, f[0], f[1])
+	}
+	return out + "}}"
 }
 
-func resolvedDefaults(chs ...ch) string { return resolved(chs, 3, 60000, 1000, 30000, 4) }
+// classic turns off the engine features that add effects to every step
+// (wakes for probes; the provider breaker, since mock-a and mock-b share a
+// provider), for scenarios about the basic decision path.
+var classic = []string{`"providerThreshold":0`, `"probes":false`}
+
+func resolvedDefaults(chs ...ch) string { return resolved(chs, classic...) }
 
 // Events.
 
@@ -165,11 +194,15 @@ func fxGiveUp(agent string, c ch, reason, code string) string {
 func health(entries ...string) string { return `{"channels":[` + strings.Join(entries, ",") + `]}` }
 
 func hc(c ch, state string, failures int, openUntil int64, lastCode string) string {
-	return fmt.Sprintf(`{"channel":%s,"state":%q,"failures":%d,"openUntilMs":%d,"lastCode":%s}`,
-		c.json(), state, failures, openUntil, js(lastCode))
+	return hcFull(c, state, failures, 0, openUntil, lastCode, 0)
 }
 
-func restored(n int) string { return fmt.Sprintf(`{"channels":%d}`, n) }
+func hcFull(c ch, state string, failures, opens int, openUntil int64, lastCode string, changedAt int64) string {
+	return fmt.Sprintf(`{"channel":%s,"state":%q,"failures":%d,"opens":%d,"openUntilMs":%d,"lastCode":%s,"changedAtMs":%d}`,
+		c.json(), state, failures, opens, openUntil, js(lastCode), changedAt)
+}
+
+func restored(n, adopted int) string { return fmt.Sprintf(`{"channels":%d,"adopted":%d}`, n, adopted) }
 
 // ---- running steps
 

@@ -23,7 +23,7 @@ const (
 	halfway = 1 << 52
 )
 
-var cfgAB = configJSON([]ch{chA, chB})
+var cfgAB = configJSON([]ch{chA, chB}, classic...)
 
 func scenarios() []scenario {
 	return []scenario{
@@ -38,9 +38,8 @@ func scenarios() []scenario {
 					fxFailover("a1", chA, chB, "RATE_LIMIT", "transient"))),
 			decide(request(2100, "a1", chA), out(vSwap(chB))),
 			decide(settled(2200, "a1"), out(vPass)),
-			snapshot(health(
-				hc(chA, "open", 1, 62000, "RATE_LIMIT"),
-				hc(chB, "closed", 0, 0, ""))),
+			// Only what failed has a breaker: b's success on a clean breaker records nothing.
+			snapshot(health(hcFull(chA, "open", 1, 1, 62000, "RATE_LIMIT", 2000))),
 			decide(request(2300, "a2", chB), out(vPass)),
 			decide(request(2400, "a3", chA), out(vSwap(chB))),
 		}},
@@ -106,7 +105,7 @@ func scenarios() []scenario {
 			decide(requestErr(1100, "a1", "mock", afterHost, failure("RATE_LIMIT", "", 429, 45000), "", 0),
 				out(vWait(45000), fxRetry("a1", chA, 1, 45000, "RATE_LIMIT"))),
 		}},
-		{name: "every channel open: delegate with no-routable-fallback and a give-up effect", steps: []step{
+		{name: "every channel open: wait for the first to come back, even the one that just failed", steps: []step{
 			configure(cfgAB, resolvedDefaults(chA, chB)),
 			decide(request(1000, "a1", chA), out(vPass)),
 			decide(requestErr(1100, "a1", "mock", afterHost, failure("QUOTA", "quota exceeded", 0, 0), "", 0),
@@ -115,17 +114,23 @@ func scenarios() []scenario {
 					fxFailover("a1", chA, chB, "QUOTA", "quota"))),
 			decide(request(1200, "a1", chA), out(vSwap(chB))),
 			decide(requestErr(1300, "a1", "mock", afterHost, code("QUOTA"), "", 0),
-				out(vDelegate("no-routable-fallback"),
+				out(vWait(59800),
 					fxCircuit(chB, "closed", "open", "QUOTA", "quota", 61300),
-					fxGiveUp("a1", chB, "no-routable-fallback", "QUOTA"))),
+					fxRetry("a1", chA, 1, 59800, "QUOTA"))),
 			// Nothing routable: the proposed channel is let through rather than invented.
 			decide(request(1400, "a2", chA), out(vPass)),
-			// Before-host failures on an open channel are not deferred.
+			// Before-host failures on an open channel are not deferred; a already
+			// stays open long enough, and is still the first back.
 			decide(requestErr(1500, "a2", "mock", beforeHost, code("RATE_LIMIT"), hostRetryNormal, 0),
+				out(vWait(59600), fxRetry("a2", chA, 1, 59600, "RATE_LIMIT"))),
+		}},
+		{name: "no chain: the plugin observes and gives the failure back, never holding the turn", steps: []step{
+			configure(configJSON(nil, classic...), resolvedDefaults()),
+			decide(request(1000, "a1", chA), out(vPass)),
+			decide(requestErr(1100, "a1", "mock", beforeHost, code("QUOTA"), "", 0),
 				out(vDelegate("no-routable-fallback"),
-					// A failure on an open channel re-opens it, extending the cooldown.
-					fxCircuit(chA, "open", "open", "RATE_LIMIT", "transient", 61500),
-					fxGiveUp("a2", chA, "no-routable-fallback", "RATE_LIMIT"))),
+					fxCircuit(chA, "closed", "open", "QUOTA", "quota", 61100),
+					fxGiveUp("a1", chA, "no-routable-fallback", "QUOTA"))),
 		}},
 		{name: "a permanent failure is deferred before-host and handed back after-host, not counted", steps: []step{
 			configure(cfgAB, resolvedDefaults(chA, chB)),
@@ -152,11 +157,10 @@ func scenarios() []scenario {
 			decide(request(61001, "a2", chA), out(vSwap(chB))), // the probe slot is taken
 			decide(request(61002, "a3", chA), out(vSwap(chB))),
 			snapshot(health( // a probe in flight is persisted as open-and-due
-				hc(chA, "open", 1, 61000, "QUOTA"),
-				hc(chB, "closed", 0, 0, ""))),
+				hcFull(chA, "open", 1, 1, 61000, "QUOTA", 61000))),
 			decide(settled(61500, "a1"), out(vPass, fxCircuit(chA, "half-open", "closed", "recovered", "", 0))),
 			decide(request(61600, "a4", chA), out(vPass)),
-			snapshot(health(hc(chA, "closed", 0, 61000, "QUOTA"), hc(chB, "closed", 0, 0, ""))),
+			snapshot(health(hcFull(chA, "closed", 0, 0, 61000, "QUOTA", 61500))),
 		}},
 		{name: "cooldown expiry: a failed probe re-opens the channel", steps: []step{
 			configure(cfgAB, resolvedDefaults(chA, chB)),
@@ -170,7 +174,8 @@ func scenarios() []scenario {
 			// A half-open channel is not closed: even a before-host rate limit counts.
 			decide(requestErr(70100, "a2", "mock", beforeHost, code("RATE_LIMIT"), hostRetryNormal, 0),
 				out(vRetry,
-					fxCircuit(chA, "half-open", "open", "RATE_LIMIT", "transient", 130100),
+					// The second open in a row: the cooldown doubles to two minutes.
+					fxCircuit(chA, "half-open", "open", "RATE_LIMIT", "transient", 190100),
 					fxFailover("a2", chA, chB, "RATE_LIMIT", "transient"))),
 			decide(request(70200, "a3", chA), out(vSwap(chB))),
 		}},
@@ -188,7 +193,7 @@ func scenarios() []scenario {
 					fxFailover("a1", chB, chA, "QUOTA", "quota"))),
 		}},
 		{name: "failover budget: a second failover without a success gives up", steps: []step{
-			configure(configJSON([]ch{chA, chB, chC}, `"maxFailovers":1`), resolved([]ch{chA, chB, chC}, 3, 60000, 1000, 30000, 1)),
+			configure(configJSON([]ch{chA, chB, chC}, append([]string{`"maxFailovers":1`}, classic...)...), resolved([]ch{chA, chB, chC}, append([]string{`"maxFailovers":1`}, classic...)...)),
 			decide(request(1000, "a1", chA), out(vPass)),
 			decide(requestErr(1100, "a1", "mock", afterHost, code("QUOTA"), "", 0),
 				out(vRetry,
@@ -210,7 +215,7 @@ func scenarios() []scenario {
 			snapshot(health()),
 		}},
 		{name: "settled and disposed without a request, and unknown proposed channels", steps: []step{
-			configure(configJSON(nil), resolvedDefaults()),
+			configure(configJSON(nil, classic...), resolvedDefaults()),
 			decide(settled(1, "nobody"), out(vPass)),
 			decide(disposed(2, "nobody"), out(vPass)),
 			snapshot(health()),
@@ -231,7 +236,7 @@ func scenarios() []scenario {
 			decide(request(1200, strings.Repeat("x", 100000), chA), out(vSwap(chB))),
 		}},
 		{name: "snapshot and restore round trip between instances", steps: []step{
-			configure(configJSON([]ch{chA, chB, chC}), resolvedDefaults(chA, chB, chC)),
+			configure(configJSON([]ch{chA, chB, chC}, classic...), resolvedDefaults(chA, chB, chC)),
 			decide(request(1000, "a1", chA), out(vPass)),
 			decide(requestErr(1000, "a1", "mock", afterHost, code("QUOTA"), "", 0),
 				out(vRetry,
@@ -245,9 +250,9 @@ func scenarios() []scenario {
 			snapshot(roundTripHealth),
 
 			{export: "restore", in: roundTripHealth, wantErr: "not configured", on: 1},
-			{export: "configure", in: configJSON([]ch{chA, chB, chC}), want: resolvedDefaults(chA, chB, chC), on: 1},
+			{export: "configure", in: configJSON([]ch{chA, chB, chC}, classic...), want: resolvedDefaults(chA, chB, chC), on: 1},
 			{export: "snapshot", want: health(), on: 1},
-			{export: "restore", in: roundTripHealth, want: restored(3), on: 1},
+			{export: "restore", in: roundTripHealth, want: restored(2, 2), on: 1},
 			{export: "snapshot", want: roundTripHealth, on: 1},
 			// A rejected snapshot changes nothing.
 			{export: "restore", in: health(hc(chB, "open", 9, 99, "X"), `{"channel":{"provider":"x","model":"y"},"state":"ajar","failures":0,"openUntilMs":0,"lastCode":""}`),
@@ -265,7 +270,7 @@ func scenarios() []scenario {
 					fxCircuit(chC, "closed", "open", "SERVER", "transient", 62300),
 					fxFailover("a8", chC, chB, "SERVER", "transient")), on: 1},
 			// A half-open restore is open-and-due; configure resets everything.
-			{export: "restore", in: health(hc(chB, "half-open", 1, 500, "QUOTA")), want: restored(1), on: 1},
+			{export: "restore", in: health(hc(chB, "half-open", 1, 500, "QUOTA")), want: restored(1, 1), on: 1},
 			{export: "decide", in: request(2400, "a7", chB), want: out(vPass, fxCircuit(chB, "open", "half-open", "cooled-down", "", 0)), on: 1},
 			{export: "configure", in: cfgAB, want: resolvedDefaults(chA, chB), on: 1},
 			{export: "snapshot", want: health(), on: 1},
@@ -317,9 +322,8 @@ func scenarios() []scenario {
 }
 
 var roundTripHealth = health(
-	hc(chC, "closed", 1, 0, "SERVER"),
-	hc(chA, "open", 1, 61000, "QUOTA"),
-	hc(chB, "closed", 0, 0, ""))
+	hcFull(chC, "closed", 1, 0, 0, "SERVER", 0),
+	hcFull(chA, "open", 1, 1, 61000, "QUOTA", 1000))
 
 // badInputSteps sends malformed and invalid documents, each followed by a
 // valid call whose answer shows the instance, and its state, survived: A is
@@ -334,7 +338,7 @@ func badInputSteps() []step {
 		decide(requestErr(100, "q", "mock", afterHost, code("QUOTA"), "", 0),
 			out(vRetry, fxCircuit(chA, "closed", "open", "QUOTA", "quota", 60100), fxFailover("q", chA, chB, "QUOTA", "quota"))),
 	}
-	okHealth := health(hc(chA, "open", 1, 60100, "QUOTA"))
+	okHealth := health(hcFull(chA, "open", 1, 1, 60100, "QUOTA", 100))
 	bad := []step{
 		failsRaw("configure", "not json", "configure: input is not valid JSON"),
 		failsRaw("configure", `{"chain":[{"provider":"mock","model":"mock-a"}`, "configure: input is not valid JSON"),
@@ -373,8 +377,12 @@ func badInputSteps() []step {
 	return steps
 }
 
-func TestScenarios(t *testing.T) {
-	for _, sc := range scenarios() {
+func TestScenarios(t *testing.T) { runScenarios(t, scenarios()) }
+
+// runScenarios runs each scenario through the wasm module, every input and
+// output checked against the WIT types.
+func runScenarios(t *testing.T, scs []scenario) {
+	for _, sc := range scs {
 		t.Run(sc.name, func(t *testing.T) {
 			runSteps(t, sc.steps)
 		})
@@ -443,8 +451,9 @@ func TestScenarioBackoffBounds(t *testing.T) {
 	for _, r := range draws {
 		t.Run(fmt.Sprint(r), func(t *testing.T) {
 			steps := []step{
-				configure(configJSON([]ch{chA, chB}, `"failureThreshold":1000`),
-					resolved([]ch{chA, chB}, 1000, 60000, 1000, 30000, 4)),
+				// A large threshold and retry budget: only the backoff is under test.
+				configure(configJSON([]ch{chA, chB}, append([]string{`"failureThreshold":1000`, `"retryBudgetFloor":1000`}, classic...)...),
+					resolved([]ch{chA, chB}, append([]string{`"failureThreshold":1000`, `"retryBudgetFloor":1000`}, classic...)...)),
 				decide(request(1000, "a1", chA), out(vPass)),
 			}
 			for attempt := 1; attempt <= 12; attempt++ {

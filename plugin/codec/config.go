@@ -3,13 +3,17 @@ package codec
 import (
 	"fmt"
 	"math"
+	"sort"
+	"strings"
 
 	"github.com/dsh-resilience/dsh-resilience/policy"
 	"github.com/tidwall/gjson"
 )
 
 // configKeys are the config row's keys, as the WIT record `config` names them.
-var configKeys = []string{"chain", "failureThreshold", "cooldownMs", "backoffBaseMs", "backoffMaxMs", "maxFailovers"}
+var configKeys = []string{"chain", "failureThreshold", "burstWindowMs", "cooldownMs", "maxCooldownMs",
+	"providerThreshold", "backoffBaseMs", "backoffMaxMs", "maxFailovers", "giveUpAfterMs",
+	"retryBudgetPercent", "retryBudgetFloor", "recovery", "probes", "classes", "stall", "tools"}
 
 const maxMs = 1 << 53 // JSON numbers are exact up to here
 
@@ -22,21 +26,47 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 	for i, c := range d.array(v.Get("chain"), "chain", false) {
 		cfg.Chain = append(cfg.Chain, d.channel(c, fmt.Sprintf("chain[%d]", i)))
 	}
-	if n, ok := d.uint(v.Get("failureThreshold"), "failureThreshold", false, math.MaxInt32); ok {
-		cfg.FailureThreshold = int(n)
+	ints := []struct {
+		key string
+		max uint64
+		set func(uint64)
+	}{
+		{"failureThreshold", math.MaxInt32, func(n uint64) { cfg.FailureThreshold = int(n) }},
+		{"burstWindowMs", maxMs, func(n uint64) { cfg.BurstWindowMs = int64(n) }},
+		{"cooldownMs", maxMs, func(n uint64) { cfg.CooldownMs = int64(n) }},
+		{"maxCooldownMs", maxMs, func(n uint64) { cfg.MaxCooldownMs = int64(n) }},
+		{"providerThreshold", math.MaxInt32, func(n uint64) { cfg.ProviderThreshold = int(n) }},
+		{"backoffBaseMs", maxMs, func(n uint64) { cfg.BackoffBaseMs = int64(n) }},
+		{"backoffMaxMs", maxMs, func(n uint64) { cfg.BackoffMaxMs = int64(n) }},
+		{"maxFailovers", math.MaxInt32, func(n uint64) { cfg.MaxFailovers = int(n) }},
+		{"giveUpAfterMs", maxMs, func(n uint64) { cfg.GiveUpAfterMs = int64(n) }},
+		{"retryBudgetPercent", math.MaxInt32, func(n uint64) { cfg.RetryBudgetPercent = int(n) }},
+		{"retryBudgetFloor", math.MaxInt32, func(n uint64) { cfg.RetryBudgetFloor = int(n) }},
 	}
-	if n, ok := d.uint(v.Get("cooldownMs"), "cooldownMs", false, maxMs); ok {
-		cfg.CooldownMs = int64(n)
+	for _, f := range ints {
+		if n, ok := d.uint(v.Get(f.key), f.key, false, f.max); ok {
+			f.set(n)
+		}
 	}
-	if n, ok := d.uint(v.Get("backoffBaseMs"), "backoffBaseMs", false, maxMs); ok {
-		cfg.BackoffBaseMs = int64(n)
+	if r := d.oneOf(v.Get("recovery"), "recovery", false, string(policy.Return), string(policy.Stay)); r != "" {
+		cfg.Recovery = policy.Recovery(r)
 	}
-	if n, ok := d.uint(v.Get("backoffMaxMs"), "backoffMaxMs", false, maxMs); ok {
-		cfg.BackoffMaxMs = int64(n)
+	if present(v.Get("probes")) {
+		cfg.Probes = d.boolean(v.Get("probes"), "probes")
 	}
-	if n, ok := d.uint(v.Get("maxFailovers"), "maxFailovers", false, math.MaxInt32); ok {
-		cfg.MaxFailovers = int(n)
+	for i, row := range d.array(v.Get("classes"), "classes", false) {
+		p := fmt.Sprintf("classes[%d]", i)
+		if !d.object(row, p, "code", "class") {
+			break
+		}
+		if cfg.Classes == nil {
+			cfg.Classes = map[string]policy.Class{}
+		}
+		code := strings.ToUpper(d.str(row.Get("code"), p+".code", true))
+		cfg.Classes[code] = policy.Class(d.oneOf(row.Get("class"), p+".class", true, classNames()...))
 	}
+	cfg.Stall = d.stall(v.Get("stall"), "stall")
+	d.toolRetryConfig(v.Get("tools"), &cfg.Tools)
 	if d.err != nil {
 		return cfg, d.err
 	}
@@ -46,6 +76,14 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 	return cfg, nil
 }
 
+func classNames() []string {
+	out := make([]string, len(policy.Classes))
+	for i, c := range policy.Classes {
+		out[i] = string(c)
+	}
+	return out
+}
+
 func writeConfig(w *writer, c policy.Config) {
 	w.beginArray("chain")
 	for _, ch := range c.Chain {
@@ -53,10 +91,33 @@ func writeConfig(w *writer, c policy.Config) {
 	}
 	w.endArray()
 	w.int("failureThreshold", int64(c.FailureThreshold))
+	w.int("burstWindowMs", c.BurstWindowMs)
 	w.int("cooldownMs", c.CooldownMs)
+	w.int("maxCooldownMs", c.MaxCooldownMs)
+	w.int("providerThreshold", int64(c.ProviderThreshold))
 	w.int("backoffBaseMs", c.BackoffBaseMs)
 	w.int("backoffMaxMs", c.BackoffMaxMs)
 	w.int("maxFailovers", int64(c.MaxFailovers))
+	w.int("giveUpAfterMs", c.GiveUpAfterMs)
+	w.int("retryBudgetPercent", int64(c.RetryBudgetPercent))
+	w.int("retryBudgetFloor", int64(c.RetryBudgetFloor))
+	w.str("recovery", string(c.Recovery))
+	w.boolean("probes", c.Probes)
+	codes := make([]string, 0, len(c.Classes))
+	for code := range c.Classes {
+		codes = append(codes, code)
+	}
+	sort.Strings(codes) // fixed key order: outputs are compared byte for byte
+	w.beginArray("classes")
+	for _, code := range codes {
+		w.beginObject("")
+		w.str("code", code)
+		w.str("class", string(c.Classes[code]))
+		w.endObject()
+	}
+	w.endArray()
+	writeStallConfig(w, c.Stall)
+	writeToolRetryConfig(w, c.Tools)
 }
 
 func (d *decoder) channel(v gjson.Result, path string) policy.Channel {

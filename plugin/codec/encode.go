@@ -54,6 +54,8 @@ func (w *writer) endArray() { w.close(']') }
 func (w *writer) str(k, v string)       { w.key(k); w.b = appendString(w.b, v) }
 func (w *writer) int(k string, v int64) { w.key(k); w.b = strconv.AppendInt(w.b, v, 10) }
 
+func (w *writer) boolean(k string, v bool) { w.key(k); w.b = strconv.AppendBool(w.b, v) }
+
 // appendString quotes s as a JSON string. Invalid UTF-8 becomes U+FFFD, as
 // encoding/json does, so the output is always valid JSON.
 func appendString(b []byte, s string) []byte {

@@ -35,6 +35,34 @@ func decodeStepInput(v gjson.Result) (int64, policy.Event, error) {
 				HostRetry: d.hostRetry(e.Get("hostRetry"), "event.hostRetry"),
 				Rand:      r,
 			}
+		case "wake":
+			d.object(e, "event", "kind")
+			ev = policy.Wake{}
+		case "probe-result":
+			d.object(e, "event", "kind", "channel", "ok", "failure")
+			r := policy.ProbeResult{Channel: d.channel(e.Get("channel"), "event.channel"), OK: d.boolean(e.Get("ok"), "event.ok")}
+			if !r.OK {
+				r.Failure = d.failure(e.Get("failure"), "event.failure")
+			}
+			ev = r
+		case "model-info":
+			d.object(e, "event", "kind", "channel", "known", "efforts")
+			mi := policy.ModelInfo{Channel: d.channel(e.Get("channel"), "event.channel"), Known: d.boolean(e.Get("known"), "event.known")}
+			for i, x := range d.array(e.Get("efforts"), "event.efforts", true) {
+				mi.Efforts = append(mi.Efforts, d.str(x, "event.efforts["+strconv.Itoa(i)+"]", true))
+			}
+			ev = mi
+		case "set-backup":
+			d.object(e, "event", "kind", "channel")
+			var ch policy.Channel
+			if present(e.Get("channel")) {
+				ch = d.channel(e.Get("channel"), "event.channel")
+			}
+			ev = policy.SetBackup{Channel: ch}
+		case "stream-check":
+			ev = d.streamCheck(e)
+		case "tool-result":
+			ev = d.toolResult(e)
 		case "settled", "disposed":
 			d.object(e, "event", "kind", "agent")
 			agent := d.str(e.Get("agent"), "event.agent", true)

@@ -99,8 +99,10 @@ func (m *Module) Snapshot([]byte) ([]byte, error) {
 		writeChannel(&w, "channel", h.Channel)
 		w.str("state", string(h.State))
 		w.int("failures", int64(h.Failures))
+		w.int("opens", int64(h.Opens))
 		w.int("openUntilMs", h.OpenUntilMs)
 		w.str("lastCode", h.LastCode)
+		w.int("changedAtMs", h.ChangedAtMs)
 		w.endObject()
 	}
 	w.endArray()
@@ -108,8 +110,9 @@ func (m *Module) Snapshot([]byte) ([]byte, error) {
 	return w.b, nil
 }
 
-// Restore loads persisted channel health. It is all or nothing: a bad record
-// rejects the whole snapshot, and the shim sets the file aside.
+// Restore merges persisted or shared channel health: a record replaces the
+// module's own only when it changed later. It is all or nothing: a bad record
+// rejects the whole batch, and the shim sets the file aside.
 func (m *Module) Restore(input []byte) ([]byte, error) {
 	if m.state == nil {
 		return nil, ErrNotConfigured
@@ -123,31 +126,35 @@ func (m *Module) Restore(input []byte) ([]byte, error) {
 	var hs []policy.ChannelHealth
 	for i, c := range d.array(v.Get("channels"), "channels", true) {
 		p := fmt.Sprintf("channels[%d]", i)
-		if !d.object(c, p, "channel", "state", "failures", "openUntilMs", "lastCode") {
+		if !d.object(c, p, "channel", "state", "failures", "opens", "openUntilMs", "lastCode", "changedAtMs") {
 			break
 		}
-		f, _ := d.uint(c.Get("failures"), p+".failures", true, math.MaxUint32)
+		f, _ := d.uint(c.Get("failures"), p+".failures", true, math.MaxInt32)
+		opens, _ := d.uint(c.Get("opens"), p+".opens", false, math.MaxInt32)
 		until, _ := d.uint(c.Get("openUntilMs"), p+".openUntilMs", true, maxMs)
+		changed, _ := d.uint(c.Get("changedAtMs"), p+".changedAtMs", false, maxMs)
 		hs = append(hs, policy.ChannelHealth{
 			Channel:     d.channel(c.Get("channel"), p+".channel"),
 			State:       policy.CircuitState(d.oneOf(c.Get("state"), p+".state", true, "closed", "open", "half-open")),
 			Failures:    int(f),
+			Opens:       int(opens),
 			OpenUntilMs: int64(until),
+			ChangedAtMs: int64(changed),
 			LastCode:    d.str(c.Get("lastCode"), p+".lastCode", true),
 		})
 	}
 	if d.err != nil {
 		return nil, d.err
 	}
-	// Validate everything before touching the state, so a rejected snapshot changes nothing.
-	probe, _ := policy.NewState(m.state.Config())
-	if err := probe.Restore(hs); err != nil {
+	// Merge validates the whole batch before touching the state.
+	adopted, err := m.state.Merge(0, hs)
+	if err != nil {
 		return nil, fmt.Errorf("health %w", err) // `health "channels[0].state": ...`
 	}
-	_ = m.state.Restore(hs)
 	var w writer
 	w.beginObject("")
 	w.int("channels", int64(len(hs)))
+	w.int("adopted", int64(adopted))
 	w.endObject()
 	return w.b, nil
 }

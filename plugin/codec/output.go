@@ -48,6 +48,21 @@ func writeOutput(w *writer, out policy.Output) {
 			writeChannel(w, "channel", e.Channel)
 			w.str("reason", string(e.Reason))
 			w.str("code", e.Code)
+		case policy.ScheduleWake:
+			w.str("kind", "schedule-wake")
+			w.int("atMs", e.AtMs)
+		case policy.Probe:
+			w.str("kind", "probe")
+			writeChannel(w, "channel", e.Channel)
+		case policy.EffortDropped:
+			w.str("kind", "effort-dropped")
+			w.str("agent", e.Agent)
+			writeChannel(w, "channel", e.Channel)
+			w.str("effort", e.Effort)
+		case policy.Stalled:
+			writeStalled(w, e)
+		case policy.ToolRetried:
+			writeToolEffect(w, e)
 		default:
 			panic(fmt.Sprintf("codec: effect %T has no wire form", fx))
 		}
@@ -64,10 +79,17 @@ func writeVerdict(w *writer, v policy.Verdict) {
 	case policy.Swap:
 		w.str("provider", v.Channel.Provider)
 		w.str("model", v.Channel.Model)
+		if v.DropReasoningEffort {
+			w.boolean("dropReasoningEffort", true)
+		}
 	case policy.Wait:
 		w.int("delayMs", v.DelayMs)
+	case policy.Watch, policy.Cut:
+		writeStallVerdict(w, v)
 	case policy.Delegate:
 		w.str("reason", string(v.Reason))
+	case policy.RetryTool, policy.ReturnTool:
+		writeToolVerdict(w, v)
 	}
 	w.endObject()
 }
