@@ -2,6 +2,8 @@
 // over effect kinds. Each kind is audited and announced as a Cordis event for
 // other plugins; a failing listener or log write never changes a decision.
 
+import { toolAuditRecord } from './tools.js';
+
 const ch = (c) => `${c.provider}/${c.model}`;
 
 /** Cordis events this plugin emits, with the effect that causes each. */
@@ -10,9 +12,18 @@ export const EVENTS = {
   circuitClosed: 'dsh-resilience/circuit-closed',
   failover: 'dsh-resilience/failover',
   giveUp: 'dsh-resilience/give-up',
+  probe: 'dsh-resilience/probe',
+  stall: 'dsh-resilience/stall',
+  toolRetry: 'dsh-resilience/tool-retry',
 };
 
-export function carryOut(effects, { ctx, audit, logger }) {
+/**
+ * @param {object[]} effects - the module's effects, in order.
+ * @param {object} env - `ctx`, `audit`, `logger`, and the shell's own actions:
+ *   `scheduleWake(atMs)`, `probe(channel)`, `healthChanged()`.
+ */
+export function carryOut(effects, env) {
+  const { ctx, audit, logger } = env;
   for (const fx of effects) {
     let record;
     let event;
@@ -22,6 +33,19 @@ export function carryOut(effects, { ctx, audit, logger }) {
         if (fx.to === 'open') event = EVENTS.circuitOpened;
         if (fx.to === 'closed') event = EVENTS.circuitClosed;
         logger.info('circuit %s: %s -> %s (%s)', ch(fx.channel), fx.from, fx.to, fx.cause);
+        env.healthChanged();
+        break;
+      case 'schedule-wake':
+        env.scheduleWake(fx.atMs);
+        continue; // timer bookkeeping: not worth an audit line
+      case 'probe':
+        // Announced (EVENTS.probe) with its outcome, when the probe settles.
+        record = { type: 'probe', channel: ch(fx.channel) };
+        env.probe(fx.channel);
+        break;
+      case 'effort-dropped':
+        record = { type: 'effort-dropped', agent: fx.agent, channel: ch(fx.channel), effort: fx.effort };
+        logger.info('dropping reasoningEffort %s: %s does not list it', fx.effort, ch(fx.channel));
         break;
       case 'failover':
         record = { type: 'failover', agent: fx.agent, from: ch(fx.from), to: ch(fx.to), code: fx.code, class: fx.class };
@@ -36,6 +60,16 @@ export function carryOut(effects, { ctx, audit, logger }) {
         record = { type: 'give-up', agent: fx.agent, channel: ch(fx.channel), reason: fx.reason, code: fx.code };
         event = EVENTS.giveUp;
         logger.info('give up on %s: %s (%s)', ch(fx.channel), fx.reason, fx.code);
+        break;
+      case 'stall':
+        record = { type: 'stall', route: ch(fx.channel), purpose: fx.purpose, bound: fx.bound, silenceMs: fx.silenceMs, limitMs: fx.limitMs, chunks: fx.chunks };
+        event = EVENTS.stall;
+        logger.info('stalled stream cut on %s: no output for %d ms (%s limit %d ms)', ch(fx.channel), fx.silenceMs, fx.bound, fx.limitMs);
+        break;
+      case 'tool-retry': // tools.js: tool, call, attempt, outcome, reason, delay; no arguments or output
+        record = toolAuditRecord(fx);
+        event = EVENTS.toolRetry;
+        logger.info('tool %s (%s): %s after attempt %d (%s)', fx.tool, fx.call, fx.outcome, fx.attempt, fx.reason ?? 'ok');
         break;
       default:
         throw new Error(`dsh-resilience: unknown effect kind "${fx.kind}"`);

@@ -64,6 +64,23 @@ export class Policy {
     }
   }
 
+  /**
+   * Merges a health snapshot (JSON text) into the module: a record replaces
+   * the module's own when it changed later.
+   * @returns {{channels: number, adopted: number}}
+   * @throws {ModuleError} when the module rejects the snapshot (a bad record).
+   */
+  restore(json) {
+    try {
+      const out = JSON.parse(this.instance.call('restore', json));
+      this.health = this.instance.call('snapshot', '{}');
+      return out;
+    } catch (e) {
+      if (!(e instanceof ModuleError)) this.fail(e, 'restore'); // a trap: rebuild, the file is not to blame
+      throw e;
+    }
+  }
+
   fail(error, what) {
     const kind = `${error?.name ?? 'Error'}:${what}`;
     const n = (this.failures.get(kind) ?? 0) + 1;
@@ -73,7 +90,7 @@ export class Policy {
       this.logger.warn('dsh-resilience: policy module failed on %s; the host decides (logged once per kind): %s', what, message);
       this.report({ type: 'module-failure', what, error: error?.name ?? 'Error', message: message.slice(0, 500) });
     }
-    if (!(error instanceof ModuleError)) this.rebuild();
+    if (error instanceof TrapError) this.rebuild();
   }
 
   /** How often each kind of failure happened: `{"TrapError:request": 3}`. */

@@ -1,0 +1,37 @@
+// The user's backup choice (`/resilience backup`) outlives the process: it is
+// a preference, not a health fact, so it gets a file of its own. An unreadable
+// file is ignored (and audited): no backup is the safe default.
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+/** @returns {Promise<{provider: string, model: string} | undefined>} */
+export async function loadBackup(path, audit) {
+  let text;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const { channel } = JSON.parse(text);
+    if (typeof channel?.provider === 'string' && channel.provider && typeof channel?.model === 'string' && channel.model) {
+      return { provider: channel.provider, model: channel.model };
+    }
+    throw new Error('no {channel: {provider, model}}');
+  } catch (e) {
+    audit({ type: 'backup-ignored', reason: String(e.message).slice(0, 200) });
+    return undefined;
+  }
+}
+
+export async function saveBackup(path, channel) {
+  if (!channel) {
+    await rm(path, { force: true });
+    return;
+  }
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  await writeFile(tmp, JSON.stringify({ channel }) + '\n');
+  await rename(tmp, path);
+}

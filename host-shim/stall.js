@@ -1,0 +1,227 @@
+// The stall watchdog on `llm/stream` (README "Stalled streams"). A provider
+// that accepts a streaming call and then says nothing holds the task for the
+// adapter's own idle timeout (300 s per attempt). This listener measures the
+// silence of every streaming call and, when the policy says it is a stall,
+// stops reading, closes the connection, and ends the call with an error
+// finish (TIMEOUT) that agent/request-error and dsh-llm-retry treat like any
+// other timeout.
+//
+// The policy decides (what counts as a stall, which limit applies: policy/stall.go);
+// this file owns the clocks, the one timer per call, and the iterators.
+//
+// Why the call is sent again rather than read through next(): requests
+// arrive deep-frozen with the caller's signal, so next() runs the adapter on
+// a signal this plugin cannot abort, and return() on its iterator waits
+// behind the pending read (async-generator semantics) until the adapter's own
+// timeout: the socket would stay open for 300 s. The listener therefore
+// dispatches a copy through ctx.llm.stream() with its own signal fused in,
+// passes that copy through when it comes round the waterfall again, and
+// aborts the signal at a cut. Why the call ends with a finish chunk rather
+// than a throw: a throw from a listener bypasses agent/request-error and the
+// host's retries (measured: /work/shared/docs/llm-stream-stall.md).
+
+const CUT = Symbol('cut');
+const noop = () => {};
+
+/**
+ * The `stream-check` event (wit/policy.wit) of one watched call. Its times
+ * are taken on the monotonic clock and expressed on the wall clock of this
+ * moment, so a wall clock that jumps never turns into silence.
+ */
+export function streamCheckEvent(call, options, wall, mono) {
+  const at = (t) => Math.max(0, Math.round(wall - (mono - t)));
+  const ev = {
+    kind: 'stream-check',
+    channel: { provider: String(options.provider ?? ''), model: String(options.model ?? '') },
+    openedMs: at(call.openedAt),
+    chunks: call.chunks,
+    cancelled: options.signal?.aborted === true,
+  };
+  if (typeof options.purpose === 'string') ev.purpose = options.purpose;
+  if (call.chunks > 0) ev.lastChunkMs = at(call.lastChunkAt);
+  return ev;
+}
+
+/** The terminal chunk of a cut call: an error finish, as the adapters end a failed call. */
+function cutChunk(verdict) {
+  const failure = Object.freeze({ code: verdict.code, message: verdict.message });
+  return Object.freeze({ type: 'finish', reason: Object.freeze({ kind: 'error', failure }) });
+}
+
+/** Ends an abandoned iterator without waiting: a queued return() must never block us. */
+function release(it) {
+  try {
+    it.return?.()?.catch?.(noop);
+  } catch {
+    // an iterator whose return() throws has nothing left to release
+  }
+}
+
+export class StallWatcher {
+  /**
+   * @param {object} o
+   * @param {(event: object) => object|undefined} o.decide - one policy step
+   *   at the wall clock's now, effects carried out; undefined when the module
+   *   failed (then the call is left alone: never cut without a decision).
+   * @param {() => {stream: Function}|undefined} o.llm - the host's llm
+   *   service; without one a call is not watched (its socket could not be closed).
+   * @param {(from: object, to: object) => void} [o.carryMarks] - carries the
+   *   agent loop's mark from the request to the copy.
+   * @param {() => number} [o.wall] - the wall clock the policy runs on.
+   * @param {() => number} [o.mono] - a monotonic clock, for silences.
+   * @param {{set: Function, clear: Function}} [o.timers] - setTimeout and clearTimeout.
+   */
+  constructor({ decide, llm, carryMarks = noop, wall = Date.now, mono = () => performance.now(),
+    timers = { set: setTimeout, clear: clearTimeout } }) {
+    this.decide = decide;
+    this.llm = llm;
+    this.carryMarks = carryMarks;
+    this.wall = wall;
+    this.mono = mono;
+    this.timers = timers;
+    this.copies = new WeakSet(); // requests this watcher sent: pass them through
+    this.calls = new Set(); // calls under watch, for dispose
+    this.disposed = false;
+  }
+
+  /** The `llm/stream` listener: synchronous, returns the stream to read. */
+  wrap(options, next) {
+    if (this.disposed || this.copies.has(options)) return next();
+    const llm = this.llm();
+    if (typeof llm?.stream !== 'function') return next();
+    const call = { openedAt: this.mono(), chunks: 0, lastChunkAt: 0, askedAt: 0, timer: undefined,
+      reading: false, due: false, stopped: false, cut: undefined, fire: noop };
+    call.cutting = new Promise((resolve) => { call.fire = resolve; });
+    const verdict = this.ask(call, options);
+    if (verdict?.kind !== 'watch') return next(); // no bound applies, or the module failed
+    const own = new AbortController();
+    const copy = { ...options, signal: options.signal ? AbortSignal.any([options.signal, own.signal]) : own.signal };
+    this.carryMarks(options, copy);
+    if (Object.isFrozen(options)) Object.freeze(copy); // its members are the original's, already frozen
+    this.copies.add(copy);
+    return this.watched(call, options, () => llm.stream(copy), own, verdict);
+  }
+
+  async *watched(call, options, open, own, verdict) {
+    const onAbort = () => this.stop(call); // the caller's cancel: the adapter ends the call itself
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    this.calls.add(call);
+    let it;
+    let ended = false;
+    try {
+      it = open()[Symbol.asyncIterator]();
+      this.follow(call, options, verdict);
+      while (true) {
+        const pending = it.next();
+        call.reading = true;
+        if (call.due) {
+          call.due = false;
+          this.check(call, options);
+        }
+        const step = await Promise.race([pending, call.cutting]);
+        call.reading = false;
+        if (step === CUT) {
+          ended = true;
+          pending.catch(noop);
+          own.abort(new Error(call.cut.message)); // the adapter's fetch aborts: the connection closes
+          release(it);
+          yield cutChunk(call.cut);
+          return;
+        }
+        if (step.done) {
+          ended = true;
+          return;
+        }
+        if (++call.chunks === 1) {
+          call.lastChunkAt = this.mono();
+          this.check(call, options); // the idle bound takes over from the first-chunk bound
+        }
+        yield step.value;
+        call.lastChunkAt = this.mono(); // waiting again: a slow consumer is not the provider's silence
+      }
+    } finally {
+      this.stop(call);
+      this.calls.delete(call);
+      options.signal?.removeEventListener('abort', onAbort);
+      // The consumer stopped early, or downstream threw: no read is pending, so return() is prompt.
+      if (!ended && it) await it.return?.();
+    }
+  }
+
+  /** Asks the policy about a call; undefined (leave the call alone) if anything throws. */
+  ask(call, options) {
+    try {
+      const wall = this.wall();
+      call.askedAt = wall;
+      return this.decide(streamCheckEvent(call, options, wall, this.mono()));
+    } catch {
+      return undefined; // a throw here would fail the caller's turn, or crash the host from a timer
+    }
+  }
+
+  check(call, options) {
+    if (!call.stopped) this.follow(call, options, this.ask(call, options));
+  }
+
+  /** Carries out a verdict on a watched call. */
+  follow(call, options, v) {
+    this.timers.clear(call.timer);
+    call.timer = undefined;
+    if (call.stopped) return;
+    switch (v?.kind) {
+      case 'watch':
+        if (v.atMs !== undefined) {
+          call.timer = this.timers.set(() => this.wake(call, options), Math.max(0, v.atMs - call.askedAt));
+          call.timer?.unref?.(); // never what keeps a process alive
+        }
+        return;
+      case 'cut':
+        call.cut = v;
+        this.stop(call);
+        call.fire(CUT);
+        return;
+      default: // pass (no bound applies any more), or the module failed
+        this.stop(call);
+    }
+  }
+
+  wake(call, options) {
+    call.timer = undefined;
+    if (call.stopped) return;
+    if (!call.reading) {
+      call.due = true; // the consumer holds a chunk: ask once it waits again
+      return;
+    }
+    this.check(call, options);
+  }
+
+  stop(call) {
+    call.stopped = true;
+    this.timers.clear(call.timer);
+    call.timer = undefined;
+  }
+
+  /** Stops every timer; calls in flight go on, unwatched. */
+  dispose() {
+    this.disposed = true;
+    for (const call of this.calls) this.stop(call);
+    this.calls.clear();
+  }
+}
+
+/**
+ * Registers the watchdog in the host.
+ * @param {object} ctx - the plugin's Cordis context.
+ * @param {(event: object) => object|undefined} decide - index.js's policy step.
+ */
+export async function watchStalls(ctx, decide) {
+  // The agent loop marks its requests; listeners behind this one must see the copy marked too.
+  const llmPkg = await import('@deepseek-ai/dsh-llm').catch(() => undefined);
+  const carryMarks = typeof llmPkg?.isAgentLoopRequest === 'function'
+    ? (from, to) => { if (llmPkg.isAgentLoopRequest(from)) llmPkg.markAgentLoopRequest(to); }
+    : noop;
+  const watcher = new StallWatcher({ decide, llm: () => ctx.get('llm'), carryMarks });
+  ctx.on('llm/stream', (options, next) => watcher.wrap(options, next), true);
+  ctx.effect(() => () => watcher.dispose(), 'dsh-resilience: stop watching model streams');
+  return watcher;
+}

@@ -1,0 +1,133 @@
+// Tool-call retry, the shim's half. The policy decides which tools, which
+// failures and how long to wait (policy/toolretry.go); this wraps the host's
+// `tools/execute` waterfall, asks after every attempt, and carries the answer
+// out. It holds nothing between calls: each call's attempt count lives in its
+// own listener invocation.
+//
+// Why each repeat runs under a deadline of its own: Cordis's waterfall `next`
+// shifts listeners off a shared queue, so a second `next()` from this listener
+// goes straight to the registry's base dispatch (dsh-host.md §4.3, §8.2),
+// past every wrapper the first attempt went through, the host's tool timeout
+// policy included. The first attempt is left to those wrappers; every repeat
+// gets a deadline fused with the caller's cancellation and the plugin's
+// lifetime, swapped onto `exec.signal` (the one field a wrapper may replace)
+// and restored afterwards.
+
+const MAX_MESSAGE = 2000; // enough for any classifier wording; never logged
+
+const randomDraw = () => Math.floor(Math.random() * 2 ** 53);
+
+/** The policy event for one finished attempt (WIT `tool-result-event`). */
+export function toolResultEvent(exec, result, attempt, rand, timeoutMs) {
+  const ev = { kind: 'tool-result', call: String(exec?.callId ?? ''), tool: String(exec?.name ?? ''), attempt, rand };
+  const agent = exec?.agent?.id;
+  if (agent !== undefined && agent !== null) ev.agent = String(agent);
+  if (result?.isError === true) {
+    const failure = { message: String(result.error?.message ?? firstText(result.content) ?? '').slice(0, MAX_MESSAGE) };
+    const code = result.error?.info?.code;
+    if (typeof code === 'string' && code) failure.code = code;
+    ev.failure = failure;
+  }
+  if (Number.isSafeInteger(timeoutMs) && timeoutMs > 0) ev.timeoutMs = timeoutMs;
+  return ev;
+}
+
+const firstText = (content) => (Array.isArray(content) ? content.find((b) => b?.type === 'text')?.text : undefined);
+
+/** The audit line for a `tool-retry` effect: names, counts and causes; never arguments or output. */
+export function toolAuditRecord(fx) {
+  const type = {
+    retry: 'tool-retry',
+    'attempts-exhausted': 'tool-exhausted',
+    succeeded: 'tool-recovered',
+  }[fx.outcome] ?? 'tool-failed';
+  return { type, tool: fx.tool, call: fx.call, agent: fx.agent, attempt: fx.attempt, reason: fx.reason, delayMs: fx.delayMs };
+}
+
+/**
+ * A failed result with the policy's note appended to what the model sees, as
+ * one more line. Everything else, `isError` and the structured error included,
+ * stays the real failure's.
+ */
+export function withNote(result, note) {
+  const content = Array.isArray(result.content) ? [...result.content] : [];
+  const last = content.at(-1);
+  if (last?.type === 'text' && typeof last.text === 'string') content[content.length - 1] = { ...last, text: `${last.text}\n${note}` };
+  else content.push({ type: 'text', text: note });
+  return { ...result, content };
+}
+
+/** What a repeat whose own deadline won returns: the shape the host's timeout policy uses. */
+export function retryDeadlineResult(ms) {
+  const message = `tool call timed out after ${ms}ms (dsh-resilience repeat deadline)`;
+  return {
+    content: [{ type: 'text', text: `Error: ${message}` }],
+    isError: true,
+    error: { message, info: { name: 'ToolTimeoutError', code: 'TOOL_TIMEOUT' } },
+  };
+}
+
+/**
+ * The `tools/execute` listener (register it prepended: outermost).
+ * @param {object} o
+ * @param {(event: object) => object|undefined} o.decide - one policy step's
+ *   verdict; undefined when the module failed, and then the result goes back as it is.
+ * @param {{sleep: Function}} o.waits - cancellable waits (wait.js).
+ * @param {AbortSignal} o.lifetime - aborts when the plugin is disposed.
+ * @param {(name: string, agent: object) => number|undefined} [o.declaredTimeout] -
+ *   the tool's own `timeoutMs`, when it declares one.
+ * @param {(error: Error, what: string) => void} o.fail - reports a broken answer.
+ * @param {() => number} [o.rand]
+ */
+export function toolRetryListener({ decide, waits, lifetime, declaredTimeout = () => undefined, fail, rand = randomDraw }) {
+  return async (exec, next) => {
+    const caller = exec.signal; // the caller's cancellation, or an outer wrapper's
+    let result = await next(); // attempt 1, through every wrapper inside this one
+    for (let attempt = 1; ;) {
+      let verdict;
+      try {
+        verdict = decide(toolResultEvent(exec, result, attempt, rand(), timeoutOf(declaredTimeout, exec)));
+      } catch (e) {
+        fail(e, 'tool-result');
+        return result;
+      }
+      if (verdict === undefined) return result; // the module failed: what the host does without us
+      if (verdict.kind === 'tool-return') {
+        return verdict.note && result?.isError === true ? withNote(result, verdict.note) : result;
+      }
+      if (verdict.kind !== 'tool-retry') {
+        fail(new Error(`unexpected verdict "${verdict.kind}"`), 'tool-result');
+        return result;
+      }
+      // A cancel, or the plugin going away, during the wait: the failure in hand.
+      if (!(await waits.sleep(verdict.delayMs, caller))) return result;
+      attempt = verdict.attempt;
+      result = await repeat(exec, next, [caller, lifetime], verdict.deadlineMs);
+    }
+  };
+}
+
+function timeoutOf(declaredTimeout, exec) {
+  try {
+    return declaredTimeout(exec.name, exec.agent);
+  } catch {
+    return undefined;
+  }
+}
+
+/** One repeat, under its own deadline fused with the given signals. */
+async function repeat(exec, next, signals, deadlineMs) {
+  const caller = exec.signal;
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new Error(`dsh-resilience: repeat deadline of ${deadlineMs} ms`)), deadlineMs);
+  exec.signal = AbortSignal.any([...signals.filter(Boolean), deadline.signal]);
+  try {
+    const result = await next();
+    // Only a failure is put down to the deadline: a success stays a success.
+    const timedOut = deadline.signal.aborted && !signals.some((s) => s?.aborted) && result?.isError === true;
+    return timedOut ? retryDeadlineResult(deadlineMs) : result;
+  } finally {
+    clearTimeout(timer);
+    exec.signal = caller;
+  }
+}
