@@ -83,6 +83,9 @@ const yamlList = (items) => items.map((s) => `  - ${s}`).join('\n');
  * @param {object} [o.primaryRetry] - the DeepSeek route's retryPolicy.
  * @param {object} [o.secondaryRetry] - the mock route's retryPolicy.
  * @param {string} [o.defaultModel] - `provider/model` the agent starts on.
+ * @param {string} [o.defaultEffort] - the reasoning effort it starts with.
+ * @param {{dir: string, id: string, config?: object}[]} [o.extraPlugins] - test-only plugin
+ *   packages (e2e/fixtures/) installed beside dsh-resilience, each row given this config.
  */
 export async function makeHome(o) {
   const dir = await mkdtemp(join(tmpdir(), 'dshr-e2e-'));
@@ -104,6 +107,7 @@ export async function makeHome(o) {
     'agent-default-model:',
     `  provider: ${defProvider}`,
     `  model: ${defModel}`,
+    ...(o.defaultEffort ? [`  reasoningEffort: ${o.defaultEffort}`] : []),
     '',
   ].join('\n'));
   const primaryRetry = o.primaryRetry ?? { mode: 'normal', maxRetries: 2, backoff: { initialDelayMs: 50, maxDelayMs: 200, jitterRatio: 0 } };
@@ -123,14 +127,35 @@ export async function makeHome(o) {
     `    streamIdleTimeoutMs: ${o.streamIdleTimeoutMs ?? 30000}`,
     '- id: resilience',
     `  config: ${JSON.stringify(o.plugin ?? {})}`,
+    ...(o.extraPlugins ?? []).flatMap((p) => [`- id: ${p.id}`, `  config: ${JSON.stringify(p.config ?? {})}`]),
     '',
   ].join('\n'));
+  await installExtraPlugins(dsh, o.extraPlugins ?? []);
   return {
     dir,
     dsh,
     env: (extra) => baseEnv(dir, extra),
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };
+}
+
+/**
+ * Installs test-only plugin packages into the home's headless profile as
+ * `dsh plugin add file:` leaves one: copied into the profile's node_modules
+ * and listed as a bundle (its `dsh.bundle.patch` inserts its row). pnpm is not
+ * run again: the fixtures import nothing, so there is nothing to resolve.
+ */
+async function installExtraPlugins(dsh, plugins) {
+  if (plugins.length === 0) return;
+  const profile = join(dsh, 'profiles/headless');
+  const manifestPath = join(profile, 'package.json');
+  const manifest = JSON.parse(await readFile(manifestPath, 'utf8'));
+  for (const p of plugins) {
+    const pkg = JSON.parse(await readFile(join(p.dir, 'package.json'), 'utf8'));
+    await cp(p.dir, join(profile, 'node_modules', pkg.name), { recursive: true });
+    manifest.dsh.profile.bundles.push(pkg.name);
+  }
+  await writeFile(manifestPath, JSON.stringify(manifest, null, 2));
 }
 
 /**
