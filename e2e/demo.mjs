@@ -25,13 +25,19 @@ const SCENARIOS = [
     primary: ['insufficient_balance'],
     note: 'a spent balance will not come back in seconds: dsh-resilience fails over at once, no retries wasted',
   },
+  {
+    title: 'Primary accepts the connection, then says nothing',
+    primary: ['hang'],
+    plugin: { stall: { firstChunkMs: 2000 } },
+    note: 'the stock host waits 300 s per attempt; the stall watchdog cuts each silent attempt after 2 s (demo setting), then fails over',
+  },
 ];
 
 async function runScenario(fp, s) {
   fp.reset();
   fp.script(PRIMARY.model, s.primary);
   fp.script(SECONDARY.model, [{ kind: 'success', text: `Hello from ${name(SECONDARY)}: the task finished.` }]);
-  const home = await makeHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY] } });
+  const home = await makeHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY], ...s.plugin }, streamIdleTimeoutMs: 300_000 });
   console.log(`\n${bold('▶ ' + s.title)}`);
   console.log(dim(`  chain: ${name(PRIMARY)} (primary) → ${name(SECONDARY)}; ${s.note}`));
   const t0 = Date.now();
@@ -52,6 +58,7 @@ async function runScenario(fp, s) {
       if (a.type === 'circuit-open') console.log(`${stamp()} plugin    ${yellow('circuit OPEN')} ${a.channel}: ${a.cause} (class ${a.class}) until ${a.openUntil.slice(11, 19)}`);
       if (a.type === 'failover') console.log(`${stamp()} plugin    ${yellow('FAILOVER')} ${a.from} → ${a.to}, reason ${bold(a.code)} (${a.class})`);
       if (a.type === 'give-up') console.log(`${stamp()} plugin    gave up on ${a.channel}: ${a.reason} (${a.code})`);
+      if (a.type === 'stall') console.log(`${stamp()} plugin    ${yellow('STALL CUT')} ${a.route}: no output for ${(a.silenceMs / 1000).toFixed(1)} s, connection closed`);
     }
     seen.audit = audit.length;
   };
@@ -75,5 +82,5 @@ try {
 } finally {
   await fp.close();
 }
-console.log(ok ? green('\nBoth tasks finished despite a failing primary.') : red('\nA task failed.'));
+console.log(ok ? green('\nEvery task finished despite a failing primary.') : red('\nA task failed.'));
 process.exitCode = ok ? 0 : 1;

@@ -1,4 +1,5 @@
-// Package policy decides how dsh-resilience answers failing model requests.
+// Package policy decides how dsh-resilience answers failing model requests,
+// failing tool calls and silent model streams.
 //
 // It is a pure state machine: Step(state, now, event) advances the state and
 // returns a verdict for the host's waterfall plus effects for the shell to carry
