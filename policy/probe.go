@@ -47,7 +47,8 @@ func (s *State) onProbeResult(now int64, e ProbeResult, fx *[]Effect) {
 		return
 	}
 	c.countFailure(now, s.cfg.BurstWindowMs, e.Failure.Code)
-	c.open(now, &s.cfg, e.Failure.RetryAfterMs, e.Failure.Code, class, fx)
+	retryAfter := max(e.Failure.RetryAfterMs, resetHint(e.Failure.Message, now))
+	c.open(now, &s.cfg, retryAfter, e.Failure.Code, class, fx)
 	s.checkProvider(now, e.Channel.Provider, fx)
 }
 

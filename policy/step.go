@@ -111,6 +111,8 @@ func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) Verdict 
 		return s.giveUp(a, e, Channel{Provider: e.Provider}, UnknownChannel, fx)
 	}
 	class := s.cfg.classify(e.Failure)
+	// A reset time in the wording counts like a Retry-After header.
+	e.Failure.RetryAfterMs = max(e.Failure.RetryAfterMs, resetHint(e.Failure.Message, now))
 	c := s.circuits[ch.Key()] // nil: never failed, closed; created once there is something to record
 	if c != nil {
 		c.ready(now, fx)

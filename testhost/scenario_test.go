@@ -278,6 +278,15 @@ func scenarios() []scenario {
 		{name: "bad inputs are errors and the same instance keeps answering", steps: badInputSteps()},
 
 		// Regressions for bugs found while building the test host.
+		{name: "a reset time in the wording keeps a spent channel open until then, not for the cooldown", steps: []step{
+			configure(cfgAB, resolvedDefaults(chA, chB)),
+			decide(request(1_893_456_000_000, "a1", chA), out(vPass)),
+			decide(requestErr(1_893_456_000_000, "a1", "mock", beforeHost,
+				failure("RATE_LIMIT", "已达到 Token Plan 用量上限，请在2小时后重试", 429, 0), hostRetryNormal, 0),
+				out(vRetry,
+					fxCircuit(chA, "closed", "open", "RATE_LIMIT", "quota", 1_893_456_000_000+2*3_600_000),
+					fxFailover("a1", chA, chB, "RATE_LIMIT", "quota"))),
+		}},
 		{name: "a failure on a request this instance never routed goes to the host, and no breaker is guessed", steps: []step{
 			configure(cfgAB, resolvedDefaults(chA, chB)),
 			decide(requestErr(1000, "ghost", "other", beforeHost, code("QUOTA"), "", 0), out(vDefer)),
