@@ -166,6 +166,13 @@ func (g *eventGen) config() string {
 	if g.pick(4) == 0 {
 		extra = append(extra, `"classes":[{"code":"CONTEXT_WINDOW_EXCEEDED","class":"model-unavailable"}]`)
 	}
+	if g.pick(2) == 0 {
+		extra = append(extra, fmt.Sprintf(`"tools":{"retry":["fetch","db_*"],"maxAttempts":%d}`, 1+g.pick(4)))
+	}
+	if g.pick(3) == 0 {
+		extra = append(extra, fmt.Sprintf(`"stall":{"firstChunkMs":%d,"idleMs":%d,"purposes":{"compaction":{"idleMs":%d}}}`,
+			g.pick(5)*1000, g.pick(5)*1000, 100+g.pick(5000)))
+	}
 	return configJSON(g.chain, extra...)
 }
 
@@ -278,6 +285,31 @@ func (g *eventGen) event() (string, []byte, bool) {
 		} else {
 			ev = fmt.Sprintf(`{"kind":"probe-result","channel":%s,"ok":false,"failure":%s}`, g.channel().json(), g.failure())
 		}
+	case k >= 95 && k < 98 && g.pick(2) == 0:
+		// A tool call's attempt: the declared names and others, transient and permanent failures.
+		tool := []string{"fetch", "db_query", "db_", "read", "fetcher"}[g.pick(5)]
+		failure := ""
+		switch g.pick(4) {
+		case 0:
+		case 1:
+			failure = `,"failure":{"message":"read ECONNRESET"}`
+		case 2:
+			failure = `,"failure":{"message":"请求过于频繁，请稍后再试","code":"E429"}`
+		default:
+			failure = `,"failure":{"message":"EACCES: permission denied, open 'timeout.log'"}`
+		}
+		ev = fmt.Sprintf(`{"kind":"tool-result","agent":%s,"call":"c%d","tool":%q,"attempt":%d%s,"rand":%d}`,
+			agent, g.pick(50), tool, 1+g.pick(5), failure, g.r.Int63n(1<<53))
+	case k >= 95 && k < 98:
+		// A streaming call's silence, measured at now: before or after its first chunk.
+		opened := g.now - int64(g.pick(10_000))
+		chunks, last := g.pick(3), ""
+		if chunks > 0 {
+			last = fmt.Sprintf(`,"lastChunkMs":%d`, opened+int64(g.pick(int(g.now-opened)+1)))
+		}
+		purpose := []string{"", `,"purpose":"compaction"`, `,"purpose":"session-title"`}[g.pick(3)]
+		ev = fmt.Sprintf(`{"kind":"stream-check","channel":%s%s,"openedMs":%d,"chunks":%d%s,"cancelled":%v}`,
+			g.channel().json(), purpose, opened, chunks, last, g.pick(8) == 0)
 	case k < 94:
 		ev = fmt.Sprintf(`{"kind":"model-info","channel":%s,"known":%v,"efforts":["low","high"][:%d]}`, g.channel().json(), g.pick(3) > 0, 0)
 		ev = strings.Replace(ev, `[:0]`, "", 1)
@@ -373,7 +405,8 @@ func TestDifferentialRandomEvents(t *testing.T) {
 		"verdict delegate not-recoverable", "verdict delegate no-routable-fallback", "verdict delegate budget-exhausted",
 		"verdict delegate recovery-timeout", "verdict delegate unknown-channel",
 		"effect circuit", "effect failover", "effect retry", "effect give-up", "effect schedule-wake", "effect probe",
-		"effect effort-dropped", "snapshot", "restore", "configure", "error"} {
+		"effect effort-dropped", "verdict watch ", "verdict cut ", "verdict tool-retry ", "verdict tool-return ",
+		"effect stall", "effect tool-retry", "snapshot", "restore", "configure", "error"} {
 		require.Positive(t, kinds[k], "the generated stream never produced %q", k)
 	}
 }
