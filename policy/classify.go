@@ -50,10 +50,11 @@ var codeClass = map[string]Class{
 	"QUOTA":    ClassQuota,
 	"HTTP_402": ClassQuota,
 
-	"UNKNOWN_MODEL":      ClassModelUnavailable,
-	"MODEL_NOT_FOUND":    ClassModelUnavailable,
-	"NO_ADAPTER":         ClassModelUnavailable,
-	"MISSING_CREDENTIAL": ClassModelUnavailable,
+	"UNKNOWN_MODEL":        ClassModelUnavailable,
+	"MODEL_NOT_FOUND":      ClassModelUnavailable,
+	"MODEL_NOT_CONFIGURED": ClassModelUnavailable,
+	"NO_ADAPTER":           ClassModelUnavailable,
+	"MISSING_CREDENTIAL":   ClassModelUnavailable,
 
 	"AUTH":                         ClassPermanent,
 	"INVALID_CREDENTIAL":           ClassPermanent,
@@ -64,6 +65,9 @@ var codeClass = map[string]Class{
 	"UNSUPPORTED_CONTENT":          ClassPermanent,
 	"UNSUPPORTED_OPTION":           ClassPermanent,
 	"INVALID_PREPARED_CALL":        ClassPermanent,
+	// The session's replay state does not fit the request: it fails the same
+	// way on every channel, so it is the host's to report, not a channel's fault.
+	"INVALID_REPLAY_STATE": ClassPermanent,
 }
 
 // quotaWords are phrases that name a spent allowance. The host recognises some
@@ -77,10 +81,15 @@ var quotaWords = []string{
 	"余额不足", "额度不足", "额度已用", "用量上限", "配额", "积分不足", "欠费", "超出限额",
 }
 
-// modelGoneWords name a model the route does not serve.
+// modelGoneWords name a model the route does not serve. Gateways that pool
+// accounts (one-api, new-api and their kin) answer a model no account carries
+// with a PI_AI_ERROR or a bare 4xx/5xx whose only clue is this wording; retrying
+// such a channel, or counting it towards a threshold, only spends time.
 var modelGoneWords = []string{
 	"model not found", "model_not_found", "does not exist", "no such model", "unknown model",
-	"not configured", "模型不存在",
+	"not configured", "not supported by any configured account", "type=model_not_configured",
+	"not configured for this account", "no model configured", "model_not_configured",
+	"模型不存在", "模型未配置", "不支持该模型", "模型未找到", "无可用模型",
 }
 
 // classify is Classify under the operator's per-code overrides.
@@ -105,6 +114,8 @@ func Classify(f Failure) Class {
 			return ClassQuota
 		}
 	}
+	// The wording decides for codes that do not say what happened: the
+	// adapters' catch-alls (PI_AI_ERROR, UNKNOWN) and codes this table lacks.
 	if c == ClassModelUnavailable || (!known && containsAny(msg, modelGoneWords)) {
 		return ClassModelUnavailable
 	}

@@ -52,6 +52,10 @@ type Verdict struct {
 	DelayMs int64
 	// Reason is a Delegate's reason; empty when the policy simply has no opinion.
 	Reason GiveUpReason
+	// Original, on a Delegate, is the failure the host should end the turn
+	// with instead of the one in hand: the failure that made the agent leave
+	// its home channel, when every target it tried since cannot be served.
+	Original *Failure
 	// Tool is a tool-retry or tool-return verdict's decision (toolretry.go).
 	Tool ToolDecision
 	// Stall is a Watch's wake-up or a Cut's failure (stall.go).
@@ -60,7 +64,8 @@ type Verdict struct {
 
 // Effect is a side effect for the shell, carried out in order. The set is
 // closed: CircuitChanged, FailedOver, Retrying, GaveUp, ScheduleWake, Probe,
-// EffortDropped (here), ToolRetried (toolretry.go) and Stalled (stall.go).
+// EffortDropped (here), Unroutable (servable.go), ToolRetried (toolretry.go)
+// and Stalled (stall.go).
 type Effect interface{ isEffect() }
 
 // CircuitChanged reports every breaker transition: the shell logs it, emits
@@ -68,7 +73,7 @@ type Effect interface{ isEffect() }
 type CircuitChanged struct {
 	Channel     Channel
 	From, To    CircuitState
-	Cause       string // the failure code, or "recovered" / "cooled-down"
+	Cause       string // the failure code, or "recovered" / "cooled-down" / "models-open" / "stall"
 	Class       Class  // the failure's class, when a failure caused it
 	OpenUntilMs int64  // when To is Open
 }

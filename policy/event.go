@@ -75,11 +75,17 @@ type ProbeResult struct {
 }
 
 // ModelInfo tells what the host knows of a channel's model: the reasoning
-// efforts it accepts. Known is false when the host could not resolve it.
+// efforts it accepts. Known is false when the host could not resolve it, and
+// Code then says why: NO_ADAPTER or UNKNOWN_MODEL mean it can never serve the
+// channel as configured (servable.go); anything else may pass.
 type ModelInfo struct {
 	Channel Channel
 	Known   bool
 	Efforts []string
+	Code    string
+	// untilMs bounds a mark the policy made itself from a failed request
+	// (servable.go); 0 for what the host said, which lasts until it says otherwise.
+	untilMs int64
 }
 
 // SetBackup records the user's chosen backup channel, tried before the chain;

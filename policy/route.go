@@ -17,10 +17,10 @@ func (s *State) preferences(a *agent, current Channel) []Channel {
 }
 
 // firstRoutable returns the first preference that could take a request now,
-// skipping avoid. It changes nothing.
+// skipping avoid and every channel the host said it cannot serve. It changes nothing.
 func (s *State) firstRoutable(now int64, prefs []Channel, avoid Channel) (Channel, bool) {
 	for _, ch := range prefs {
-		if ch != avoid && !ch.IsZero() && s.routable(now, ch) {
+		if ch != avoid && !ch.IsZero() && s.servable(now, ch) && s.routable(now, ch) {
 			return ch, true
 		}
 	}
@@ -28,12 +28,13 @@ func (s *State) firstRoutable(now int64, prefs []Channel, avoid Channel) (Channe
 }
 
 // earliestReopen is the preference that will be routable first, and when.
-// The channel that just failed counts too: it may well be the first back.
+// The channel that just failed counts too: it may well be the first back. A
+// channel the host cannot serve never comes back by waiting.
 func (s *State) earliestReopen(now int64, prefs []Channel) (Channel, int64) {
 	var best Channel
 	at := int64(-1)
 	for _, ch := range prefs {
-		if ch.IsZero() {
+		if ch.IsZero() || !s.servable(now, ch) {
 			continue
 		}
 		if t := s.reopensAt(now, ch); at < 0 || t < at {

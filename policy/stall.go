@@ -41,6 +41,9 @@ const (
 // transient, so a stall is retried or failed over like any other timeout.
 const StallCode = "TIMEOUT"
 
+// StallCause is the cause of a breaker opened by a stall cut (burst.go).
+const StallCause = "stall"
+
 // The purposes the host names its auxiliary calls by (GenerateOptions.purpose).
 // The agent loop's own calls have none.
 const (
@@ -63,12 +66,15 @@ type StallConfig struct {
 	StallLimits
 	Compaction   StallLimits
 	SessionTitle StallLimits
+	// TripOnCut opens a channel at its first cut when there is somewhere else
+	// to go (burst.go, tripOnStall). Default true.
+	TripOnCut bool
 }
 
 // DefaultStallConfig bounds every kind of call by the defaults.
 func DefaultStallConfig() StallConfig {
 	d := StallLimits{FirstChunkMs: DefaultStallFirstChunkMs, IdleMs: DefaultStallIdleMs}
-	return StallConfig{StallLimits: d, Compaction: d, SessionTitle: d}
+	return StallConfig{StallLimits: d, Compaction: d, SessionTitle: d, TripOnCut: true}
 }
 
 // For returns the limits of a call with the given purpose, and the config key
@@ -183,6 +189,7 @@ func (s *State) onStreamCheck(now int64, e StreamCheck, fx *[]Effect) Verdict {
 	}
 	silence := now - since
 	*fx = append(*fx, Stalled{Channel: e.Channel, Purpose: e.Purpose, Bound: bound, SilenceMs: silence, LimitMs: limit, Chunks: e.Chunks})
+	s.tripOnStall(now, e.Channel, fx)
 	return Verdict{Kind: Cut, Stall: StallVerdict{Code: StallCode, Message: stallMessage(bound, silence, e.Chunks, key+"."+name, limit)}}
 }
 

@@ -34,6 +34,18 @@ type agent struct {
 	// success; 0 when it is not recovering.
 	recoveringSince int64
 	seen            int64 // last event time, for eviction
+	// counted: the before-host question counted the latest failure (burst.go).
+	counted bool
+	// origin is the failure that made the agent leave home, kept until its
+	// next success or give-up: what the host gets back when no target is left.
+	origin    Failure
+	hasOrigin bool
+}
+
+// forgetRecovery ends a recovery: after a success, or once the failure went back to the host.
+func (a *agent) forgetRecovery() {
+	a.failovers, a.attempts, a.recoveringSince = 0, 0, 0
+	a.origin, a.hasOrigin = Failure{}, false
 }
 
 // NewState returns an empty state under a validated config.

@@ -30,7 +30,7 @@ func Step(s *State, now int64, ev Event) Output {
 	case ProbeResult:
 		s.onProbeResult(now, e, &fx)
 	case ModelInfo:
-		s.models[e.Channel.Key()] = e
+		s.onModelInfo(e, &fx)
 	case SetBackup:
 		s.backup = e.Channel
 	case ToolResult:
@@ -54,7 +54,7 @@ func (s *State) settle(now int64, a *agent, fx *[]Effect) {
 		return
 	}
 	a.inFlight = false
-	a.failovers, a.attempts, a.recoveringSince = 0, 0, 0
+	a.forgetRecovery()
 	if c := s.circuits[a.routed.Key()]; c != nil {
 		if c.state != Closed && a.sentAtMs < c.changedAtMs {
 			return
@@ -85,7 +85,7 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 		c.admit(now, e.Agent, fx)
 	}
 	s.budget(target.Provider).request(now)
-	a.routed, a.inFlight, a.sentAtMs = target, true, now
+	a.routed, a.inFlight, a.sentAtMs, a.counted = target, true, now, false
 	if target == e.Proposed {
 		return Verdict{Kind: Pass}
 	}
@@ -101,6 +101,10 @@ func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) Verdict 
 	a := s.agent(e.Agent, now)
 	ch := a.routed
 	a.inFlight = false
+	// Whether the before-host question already counted this very failure: the
+	// after-host question is about the same failure and must not count it twice.
+	counted := a.counted
+	a.counted = false
 	if ch.IsZero() || ch.Provider != e.Provider {
 		// This state did not route the request, so it cannot say which channel
 		// failed; a breaker keyed by guesswork would route nothing. The host's
@@ -117,12 +121,17 @@ func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) Verdict 
 	if c != nil {
 		c.ready(now, fx)
 	}
+	if class == ClassModelUnavailable && unservableCode(e.Failure.Code) {
+		return s.onUnservable(now, a, e, ch, class, fx)
+	}
 	p := s.providers[ch.Provider]
 	healthy := (c == nil || c.state == Closed) && (p == nil || p.state == Closed)
 
-	if e.Phase == BeforeHost && class != ClassQuota && class != ClassModelUnavailable && healthy {
-		// The host's retry plugin owns ordinary transient retries.
-		return Verdict{Kind: Defer}
+	if e.Phase == BeforeHost && healthy && class == ClassPermanent {
+		return Verdict{Kind: Defer} // the host's retry policy decides first ("always" retries even these)
+	}
+	if e.Phase == BeforeHost && healthy && (class == ClassTransient || class == ClassUnknown) {
+		return s.countBeforeHost(now, a, e, ch, class, fx)
 	}
 	if class == ClassPermanent {
 		if c != nil {
@@ -134,17 +143,22 @@ func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) Verdict 
 		a.recoveringSince = now
 	}
 	c = s.circuit(ch)
-	c.countFailure(now, s.cfg.BurstWindowMs, e.Failure.Code)
+	if !counted {
+		c.countFailure(now, s.cfg.BurstWindowMs, e.Failure.Code)
+	}
 	open := class == ClassQuota || class == ClassModelUnavailable || // a spent allowance, a missing model
 		c.state != Closed || !healthy || // a failed probe, a provider already down
 		(e.Phase == AfterHost && e.HostRetry.covers(e.Failure.Code)) || // the host's budget is spent
 		c.failures >= s.cfg.FailureThreshold
-	if !open {
-		if s.budget(ch.Provider).spend(now, &s.cfg) {
-			return s.wait(now, a, e, ch, 0, fx)
-		}
-		open = true // out of retry budget: stop retrying this channel, look elsewhere
+	if !open && s.budget(ch.Provider).spend(now, &s.cfg) {
+		return s.wait(now, a, e, ch, 0, fx)
 	}
+	// Open, or out of retry budget: stop retrying this channel, look elsewhere.
+	return s.trip(now, a, e, ch, c, class, fx)
+}
+
+// trip opens ch's breaker on e's failure and moves the agent off it.
+func (s *State) trip(now int64, a *agent, e RequestError, ch Channel, c *circuit, class Class, fx *[]Effect) Verdict {
 	c.open(now, &s.cfg, e.Failure.RetryAfterMs, e.Failure.Code, class, fx)
 	s.checkProvider(now, ch.Provider, fx)
 	return s.failover(now, a, e, ch, class, fx)
@@ -159,6 +173,9 @@ func (s *State) failover(now int64, a *agent, e RequestError, ch Channel, class 
 		if a.failovers >= s.cfg.MaxFailovers {
 			return s.giveUp(a, e, ch, BudgetExhausted, fx)
 		}
+		if a.failovers == 0 {
+			a.origin, a.hasOrigin = e.Failure, true // what made it leave home: see onUnservable
+		}
 		a.failovers++
 		a.attempts = 0
 		*fx = append(*fx, FailedOver{Agent: e.Agent, From: ch, To: to, Code: e.Failure.Code, Class: class})
@@ -169,6 +186,9 @@ func (s *State) failover(now int64, a *agent, e RequestError, ch Channel, class 
 		return s.giveUp(a, e, ch, NoRoutableFallback, fx)
 	}
 	next, at := s.earliestReopen(now, prefs)
+	if at < 0 {
+		return s.giveUp(a, e, ch, NoRoutableFallback, fx) // nothing the host can serve will ever come back
+	}
 	return s.wait(now, a, e, next, at-now, fx)
 }
 
@@ -186,7 +206,7 @@ func (s *State) wait(now int64, a *agent, e RequestError, ch Channel, minMs int6
 }
 
 func (s *State) giveUp(a *agent, e RequestError, ch Channel, reason GiveUpReason, fx *[]Effect) Verdict {
-	a.failovers, a.attempts, a.recoveringSince = 0, 0, 0
+	a.forgetRecovery()
 	*fx = append(*fx, GaveUp{Agent: e.Agent, Channel: ch, Reason: reason, Code: e.Failure.Code})
 	return Verdict{Kind: Delegate, Reason: reason}
 }

@@ -40,17 +40,6 @@ func TestQuotaFailsOverBeforeTheHostRetries(t *testing.T) {
 	}
 }
 
-func TestTransientBeforeHostDefersWithoutCounting(t *testing.T) {
-	m := newSim(t, nil)
-	m.request("a1", chA)
-	for i := 0; i < 10; i++ {
-		expect(t, m.fail("a1", BeforeHost, "SERVER", "", llmRetry), Defer)
-	}
-	if h := m.s.Health(); len(h) != 0 {
-		t.Errorf("deferring counted failures: %+v", h)
-	}
-}
-
 func TestUncoveredTransientWaitsThenOpensAtThreshold(t *testing.T) {
 	m := newSim(t, func(c *Config) { c.FailureThreshold = 3 })
 	m.request("a1", chA)

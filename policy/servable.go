@@ -1,0 +1,97 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Failover targets the host cannot route. A chain or backup channel whose
+// provider has no adapter, whose model the route does not list, or whose
+// credential is missing fails every request the same way. Measured in the
+// real host: a target without an adapter took the failover, failed
+// NO_ADAPTER and held the turn; a target whose model is not listed ended the
+// task with UNKNOWN_MODEL (the host refuses it before sending, outside
+// agent/request-error), an error about a model the user never chose. So the
+// host is asked about every target at start and whenever its adapters change
+// (ModelInfo), and a target it cannot serve is never routed to.
+
+// unservableCodes are the host's answers that mean a channel cannot take a
+// request at all, whatever is retried: not an outage, a configuration.
+var unservableCodes = map[string]bool{"NO_ADAPTER": true, "UNKNOWN_MODEL": true, "MISSING_CREDENTIAL": true}
+
+func unservableCode(code string) bool { return unservableCodes[strings.ToUpper(code)] }
+
+// Unroutable reports a chain or backup channel the host says it cannot serve
+// (at start, when its adapters change, or when a failover to it failed so):
+// the shell audits a warning naming the config keys.
+type Unroutable struct {
+	Channel Channel
+	Keys    []string // e.g. chain[2], backup; empty when no key names it any more
+	Code    string
+}
+
+func (Unroutable) isEffect() {}
+
+var _ Effect = Unroutable{}
+
+// servable reports whether the host may serve ch: it has not said it cannot
+// (or a mark made from a failed request has run out).
+func (s *State) servable(now int64, ch Channel) bool {
+	info, ok := s.models[ch.Key()]
+	return !ok || info.Known || !unservableCode(info.Code) || (info.untilMs != 0 && now >= info.untilMs)
+}
+
+// onModelInfo records what the host said of a channel. A channel found
+// unservable is reported once per code; a later answer that resolves it
+// (an adapter registered since) makes it routable again.
+func (s *State) onModelInfo(e ModelInfo, fx *[]Effect) {
+	prev, had := s.models[e.Channel.Key()]
+	s.models[e.Channel.Key()] = e
+	if !e.Known && unservableCode(e.Code) && (!had || prev.Known || prev.Code != e.Code || prev.untilMs != 0) {
+		*fx = append(*fx, Unroutable{Channel: e.Channel, Keys: s.targetKeys(e.Channel), Code: e.Code})
+	}
+}
+
+// onUnservable handles a request that failed because the host cannot serve
+// its channel at all (a target it did not know about at start, or a
+// credential missing at send time): the channel is marked unservable and the
+// agent goes on down its list at once. The mark lasts maxCooldownMs, or until
+// the host's adapters change and it is asked again: a credential stored
+// later (the web Models page) says nothing to the adapters. When nothing is left, the failure
+// that made the agent leave home goes back to the host, not this one: the
+// user's task should end with what went wrong on the channel they chose.
+func (s *State) onUnservable(now int64, a *agent, e RequestError, ch Channel, class Class, fx *[]Effect) Verdict {
+	if c := s.circuits[ch.Key()]; c != nil {
+		c.release(e.Agent)
+	}
+	if s.servable(now, ch) {
+		s.models[ch.Key()] = ModelInfo{Channel: ch, Code: strings.ToUpper(e.Failure.Code), untilMs: now + s.cfg.MaxCooldownMs}
+		*fx = append(*fx, Unroutable{Channel: ch, Keys: s.targetKeys(ch), Code: strings.ToUpper(e.Failure.Code)})
+	}
+	if a.recoveringSince == 0 {
+		a.recoveringSince = now
+	}
+	if _, ok := s.firstRoutable(now, s.preferences(a, ch), ch); ok {
+		return s.failover(now, a, e, ch, class, fx)
+	}
+	origin, hasOrigin := a.origin, a.hasOrigin
+	v := s.giveUp(a, e, ch, NoRoutableFallback, fx)
+	if hasOrigin {
+		v.Original = &origin
+	}
+	return v
+}
+
+// targetKeys names the config keys that route to ch, for the operator.
+func (s *State) targetKeys(ch Channel) []string {
+	var keys []string
+	for i, c := range s.cfg.Chain {
+		if c == ch {
+			keys = append(keys, fmt.Sprintf("chain[%d]", i))
+		}
+	}
+	if s.backup == ch {
+		keys = append(keys, "backup")
+	}
+	return keys
+}
