@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Defaults. Each is what a long agent task wants when the operator says nothing.
@@ -133,6 +134,9 @@ func (c Config) Validate() error {
 		}
 	}
 	for code, class := range c.Classes {
+		if strings.TrimSpace(code) == "" {
+			return &FieldError{"classes", "a code must be non-empty"}
+		}
 		if !validClass(class) {
 			return &FieldError{"classes." + code, fmt.Sprintf("unknown class %q (known: %v)", class, Classes)}
 		}

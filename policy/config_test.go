@@ -19,6 +19,8 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{"base 0", func(c *Config) { c.BackoffBaseMs = 0 }, "backoffBaseMs"},
 		{"max below base", func(c *Config) { c.BackoffMaxMs = c.BackoffBaseMs - 1 }, "backoffMaxMs"},
 		{"negative failovers", func(c *Config) { c.MaxFailovers = -1 }, "maxFailovers"},
+		{"empty class code", func(c *Config) { c.Classes = map[string]Class{"": ClassQuota} }, "classes"},
+		{"duplicate tools.retry", func(c *Config) { c.Tools.Retry = []string{"web_fetch", "mcp_*", "web_fetch"} }, "tools.retry[2]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -52,9 +52,9 @@ func (s *State) onModelInfo(e ModelInfo, fx *[]Effect) {
 	}
 }
 
-// onUnservable handles a request that failed because the host cannot serve
-// its channel at all (a target it did not know about at start, or a
-// credential missing at send time): the channel is marked unservable and the
+// onUnservable handles a failover target's request that failed because the
+// host cannot serve its channel at all (a target it did not know about at
+// start, or a credential missing at send time): the channel is marked unservable and the
 // agent goes on down its list at once. The mark lasts maxCooldownMs, or until
 // the host's adapters change and it is asked again: a credential stored
 // later (the web Models page) says nothing to the adapters. When nothing is left, the failure

@@ -121,7 +121,7 @@ func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) Verdict 
 	if c != nil {
 		c.ready(now, fx)
 	}
-	if class == ClassModelUnavailable && unservableCode(e.Failure.Code) {
+	if class == ClassModelUnavailable && unservableCode(e.Failure.Code) && a.hasOrigin {
 		return s.onUnservable(now, a, e, ch, class, fx)
 	}
 	p := s.providers[ch.Provider]

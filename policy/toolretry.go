@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -68,6 +69,9 @@ func (c ToolRetryConfig) Validate() error {
 	for i, p := range c.Retry {
 		key := fmt.Sprintf("tools.retry[%d]", i)
 		star := strings.IndexByte(p, '*')
+		if j := slices.Index(c.Retry[:i], p); j >= 0 {
+			return &FieldError{key, fmt.Sprintf("%q duplicates tools.retry[%d]", p, j)}
+		}
 		switch {
 		case strings.TrimSpace(p) == "":
 			return &FieldError{key, "must be a tool name, or a prefix ending in *"}

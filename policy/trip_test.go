@@ -75,10 +75,6 @@ func TestModelUnavailableWordingFailsOverAtOnce(t *testing.T) {
 			m := newSim(t, nil)
 			m.request("a1", chA)
 			out := m.step(RequestError{Agent: "a1", Provider: "p", Failure: f, Phase: BeforeHost, HostRetry: stock})
-			if unservableCode(f.Code) { // never served: marked, not opened (servable.go)
-				expect(t, out, Retry, "failover:p/b")
-				return
-			}
 			expect(t, out, Retry, "circuit:closed>open", "failover:p/b")
 		})
 	}

@@ -74,7 +74,7 @@ func scenarios() []scenario {
 			configure(cfgAB, resolvedDefaults(chA, chB)),
 			decide(request(1000, "a1", chA), out(vPass)),
 			decide(requestErr(1100, "a1", "mock", beforeHost, code("RATE_LIMIT"), hostRetryNormal, 0), out(vDefer)),
-			snapshot(health()), // a deferred failure is not counted
+			snapshot(health(hc(chA, "closed", 1, 0, "RATE_LIMIT"))), // counted towards the burst, below the threshold
 			decide(requestErr(1200, "a1", "mock", afterHost, code("RATE_LIMIT"), hostRetryNormal, 0),
 				out(vRetry,
 					fxCircuit(chA, "closed", "open", "RATE_LIMIT", "transient", 61200),

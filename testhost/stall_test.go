@@ -6,7 +6,7 @@ import (
 )
 
 // stallDefault is configure's echo of the default stall limits (policy/stall.go).
-const stallDefault = `{"firstChunkMs":180000,"idleMs":90000,"purposes":{"compaction":{"firstChunkMs":180000,"idleMs":90000},"sessionTitle":{"firstChunkMs":180000,"idleMs":90000}}}`
+const stallDefault = `{"firstChunkMs":180000,"idleMs":90000,"purposes":{"compaction":{"firstChunkMs":180000,"idleMs":90000},"sessionTitle":{"firstChunkMs":180000,"idleMs":90000}},"tripOnCut":true}`
 
 // The stall watchdog through the wasm module: every input and output of these
 // steps is checked against the WIT (runStep), and each step answers byte for
@@ -57,11 +57,12 @@ func fxStall(c ch, purpose, bound string, silence, limit, chunks int64) string {
 func configureOnly(in string) step { return step{export: "configure", in: in} }
 
 func stallScenarios() []scenario {
-	tight := configJSON([]ch{chA, chB}, `"stall":{"firstChunkMs":2000,"idleMs":1500,`+
+	// These scenarios are about limits: the trip a cut causes has its own (stallTripScenarios).
+	tight := configJSON([]ch{chA, chB}, `"stall":{"tripOnCut":false,"firstChunkMs":2000,"idleMs":1500,`+
 		`"purposes":{"compaction":{"firstChunkMs":60000},"sessionTitle":{"firstChunkMs":0,"idleMs":500}}}`)
 	return []scenario{
 		{name: "defaults: a hung call is cut three minutes after it opened, a silent one ninety seconds after its last chunk", steps: []step{
-			configureOnly(configJSON([]ch{chA, chB})),
+			configureOnly(configJSON([]ch{chA, chB}, `"stall":{"tripOnCut":false}`)),
 			decide(opening(10_000, "", 10_000), out(vWatch(190_000))),
 			decide(opening(190_000, "", 10_000), out(vCut("no output for 180 s since the request was sent (dsh-resilience stall.firstChunkMs is 180000)"),
 				fxStall(route, "", "first-chunk", 180_000, 180_000, 0))),

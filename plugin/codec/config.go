@@ -21,7 +21,7 @@ const maxMs = 1 << 53 // JSON numbers are exact up to here
 // Errors name the key: `config key "cooldownMs": must be ...`.
 func decodeConfig(v gjson.Result) (policy.Config, error) {
 	cfg := policy.DefaultConfig()
-	d := decoder{prefix: "config key"}
+	d := decoder{prefix: "config key", strictNull: true}
 	d.object(v, "", configKeys...)
 	for i, c := range d.array(v.Get("chain"), "chain", false) {
 		cfg.Chain = append(cfg.Chain, d.channel(c, fmt.Sprintf("chain[%d]", i)))
@@ -54,6 +54,9 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 	if present(v.Get("probes")) {
 		cfg.Probes = d.boolean(v.Get("probes"), "probes")
 	}
+	// Codes are matched without regard to case, so two rows that differ only
+	// in case would silently override each other: refuse the second.
+	seen := map[string]int{}
 	for i, row := range d.array(v.Get("classes"), "classes", false) {
 		p := fmt.Sprintf("classes[%d]", i)
 		if !d.object(row, p, "code", "class") {
@@ -62,7 +65,15 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 		if cfg.Classes == nil {
 			cfg.Classes = map[string]policy.Class{}
 		}
-		code := strings.ToUpper(d.str(row.Get("code"), p+".code", true))
+		raw := d.str(row.Get("code"), p+".code", true)
+		code := strings.ToUpper(strings.TrimSpace(raw))
+		if d.err == nil && code == "" {
+			d.fail(p+".code", "must be a non-empty code")
+		}
+		if j, dup := seen[code]; dup && d.err == nil {
+			d.fail(p+".code", "%q duplicates classes[%d].code (codes match whatever their case)", raw, j)
+		}
+		seen[code] = i
 		cfg.Classes[code] = policy.Class(d.oneOf(row.Get("class"), p+".class", true, classNames()...))
 	}
 	cfg.Stall = d.stall(v.Get("stall"), "stall")

@@ -15,6 +15,11 @@ import (
 type decoder struct {
 	err    error
 	prefix string // "config key" or "input"
+	// strictNull refuses an explicit null where a number belongs. A config
+	// row's `~`, `.nan` or `.inf` (the shim sends the latter two as the
+	// strings "NaN" and "Infinity") is a mistake to name, not a request for
+	// the default; leaving the key out asks for that.
+	strictNull bool
 }
 
 func (d *decoder) fail(path, format string, a ...any) {
@@ -68,6 +73,14 @@ func (d *decoder) str(v gjson.Result, path string, required bool) string {
 
 // uint reads a non-negative integer no larger than max.
 func (d *decoder) uint(v gjson.Result, path string, required bool, max uint64) (uint64, bool) {
+	if d.strictNull && v.Exists() && v.Type == gjson.Null {
+		d.fail(path, "must be an integer between 0 and %d, not null (leave the key out for its default)", max)
+		return 0, false
+	}
+	if v.Type == gjson.String && (v.Str == "NaN" || v.Str == "Infinity" || v.Str == "-Infinity") {
+		d.fail(path, "must be an integer between 0 and %d, not %s", max, v.Str)
+		return 0, false
+	}
 	if !present(v) {
 		if required {
 			d.fail(path, "is required")

@@ -56,6 +56,16 @@ func (w *writer) int(k string, v int64) { w.key(k); w.b = strconv.AppendInt(w.b,
 
 func (w *writer) boolean(k string, v bool) { w.key(k); w.b = strconv.AppendBool(w.b, v) }
 
+// strings writes a list<string> member.
+func (w *writer) strings(k string, vs []string) {
+	w.beginArray(k)
+	for _, v := range vs {
+		w.sep()
+		w.b = appendString(w.b, v)
+	}
+	w.endArray()
+}
+
 // appendString quotes s as a JSON string. Invalid UTF-8 becomes U+FFFD, as
 // encoding/json does, so the output is always valid JSON.
 func appendString(b []byte, s string) []byte {

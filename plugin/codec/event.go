@@ -46,8 +46,9 @@ func decodeStepInput(v gjson.Result) (int64, policy.Event, error) {
 			}
 			ev = r
 		case "model-info":
-			d.object(e, "event", "kind", "channel", "known", "efforts")
-			mi := policy.ModelInfo{Channel: d.channel(e.Get("channel"), "event.channel"), Known: d.boolean(e.Get("known"), "event.known")}
+			d.object(e, "event", "kind", "channel", "known", "efforts", "code")
+			mi := policy.ModelInfo{Channel: d.channel(e.Get("channel"), "event.channel"), Known: d.boolean(e.Get("known"), "event.known"),
+				Code: d.str(e.Get("code"), "event.code", false)}
 			for i, x := range d.array(e.Get("efforts"), "event.efforts", true) {
 				mi.Efforts = append(mi.Efforts, d.str(x, "event.efforts["+strconv.Itoa(i)+"]", true))
 			}

@@ -59,6 +59,11 @@ func writeOutput(w *writer, out policy.Output) {
 			w.str("agent", e.Agent)
 			writeChannel(w, "channel", e.Channel)
 			w.str("effort", e.Effort)
+		case policy.Unroutable:
+			w.str("kind", "unroutable")
+			writeChannel(w, "channel", e.Channel)
+			w.strings("keys", e.Keys)
+			w.str("code", e.Code)
 		case policy.Stalled:
 			writeStalled(w, e)
 		case policy.ToolRetried:
@@ -88,8 +93,27 @@ func writeVerdict(w *writer, v policy.Verdict) {
 		writeStallVerdict(w, v)
 	case policy.Delegate:
 		w.str("reason", string(v.Reason))
+		if v.Original != nil {
+			writeFailure(w, "original", *v.Original)
+		}
 	case policy.RetryTool, policy.ReturnTool:
 		writeToolVerdict(w, v)
+	}
+	w.endObject()
+}
+
+// writeFailure writes the WIT record `failure`.
+func writeFailure(w *writer, k string, f policy.Failure) {
+	w.beginObject(k)
+	w.str("code", f.Code)
+	if f.Message != "" {
+		w.str("message", f.Message)
+	}
+	if f.Status != 0 {
+		w.int("status", int64(f.Status))
+	}
+	if f.RetryAfterMs != 0 {
+		w.int("providerRetryAfterMs", f.RetryAfterMs)
 	}
 	w.endObject()
 }

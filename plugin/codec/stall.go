@@ -17,8 +17,11 @@ var stallLimitKeys = []string{"firstChunkMs", "idleMs"}
 // every kind of call and a purpose entry only says how it differs.
 func (d *decoder) stall(v gjson.Result, path string) policy.StallConfig {
 	c := policy.DefaultStallConfig()
-	if !present(v) || !d.object(v, path, append(stallLimitKeys, "purposes")...) {
+	if !present(v) || !d.object(v, path, append(stallLimitKeys, "purposes", "tripOnCut")...) {
 		return c
+	}
+	if t := v.Get("tripOnCut"); present(t) {
+		c.TripOnCut = d.boolean(t, join(path, "tripOnCut"))
 	}
 	c.StallLimits = d.stallLimits(v, path, c.StallLimits)
 	c.Compaction, c.SessionTitle = c.StallLimits, c.StallLimits
@@ -107,5 +110,6 @@ func writeStallConfig(w *writer, c policy.StallConfig) {
 	limits("compaction", c.Compaction)
 	limits("sessionTitle", c.SessionTitle)
 	w.endObject()
+	w.boolean("tripOnCut", c.TripOnCut)
 	w.endObject()
 }

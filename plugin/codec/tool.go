@@ -41,12 +41,7 @@ func (d *decoder) toolRetryConfig(v gjson.Result, cfg *policy.ToolRetryConfig) {
 // writeToolRetryConfig writes the WIT record `resolved-tool-retry` as `tools`.
 func writeToolRetryConfig(w *writer, c policy.ToolRetryConfig) {
 	w.beginObject("tools")
-	w.beginArray("retry")
-	for _, p := range c.Retry {
-		w.sep()
-		w.b = appendString(w.b, p)
-	}
-	w.endArray()
+	w.strings("retry", c.Retry)
 	w.int("backoffMs", c.BackoffMs)
 	w.int("maxBackoffMs", c.MaxBackoffMs)
 	w.int("maxAttempts", int64(c.MaxAttempts))
