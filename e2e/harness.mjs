@@ -80,8 +80,11 @@ const yamlList = (items) => items.map((s) => `  - ${s}`).join('\n');
  * @param {object} o
  * @param {string} o.baseURL - the fake provider's base URL.
  * @param {object} [o.plugin] - the plugin row's config.
- * @param {object} [o.primaryRetry] - the DeepSeek route's retryPolicy.
- * @param {object} [o.secondaryRetry] - the mock route's retryPolicy.
+ * @param {object|'stock'} [o.primaryRetry] - the DeepSeek route's retryPolicy; 'stock' sets
+ *   none, so dsh-llm-retry runs as shipped (mode normal, 5 retries, 0.5 s doubling to 10 s).
+ * @param {object|'stock'} [o.secondaryRetry] - the mock route's retryPolicy, or 'stock'.
+ * @param {boolean} [o.noKeyRoute] - add a pi-ai route `nokey` (model mock-b) whose API key
+ *   variable is never set: the host resolves its model, and fails its requests MISSING_CREDENTIAL.
  * @param {string} [o.defaultModel] - `provider/model` the agent starts on.
  * @param {string} [o.defaultEffort] - the reasoning effort it starts with.
  * @param {{dir: string, id: string, config?: object}[]} [o.extraPlugins] - test-only plugin
@@ -93,6 +96,7 @@ export async function makeHome(o) {
   const dsh = join(dir, 'dsh');
   const [defProvider, defModel] = (o.defaultModel ?? `${PRIMARY.provider}/${PRIMARY.model}`).split('/');
   const secondaryRetry = o.secondaryRetry ?? { mode: 'normal', maxRetries: 0 };
+  const retryLine = (policy, indent) => (policy === 'stock' ? [] : [`${indent}retryPolicy: ${JSON.stringify(policy)}`]);
   await writeFile(join(dsh, 'settings.yaml'), [
     'llm-pi-ai:',
     '  providers:',
@@ -100,10 +104,18 @@ export async function makeHome(o) {
     '      api: openai-completions',
     '      apiKeyEnv: MOCK_API_KEY',
     `      baseURL: ${o.baseURL}`,
-    `      retryPolicy: ${JSON.stringify(secondaryRetry)}`,
+    ...retryLine(secondaryRetry, '      '),
     '      models:',
     '        - { id: mock-a, contextWindow: 65536 }',
     '        - { id: mock-b, contextWindow: 65536 }',
+    ...(o.noKeyRoute ? [
+      '    nokey:',
+      '      api: openai-completions',
+      '      apiKeyEnv: NOKEY_API_KEY_NEVER_SET',
+      `      baseURL: ${o.baseURL}`,
+      '      models:',
+      '        - { id: mock-b, contextWindow: 65536 }',
+    ] : []),
     'agent-default-model:',
     `  provider: ${defProvider}`,
     `  model: ${defModel}`,
@@ -123,7 +135,7 @@ export async function makeHome(o) {
     '- id: llm-deepseek',
     '  config:',
     `    baseURL: ${o.baseURL}`,
-    `    retryPolicy: ${JSON.stringify(primaryRetry)}`,
+    ...retryLine(primaryRetry, '    '),
     `    streamIdleTimeoutMs: ${o.streamIdleTimeoutMs ?? 30000}`,
     '- id: resilience',
     `  config: ${JSON.stringify(o.plugin ?? {})}`,

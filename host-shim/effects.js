@@ -61,6 +61,10 @@ export function carryOut(effects, env) {
         event = EVENTS.giveUp;
         logger.info('give up on %s: %s (%s)', ch(fx.channel), fx.reason, fx.code);
         break;
+      case 'unroutable':
+        record = { type: 'unroutable', keys: fx.keys, channel: ch(fx.channel), code: fx.code };
+        logger.warn('dsh-resilience: %s (%s) cannot be served by this host (%s): it is never failed over to', fx.keys.join(', ') || 'a target', ch(fx.channel), fx.code);
+        break;
       case 'stall':
         record = { type: 'stall', route: ch(fx.channel), purpose: fx.purpose, bound: fx.bound, silenceMs: fx.silenceMs, limitMs: fx.limitMs, chunks: fx.chunks };
         event = EVENTS.stall;

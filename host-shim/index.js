@@ -18,6 +18,7 @@ import { carryOut, EVENTS } from './effects.js';
 import { disposedEvent, requestErrorEvent, requestEvent, settledEvent } from './events.js';
 import { DEFAULT_REFRESH_MS, HealthStore } from './health.js';
 import { compileModule, Policy } from './policy.js';
+import { hostFailure } from './host-llm.js';
 import { runProbe } from './probe.js';
 import { watchStalls } from './stall.js';
 import { appendRetry, appendRetryStarted } from './retry-events.js';
@@ -56,6 +57,9 @@ function defaultStateDir() {
   const home = process.env.DSH_HOME || join(homedir(), '.dsh');
   return join(home, 'dsh-resilience');
 }
+
+/** How long the host's routes must be quiet before the targets are checked again. */
+const ADAPTERS_SETTLE_MS = 250;
 
 const randomDraw = () => Math.floor(Math.random() * 2 ** 53);
 const key = (c) => `${c.provider}/${c.model}`;
@@ -164,12 +168,23 @@ export async function apply(ctx, config = {}) {
       case 'wait':
         return waitThenRetry(payload, verdict.delayMs, out.effects.find((fx) => fx.kind === 'retry'));
       case 'delegate':
-        return next();
+        return verdict.original ? handBack(verdict.original, next) : next();
       default:
         policy.fail(new Error(`unexpected verdict "${verdict.kind}"`), 'request-error');
         return next();
     }
   }, true);
+
+  /**
+   * Ends the turn with the failure that made the agent leave its channel,
+   * not the one in hand (a failover target the host could not serve): thrown
+   * as the host's LlmError, which the loop reports as it is.
+   */
+  async function handBack(original, next) {
+    const error = await hostFailure(original).catch(() => undefined);
+    if (!error) return next(); // no host LlmError to carry it: the failure in hand goes back
+    throw error;
+  }
 
   async function waitThenRetry(payload, delayMs, effect) {
     let retryId;
@@ -211,14 +226,24 @@ export async function apply(ctx, config = {}) {
 
   // What the host knows of the models the plugin may swap to decides whether
   // a reasoning effort survives the swap.
+  // A target the host cannot route (no adapter, a model the route does not
+  // list) is never failed over to: the module hears the host's code.
   const describe = (llm, channel) => llm.resolveModelInfo(channel.provider, channel.model, lifetime.signal).then(
     (info) => decide({ kind: 'model-info', channel, known: true, efforts: (info?.reasoning?.efforts ?? []).map((e) => String(e.id)) }),
-    () => decide({ kind: 'model-info', channel, known: false, efforts: [] }),
+    (e) => decide({ kind: 'model-info', channel, known: false, efforts: [], ...(typeof e?.code === 'string' && e.code ? { code: e.code } : {}) }),
   );
+  let describeTimer;
   ctx.inject(['llm'], (sub) => {
     const all = () => [...policy.resolved.chain, ...(backup ? [backup] : [])].forEach((c) => describe(sub.llm, c));
     all();
-    sub.on('llm/adapters-updated', all);
+    // Asked again once the routes settle: a host shutting down unregisters
+    // its adapters one by one, and a settings change may swap a route out
+    // and in; neither should read as "this target cannot be served".
+    sub.on('llm/adapters-updated', () => {
+      clearTimeout(describeTimer);
+      describeTimer = setTimeout(() => { if (!lifetime.signal.aborted) all(); }, ADAPTERS_SETTLE_MS);
+      describeTimer.unref?.();
+    });
   });
 
   ctx.inject(['commands'], (sub) => {
@@ -247,6 +272,7 @@ export async function apply(ctx, config = {}) {
     lifetime.abort(new Error('dsh-resilience disposed'));
     waits.dispose();
     clearTimeout(wakeTimer);
+    clearTimeout(describeTimer);
     clearInterval(refresher);
     await Promise.allSettled([...probes]);
     if (saveTimer) {

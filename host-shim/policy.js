@@ -15,6 +15,13 @@ export function compileModule(path = WASM_PATH) {
   return compiling;
 }
 
+/**
+ * JSON.stringify turns NaN and Infinity (YAML `.nan`, `.inf`) into null,
+ * which reads as "not set": sent as strings, the module refuses them naming
+ * the key (wit/policy.wit, the JSON mapping).
+ */
+const nonFinite = (_key, value) => (typeof value === 'number' && !Number.isFinite(value) ? String(value) : value);
+
 export class Policy {
   /**
    * @param {WebAssembly.Module} compiled
@@ -26,7 +33,7 @@ export class Policy {
    */
   constructor(compiled, config, logger, report = () => {}) {
     this.compiled = compiled;
-    this.configJson = JSON.stringify(config);
+    this.configJson = JSON.stringify(config, nonFinite);
     this.logger = logger;
     this.report = report;
     this.health = undefined; // last snapshot JSON, restored into a rebuilt instance

@@ -2,14 +2,14 @@
 // through the host's own llm service (so the route's adapter, credentials and
 // stream watchdogs apply) and not through any agent (so no turn pays for it).
 
+import { hostLlm } from './host-llm.js';
+
 export const PROBE_MAX_TOKENS = 8;
 export const PROBE_TIMEOUT_MS = 30_000;
 
-let messageFactory;
-/** The host's createUserMessage, resolved once; a plain message if unavailable. */
+/** The host's createUserMessage; a plain message if unavailable. */
 async function userMessage(text) {
-  messageFactory ??= import('@deepseek-ai/dsh-llm').then((m) => m.createUserMessage, () => undefined);
-  const create = await messageFactory;
+  const create = (await hostLlm())?.createUserMessage;
   const content = [{ type: 'text', text }];
   return create ? create({ content, source: { kind: 'plugin', plugin: 'dsh-resilience' } }) : { role: 'user', content };
 }

@@ -20,6 +20,8 @@
 // than a throw: a throw from a listener bypasses agent/request-error and the
 // host's retries (measured: /work/shared/docs/llm-stream-stall.md).
 
+import { hostLlm } from './host-llm.js';
+
 const CUT = Symbol('cut');
 const noop = () => {};
 
@@ -216,7 +218,7 @@ export class StallWatcher {
  */
 export async function watchStalls(ctx, decide) {
   // The agent loop marks its requests; listeners behind this one must see the copy marked too.
-  const llmPkg = await import('@deepseek-ai/dsh-llm').catch(() => undefined);
+  const llmPkg = await hostLlm();
   const carryMarks = typeof llmPkg?.isAgentLoopRequest === 'function'
     ? (from, to) => { if (llmPkg.isAgentLoopRequest(from)) llmPkg.markAgentLoopRequest(to); }
     : noop;
