@@ -1,7 +1,10 @@
 // `make demo`: the real DSH host, headless, with dsh-resilience installed,
 // against the project's fake provider scripted to fail. It prints, as it
 // happens, what the provider answered, what the host did, what the plugin
-// decided and why, and the answer the task printed.
+// decided and why, and the answer the task printed. The host runs its stock
+// retry settings (no retryPolicy anywhere: what a user has after `dsh plugin
+// add`), so what it prints is what a user gets; only the stall limit is
+// shortened, and the screen says so.
 import { startFakeProvider } from './fake-provider/fake-provider.mjs';
 import { auditRecords, makeHome, PRIMARY, runHeadless, SECONDARY, sessionEvents } from './harness.mjs';
 
@@ -18,7 +21,12 @@ const SCENARIOS = [
   {
     title: 'Primary rate-limited (429) on every request',
     primary: ['rate_limit'],
-    note: 'the host retries twice (its own budget), then dsh-resilience trips the channel and fails over',
+    note: 'the host retries (stock: 5 retries, 0.5 s doubling); dsh-resilience counts every failure and at the third trips the channel and fails over, without the rest of the host\'s budget',
+  },
+  {
+    title: 'Primary answers 500, 500, then ok',
+    primary: ['server_error', 'server_error', 'success'],
+    note: 'a blip: the host retries it, the success resets the count, the task stays on the primary',
   },
   {
     title: 'Primary out of balance (402 "Insufficient Balance")',
@@ -28,8 +36,8 @@ const SCENARIOS = [
   {
     title: 'Primary accepts the connection, then says nothing',
     primary: ['hang'],
-    plugin: { stall: { firstChunkMs: 2000 } },
-    note: 'the stock host waits 300 s per attempt; the stall watchdog cuts each silent attempt after 2 s (demo setting), then fails over',
+    plugin: { stall: { firstChunkMs: 5000 } },
+    note: 'the stock host waits 300 s per attempt; the stall watchdog cuts the silent attempt after 5 s (DEMO SETTING: the default stall.firstChunkMs is 180 s), and the first cut fails over',
   },
 ];
 
@@ -37,7 +45,10 @@ async function runScenario(fp, s) {
   fp.reset();
   fp.script(PRIMARY.model, s.primary);
   fp.script(SECONDARY.model, [{ kind: 'success', text: `Hello from ${name(SECONDARY)}: the task finished.` }]);
-  const home = await makeHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY], ...s.plugin }, streamIdleTimeoutMs: 300_000 });
+  const home = await makeHome({
+    baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY], ...s.plugin },
+    primaryRetry: 'stock', secondaryRetry: 'stock', streamIdleTimeoutMs: 300_000,
+  });
   console.log(`\n${bold('▶ ' + s.title)}`);
   console.log(dim(`  chain: ${name(PRIMARY)} (primary) → ${name(SECONDARY)}; ${s.note}`));
   const t0 = Date.now();
@@ -76,6 +87,7 @@ async function runScenario(fp, s) {
 
 const fp = await startFakeProvider({ onRequest: (r) => fp?.onRequest?.(r) });
 console.log(bold('dsh-resilience demo') + dim(' — the real DSH host (dsh --profile headless), a fake provider on ' + fp.baseURL));
+console.log(dim('  host retries: stock dsh-llm-retry (mode normal, 5 retries, 0.5 s doubling to 10 s); everything else default unless a scenario says so'));
 let ok = true;
 try {
   for (const s of SCENARIOS) ok = (await runScenario(fp, s)) && ok;

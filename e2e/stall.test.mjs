@@ -80,6 +80,7 @@ describe('stalled streams in the real host', () => {
     assert.equal(r.code, 0);
     assert.equal(cleanStderr(r.stderr), '');
     const { primary } = await assertCuts(h, 'first-chunk', r);
+    assert.equal(primary.length, 1, 'stall.tripOnCut: the first cut opens the primary, no second silent attempt');
     const secondary = fp.requests.find((q) => q.model === SECONDARY.model);
     assert.ok(secondary.at - primary.at(-1).at >= LIMIT_MS, 'the secondary was called only after the last cut');
     const failover = (await auditRecords(h)).find((a) => a.type === 'failover');
@@ -87,6 +88,21 @@ describe('stalled streams in the real host', () => {
     t.diagnostic(`(a) wall time to the answer: ${r.ms} ms from dsh's start, ${secondary.at - primary[0].at} ms from the ` +
       `primary's first request to the secondary's; primary attempts: ${primary.length}; ` +
       `primary connections open ${primary.map((q) => closedAt.get(q) - q.at).join('/')} ms`);
+  });
+
+  test('(a2) stall.tripOnCut false: the host retries the silent primary within its budget, then the plugin fails over', async (t) => {
+    fp.reset();
+    closedAt.clear();
+    fp.script(PRIMARY.model, ['hang']);
+    fp.script(SECONDARY.model, [{ kind: 'success', text: 'answer from the secondary' }]);
+    const h = await home(t, { stall: { firstChunkMs: LIMIT_MS, idleMs: LIMIT_MS, tripOnCut: false } });
+
+    const r = await runHeadless(h, 'Reply with OK', { timeoutMs: 120_000 });
+
+    assert.equal(r.stdout.trim(), 'answer from the secondary', r.stderr);
+    const { primary } = await assertCuts(h, 'first-chunk', r);
+    // The harness's primary retryPolicy retries twice: each cut is counted, the third trips.
+    assert.equal(primary.length, 3, 'three silent attempts, each cut');
   });
 
   test('(b) headers and one chunk, then silence: cut on the idle bound, closed, and the secondary answers', async (t) => {
@@ -101,6 +117,7 @@ describe('stalled streams in the real host', () => {
     assert.equal(r.stdout.trim(), 'answer from the secondary', r.stderr);
     assert.equal(r.code, 0);
     const { stalls } = await assertCuts(h, 'idle', r);
+    assert.equal(stalls.length, 1, 'stall.tripOnCut: one cut');
     assert.ok(stalls.every((s) => s.chunks >= 1), 'the chunks before the silence were seen');
     t.diagnostic(`(b) wall time to the answer: ${r.ms} ms`);
   });
