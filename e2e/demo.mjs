@@ -61,7 +61,7 @@ async function runScenario(fp, s) {
   const poll = async () => {
     const retries = (await sessionEvents(home)).filter((e) => e.type === 'llm/retry');
     for (const e of retries.slice(seen.retries)) {
-      console.log(`${stamp()} host      llm-retry #${e.data.retry}/${e.data.maxRetries} on ${e.data.provider} after ${e.data.failure.code}, waiting ${e.data.delayMs} ms`);
+      console.log(`${stamp()} host      llm-retry #${e.data.retry}/${e.data.maxRetries} on ${e.data.provider} after ${e.data.failure.code}, waiting ${Math.round(e.data.delayMs)} ms`);
     }
     seen.retries = retries.length;
     const audit = await auditRecords(home);

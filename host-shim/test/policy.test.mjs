@@ -22,6 +22,13 @@ test('an invalid config throws at construction, naming the key', () => {
   assert.throws(() => new Policy(compiled, { chain: [{ provider: 'p' }] }, quiet), /chain\[0\]\.model/);
 });
 
+test('NaN, Infinity and null numbers (YAML .nan, .inf, ~) are refused naming the key, not read as defaults', () => {
+  assert.throws(() => new Policy(compiled, { chain: CHAIN, cooldownMs: NaN }, quiet), /config key "cooldownMs": .*not NaN/);
+  assert.throws(() => new Policy(compiled, { chain: CHAIN, stall: { idleMs: Infinity } }, quiet), /config key "stall.idleMs": .*not Infinity/);
+  assert.throws(() => new Policy(compiled, { chain: CHAIN, failureThreshold: null }, quiet), /config key "failureThreshold": .*not null/);
+  assert.throws(() => new Policy(compiled, { chain: CHAIN, tools: { retry: ['a', 'a'] } }, quiet), /config key "tools.retry\[1\]": "a" duplicates/);
+});
+
 test('every trap fails open (undefined), is reported once, and counted after', () => {
   const reports = [];
   const p = new Policy(faultCompiled, { chain: CHAIN }, quiet, (r) => reports.push(r));
