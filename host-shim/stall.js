@@ -18,7 +18,7 @@
 // passes that copy through when it comes round the waterfall again, and
 // aborts the signal at a cut. Why the call ends with a finish chunk rather
 // than a throw: a throw from a listener bypasses agent/request-error and the
-// host's retries (measured: /work/shared/docs/llm-stream-stall.md).
+// host's retries (measured in the real host: README, "Stalled streams").
 
 import { hostLlm } from './host-llm.js';
 
