@@ -65,6 +65,10 @@ export function carryOut(effects, env) {
         record = { type: 'unroutable', keys: fx.keys, channel: ch(fx.channel), code: fx.code };
         logger.warn('dsh-resilience: %s (%s) cannot be served by this host (%s): it is never failed over to', fx.keys.join(', ') || 'a target', ch(fx.channel), fx.code);
         break;
+      case 'routable':
+        record = { type: 'routable', keys: fx.keys, channel: ch(fx.channel) };
+        logger.info('%s (%s) can be served again', fx.keys.join(', ') || 'a target', ch(fx.channel));
+        break;
       case 'stall':
         record = { type: 'stall', route: ch(fx.channel), purpose: fx.purpose, bound: fx.bound, silenceMs: fx.silenceMs, limitMs: fx.limitMs, chunks: fx.chunks };
         event = EVENTS.stall;

@@ -64,7 +64,7 @@ type Verdict struct {
 
 // Effect is a side effect for the shell, carried out in order. The set is
 // closed: CircuitChanged, FailedOver, Retrying, GaveUp, ScheduleWake, Probe,
-// EffortDropped (here), Unroutable (servable.go), ToolRetried (toolretry.go)
+// EffortDropped (here), Unroutable and Routable (servable.go), ToolRetried (toolretry.go)
 // and Stalled (stall.go).
 type Effect interface{ isEffect() }
 

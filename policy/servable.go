@@ -30,9 +30,20 @@ type Unroutable struct {
 	Code    string
 }
 
-func (Unroutable) isEffect() {}
+// Routable reports that a channel reported Unroutable can be served again:
+// the host resolved it since (an adapter registered, a model listed).
+type Routable struct {
+	Channel Channel
+	Keys    []string
+}
 
-var _ Effect = Unroutable{}
+func (Unroutable) isEffect() {}
+func (Routable) isEffect()   {}
+
+var (
+	_ Effect = Unroutable{}
+	_ Effect = Routable{}
+)
 
 // servable reports whether the host may serve ch: it has not said it cannot
 // (or a mark made from a failed request has run out).
@@ -43,12 +54,16 @@ func (s *State) servable(now int64, ch Channel) bool {
 
 // onModelInfo records what the host said of a channel. A channel found
 // unservable is reported once per code; a later answer that resolves it
-// (an adapter registered since) makes it routable again.
-func (s *State) onModelInfo(e ModelInfo, fx *[]Effect) {
+// (an adapter registered since) makes it routable again, and says so.
+func (s *State) onModelInfo(now int64, e ModelInfo, fx *[]Effect) {
+	wasServable := s.servable(now, e.Channel)
 	prev, had := s.models[e.Channel.Key()]
 	s.models[e.Channel.Key()] = e
-	if !e.Known && unservableCode(e.Code) && (!had || prev.Known || prev.Code != e.Code || prev.untilMs != 0) {
+	switch {
+	case !e.Known && unservableCode(e.Code) && (!had || prev.Known || prev.Code != e.Code || prev.untilMs != 0):
 		*fx = append(*fx, Unroutable{Channel: e.Channel, Keys: s.targetKeys(e.Channel), Code: e.Code})
+	case !wasServable && s.servable(now, e.Channel):
+		*fx = append(*fx, Routable{Channel: e.Channel, Keys: s.targetKeys(e.Channel)})
 	}
 }
 

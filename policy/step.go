@@ -30,7 +30,7 @@ func Step(s *State, now int64, ev Event) Output {
 	case ProbeResult:
 		s.onProbeResult(now, e, &fx)
 	case ModelInfo:
-		s.onModelInfo(e, &fx)
+		s.onModelInfo(now, e, &fx)
 	case SetBackup:
 		s.backup = e.Channel
 	case ToolResult:

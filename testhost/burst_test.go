@@ -128,7 +128,7 @@ func burstScenarios() []scenario {
 			decide(request(1000, "a1", chA), out(vPass)),
 			decide(requestErr(1100, "a1", "mock", beforeHost, code("QUOTA"), hostRetryStock, 0),
 				out(vRetry, fxCircuit(chA, "closed", "open", "QUOTA", "quota", 61100), fxFailover("a1", chA, chB, "QUOTA", "quota"))),
-			decide(modelInfo(2000, chC, true, ""), out(vPass)),
+			decide(modelInfo(2000, chC, true, ""), out(vPass, fmt.Sprintf(`{"kind":"routable","channel":%s,"keys":["chain[1]"]}`, chC.json()))),
 			decide(request(2100, "a2", chA), out(vSwap(chC))),
 		}},
 		{name: "a failover target that fails NO_ADAPTER is skipped at once; nothing left: the primary's own failure goes back", steps: []step{

@@ -64,6 +64,10 @@ func writeOutput(w *writer, out policy.Output) {
 			writeChannel(w, "channel", e.Channel)
 			w.strings("keys", e.Keys)
 			w.str("code", e.Code)
+		case policy.Routable:
+			w.str("kind", "routable")
+			writeChannel(w, "channel", e.Channel)
+			w.strings("keys", e.Keys)
 		case policy.Stalled:
 			writeStalled(w, e)
 		case policy.ToolRetried:
