@@ -82,7 +82,10 @@ describe('stalled streams in the real host', () => {
     const { primary } = await assertCuts(h, 'first-chunk', r);
     assert.equal(primary.length, 1, 'stall.tripOnCut: the first cut opens the primary, no second silent attempt');
     const secondary = fp.requests.find((q) => q.model === SECONDARY.model);
-    assert.ok(secondary.at - primary.at(-1).at >= LIMIT_MS, 'the secondary was called only after the last cut');
+    // The provider sees a request a little after the listener starts its clock, and the
+    // secondary's at once after the cut: the gap may fall a few ms short of the limit.
+    const gap = secondary.at - primary.at(-1).at;
+    assert.ok(gap > LIMIT_MS - SLACK_MS, `the secondary was called only after the last cut (${gap} ms after the primary's request)`);
     const failover = (await auditRecords(h)).find((a) => a.type === 'failover');
     assert.equal(failover?.code, 'TIMEOUT');
     t.diagnostic(`(a) wall time to the answer: ${r.ms} ms from dsh's start, ${secondary.at - primary[0].at} ms from the ` +
