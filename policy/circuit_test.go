@@ -1,6 +1,9 @@
 package policy
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // openA trips chA with a quota failure of agent a1 at the sim's now.
 func openA(m *sim) {
@@ -76,8 +79,8 @@ func TestHealthRoundTripsAndHalfOpenPersistsAsDue(t *testing.T) {
 		t.Fatalf("health %+v: want open and due", h)
 	}
 	fresh, _ := NewState(m.s.Config())
-	if _, err := fresh.Merge(m.now, h); err != nil {
-		t.Fatal(err)
+	if _, skipped := fresh.Merge(m.now, h); skipped != nil {
+		t.Fatal(skipped)
 	}
 	// A restarted host probes again instead of trusting the lost probe.
 	if out := Step(fresh, m.now, Request{Agent: "new", Proposed: chA}); out.Verdict.Kind != Pass {
@@ -85,15 +88,34 @@ func TestHealthRoundTripsAndHalfOpenPersistsAsDue(t *testing.T) {
 	}
 }
 
-func TestRestoreRejectsBadRecords(t *testing.T) {
-	s, _ := NewState(DefaultConfig())
-	for _, h := range [][]ChannelHealth{
-		{{Channel: Channel{Provider: "p"}, State: Open}},
-		{{Channel: chA, State: "ajar"}},
+func TestMergeSkipsBadRecords(t *testing.T) {
+	long := strings.Repeat("x", MaxHealthNameLen+1)
+	for _, tc := range []struct {
+		name string
+		bad  ChannelHealth
+		key  string
+	}{
+		{"no model", ChannelHealth{Channel: Channel{Provider: "p"}, State: Open}, "channels[0].channel"},
+		{"provider-only", ChannelHealth{Channel: Channel{Provider: "p", Model: providerModel}, State: Open}, "channels[0].channel"},
+		{"unknown state", ChannelHealth{Channel: chC, State: "ajar"}, "channels[0].state"},
+		{"oversized provider", ChannelHealth{Channel: Channel{Provider: long, Model: "m"}, State: Open}, "channels[0].channel"},
+		{"oversized model", ChannelHealth{Channel: Channel{Provider: "p", Model: long}, State: Open}, "channels[0].channel"},
+		{"oversized code", ChannelHealth{Channel: chC, State: Open, LastCode: strings.Repeat("E", MaxHealthCodeLen+1)}, "channels[0].lastCode"},
 	} {
-		if _, err := s.Merge(0, h); err == nil {
-			t.Errorf("accepted %+v", h)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			s, _ := NewState(DefaultConfig())
+			good := ChannelHealth{Channel: chA, State: Open, OpenUntilMs: 90_000, ChangedAtMs: 1_000}
+			n, skipped := s.Merge(0, []ChannelHealth{tc.bad, good})
+			if n != 1 || len(skipped) != 1 {
+				t.Fatalf("adopted %d, skipped %v: want the good record taken and the bad one skipped", n, skipped)
+			}
+			if fe, ok := skipped[0].(*FieldError); !ok || fe.Key != tc.key {
+				t.Fatalf("skipped %v: want it to name %q", skipped[0], tc.key)
+			}
+			if h := s.Health(); len(h) != 1 || h[0].Channel != chA {
+				t.Fatalf("health %+v: want only the good record", h)
+			}
+		})
 	}
 }
 

@@ -238,16 +238,16 @@ func TestMergeAdoptsOnlyNewerRecords(t *testing.T) {
 	local := m.s.Health()[0]
 	older := local
 	older.State, older.ChangedAtMs = Closed, local.ChangedAtMs-1
-	if n, err := m.s.Merge(m.now, []ChannelHealth{older}); err != nil || n != 0 || m.state(chA) != Open {
-		t.Fatalf("an older record replaced a newer one: n=%d err=%v state=%s", n, err, m.state(chA))
+	if n, skipped := m.s.Merge(m.now, []ChannelHealth{older}); skipped != nil || n != 0 || m.state(chA) != Open {
+		t.Fatalf("an older record replaced a newer one: n=%d skipped=%v state=%s", n, skipped, m.state(chA))
 	}
 	newer := local
 	newer.State, newer.ChangedAtMs = Closed, local.ChangedAtMs+1
 	if n, _ := m.s.Merge(m.now, []ChannelHealth{newer}); n != 1 || m.state(chA) != Closed {
 		t.Fatalf("a newer record from another host was not adopted")
 	}
-	bad := []ChannelHealth{{Channel: chB, State: Open, ChangedAtMs: m.now + 5}, {Channel: chC, State: "ajar"}}
-	if _, err := m.s.Merge(m.now, bad); err == nil || m.state(chB) != Closed {
-		t.Fatal("a bad batch was partly applied")
+	mixed := []ChannelHealth{{Channel: chB, State: Open, OpenUntilMs: m.now + 60_000, ChangedAtMs: m.now + 5}, {Channel: chC, State: "ajar"}}
+	if n, skipped := m.s.Merge(m.now, mixed); n != 1 || len(skipped) != 1 || m.state(chB) != Open {
+		t.Fatalf("a bad record cost the good one beside it: n=%d skipped=%v state=%s", n, skipped, m.state(chB))
 	}
 }

@@ -152,23 +152,44 @@ func (s *State) Health() []ChannelHealth {
 	return out
 }
 
+// Bounds of one health record's fields. Health comes from files and from
+// other hosts: a record beyond them is skipped, not adopted, so one oversized
+// or garbled record costs neither memory nor the rest of the batch.
+const (
+	MaxHealthNameLen = 256 // a provider or model name
+	MaxHealthCodeLen = 128 // a failure code
+)
+
+// ValidHealth checks one record (the i-th of its batch); the error names its
+// field. Merge applies it; the codec applies it first to report by index.
+func ValidHealth(i int, h ChannelHealth) error {
+	switch {
+	case h.Channel.Provider == "" || h.Channel.Model == "" || h.Channel.Model == providerModel:
+		return &FieldError{fmt.Sprintf("channels[%d].channel", i), "needs provider and model"}
+	case len(h.Channel.Provider) > MaxHealthNameLen || len(h.Channel.Model) > MaxHealthNameLen:
+		return &FieldError{fmt.Sprintf("channels[%d].channel", i), fmt.Sprintf("provider and model are at most %d bytes", MaxHealthNameLen)}
+	case len(h.LastCode) > MaxHealthCodeLen:
+		return &FieldError{fmt.Sprintf("channels[%d].lastCode", i), fmt.Sprintf("is at most %d bytes", MaxHealthCodeLen)}
+	}
+	switch h.State {
+	case Closed, Open, HalfOpen:
+		return nil
+	}
+	return &FieldError{fmt.Sprintf("channels[%d].state", i), fmt.Sprintf("unknown circuit state %q", h.State)}
+}
+
 // Merge folds persisted or shared health into the state: each record replaces
 // the state's breaker for its channel when it changed later (another host
-// process tripped or recovered it since). It validates everything first, so a
-// rejected batch changes nothing. Provider breakers are derived again.
-func (s *State) Merge(now int64, hs []ChannelHealth) (adopted int, err error) {
-	for i, h := range hs {
-		if h.Channel.Provider == "" || h.Channel.Model == "" || h.Channel.Model == providerModel {
-			return 0, &FieldError{fmt.Sprintf("channels[%d].channel", i), "needs provider and model"}
-		}
-		switch h.State {
-		case Closed, Open, HalfOpen:
-		default:
-			return 0, &FieldError{fmt.Sprintf("channels[%d].state", i), fmt.Sprintf("unknown circuit state %q", h.State)}
-		}
-	}
+// process tripped or recovered it since). A bad record is skipped and
+// reported, and the rest are still taken: one garbled record must not cost
+// every trip the others hold. Provider breakers are derived again.
+func (s *State) Merge(now int64, hs []ChannelHealth) (adopted int, skipped []error) {
 	var fx []Effect // merged records are the other host's news, not transitions of ours
-	for _, h := range hs {
+	for i, h := range hs {
+		if err := ValidHealth(i, h); err != nil {
+			skipped = append(skipped, err)
+			continue
+		}
 		if c := s.circuits[h.Channel.Key()]; c != nil && c.changedAtMs >= h.ChangedAtMs {
 			continue
 		}
@@ -181,5 +202,5 @@ func (s *State) Merge(now int64, hs []ChannelHealth) (adopted int, err error) {
 		s.checkProvider(now, h.Channel.Provider, &fx)
 		adopted++
 	}
-	return adopted, nil
+	return adopted, skipped
 }

@@ -521,7 +521,7 @@ func engineScenarios() []scenario {
 		}},
 
 		// ---- restore merging (TestMergeAdoptsOnlyNewerRecords)
-		{name: "restore: the newer changedAtMs wins, ties keep the local record, a bad batch changes nothing", steps: engSteps(
+		{name: "restore: the newer changedAtMs wins, ties keep the local record, a bad record is skipped, the rest taken", steps: engSteps(
 			engOne(engConfigure([]ch{chA, chB, chC}, classic...)),
 			engOpenA(1000, 60000, chB, 0),
 			engOne(
@@ -541,15 +541,17 @@ func engineScenarios() []scenario {
 				snapshot(health(
 					hcFull(chC, "open", 1, 2, 95000, "QUOTA", 1500),
 					hcFull(chA, "closed", 0, 0, 61000, "QUOTA", 1001))),
-				// Bad batches: the good record before the bad one is not taken either.
-				fails("restore", health(hcFull(chB, "open", 9, 1, 99000, "X", 5000), hcFull(engProvMock, "open", 0, 0, 0, "", 5000)),
-					`health "channels[1].channel": needs provider and model`),
-				step{export: "restore", raw: true, wantErr: `health "channels[1].state": must be one of [closed open half-open], not "ajar"`,
-					in: health(hcFull(chB, "open", 9, 1, 99000, "X", 5000),
+				// Bad records are skipped and named; the good one beside them is taken.
+				restore(health(hcFull(chB, "closed", 2, 0, 0, "X", 5000), hcFull(engProvMock, "open", 0, 0, 0, "", 5000)),
+					restoredSkipping(2, 1, `health "channels[1].channel": needs provider and model`)),
+				step{export: "restore", raw: true,
+					want: restoredSkipping(2, 0, `health "channels[1].state": must be one of [closed open half-open], not "ajar"`),
+					in: health(hcFull(chB, "closed", 2, 0, 0, "X", 5000),
 						`{"channel":{"provider":"x","model":"y"},"state":"ajar","failures":0,"openUntilMs":0,"lastCode":""}`)},
 				snapshot(health(
 					hcFull(chC, "open", 1, 2, 95000, "QUOTA", 1500),
-					hcFull(chA, "closed", 0, 0, 61000, "QUOTA", 1001))),
+					hcFull(chA, "closed", 0, 0, 61000, "QUOTA", 1001),
+					hcFull(chB, "closed", 2, 0, 0, "X", 5000))),
 				// The merged state decides: C is open, A closed, B untouched.
 				decide(request(3000, "a4", chC), out(vSwap(chA))),
 				decide(request(3100, "a5", chB), out(vPass)),

@@ -204,6 +204,15 @@ func hcFull(c ch, state string, failures, opens int, openUntil int64, lastCode s
 
 func restored(n, adopted int) string { return fmt.Sprintf(`{"channels":%d,"adopted":%d}`, n, adopted) }
 
+// restoredSkipping is a restore's answer that skipped records for these reasons.
+func restoredSkipping(n, adopted int, reasons ...string) string {
+	list := make([]string, len(reasons))
+	for i, r := range reasons {
+		list[i] = js(r)
+	}
+	return fmt.Sprintf(`{"channels":%d,"adopted":%d,"skipped":%d,"skipReasons":[%s]}`, n, adopted, len(reasons), strings.Join(list, ","))
+}
+
 // ---- running steps
 
 // step is one call of a scenario.

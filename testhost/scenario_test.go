@@ -254,11 +254,12 @@ func scenarios() []scenario {
 			{export: "snapshot", want: health(), on: 1},
 			{export: "restore", in: roundTripHealth, want: restored(2, 2), on: 1},
 			{export: "snapshot", want: roundTripHealth, on: 1},
-			// A rejected snapshot changes nothing.
-			{export: "restore", in: health(hc(chB, "open", 9, 99, "X"), `{"channel":{"provider":"x","model":"y"},"state":"ajar","failures":0,"openUntilMs":0,"lastCode":""}`),
-				wantErr: `health "channels[1].state": must be one of [closed open half-open], not "ajar"`, raw: true, on: 1},
-			{export: "restore", in: health(hc(chB, "open", 9, 99, "X"), hc(ch{"x", ""}, "open", 0, 0, "")),
-				wantErr: `"channels[1].channel": needs provider and model`, on: 1},
+			// A bad record is skipped and named; the good one beside it is
+			// older than the local record, so nothing changes.
+			{export: "restore", in: health(hcFull(chA, "closed", 9, 0, 99, "X", 0), `{"channel":{"provider":"x","model":"y"},"state":"ajar","failures":0,"openUntilMs":0,"lastCode":""}`),
+				want: restoredSkipping(2, 0, `health "channels[1].state": must be one of [closed open half-open], not "ajar"`), raw: true, on: 1},
+			{export: "restore", in: health(hcFull(chA, "closed", 9, 0, 99, "X", 0), hc(ch{"x", ""}, "open", 0, 0, "")),
+				want: restoredSkipping(2, 0, `health "channels[1].channel": needs provider and model`), on: 1},
 			{export: "snapshot", want: roundTripHealth, on: 1},
 			// The restored state decides like the original.
 			{export: "decide", in: request(2000, "a9", chA), want: out(vSwap(chB)), on: 1},
@@ -373,8 +374,8 @@ func badInputSteps() []step {
 		failsRaw("decide", `{"nowMs":1,"event":{"kind":"request-error","agent":"a","provider":"mock","failure":{"code":"X"},"phase":"during","rand":0}}`,
 			`input "event.phase": must be one of [before-host after-host], not "during"`),
 		failsRaw("decide", `{"nowMs":1,"event":{"kind":"request","agent":"a","proposed":{"provider":"mock"}}}`, `input "event.proposed.model": is required`),
-		failsRaw("restore", `{"channels":[{"channel":{"provider":"mock","model":"mock-a"},"state":"ajar","failures":0,"openUntilMs":0,"lastCode":""}]}`,
-			`restore: health "channels[0].state": must be one of`),
+		failsRaw("restore", `{"channels":[`+strings.Repeat("[", 40)+strings.Repeat("]", 40)+`]}`, `nests deeper than 32 levels`),
+		failsRaw("restore", `{"channels":[`+strings.Repeat(`{},`, 10_000)+`{}]}`, `health "channels": more than 10000 records`),
 		failsRaw("restore", `{"channels":{}}`, `health "channels": must be an array`),
 	}
 	for i, b := range bad {
@@ -387,6 +388,28 @@ func badInputSteps() []step {
 }
 
 func TestScenarios(t *testing.T) { runScenarios(t, scenarios()) }
+
+// 10^5 nested levels once overflowed the guest's stack: a trap, which cost the
+// instance and, in the shim, the evidence. Now they are an ordinary error and
+// the same instance keeps answering. (Outside the scenario tables: their WIT
+// check walks each level with its path, which is quadratic here.)
+func TestDeepNestingIsAnErrorNotATrap(t *testing.T) {
+	in := newInstance(t)
+	_, err := in.Call("configure", []byte(configJSON([]ch{chA, chB})))
+	require.NoError(t, err)
+	for export, doc := range map[string]string{
+		"restore":   strings.Repeat(`{"channels":[`, 50_000) + strings.Repeat(`]}`, 50_000),
+		"configure": strings.Repeat("[", 100_000),
+		"decide":    `{"nowMs":1,"event":` + strings.Repeat(`{"a":`, 100_000) + `1` + strings.Repeat(`}`, 100_000) + `}`,
+	} {
+		_, err := in.Call(export, []byte(doc))
+		var pe *PluginError
+		require.ErrorAs(t, err, &pe, export)
+		require.Contains(t, pe.Message, "nests deeper than 32 levels", export)
+	}
+	_, err = in.Call("snapshot", nil)
+	require.NoError(t, err, "the same instance answers after refusing")
+}
 
 // runScenarios runs each scenario through the wasm module, every input and
 // output checked against the WIT types.

@@ -37,6 +37,9 @@ func (m *Module) Call(export string, input []byte) ([]byte, error) {
 }
 
 func parse(input []byte) (gjson.Result, error) {
+	if tooDeep(input, maxDepth) {
+		return gjson.Result{}, fmt.Errorf("input nests deeper than %d levels", maxDepth)
+	}
 	if !gjson.ValidBytes(input) {
 		return gjson.Result{}, errors.New("input is not valid JSON")
 	}
@@ -110,9 +113,19 @@ func (m *Module) Snapshot([]byte) ([]byte, error) {
 	return w.b, nil
 }
 
+// maxHealthRecords bounds one restore: far beyond any real chain (100
+// channels of 20 providers is a large one), small enough that a runaway file
+// cannot hold the module for seconds. A larger batch is refused whole, and the
+// shim sets its file aside.
+const maxHealthRecords = 10_000
+
+// maxSkipReasons bounds how many skipped records are named in the answer.
+const maxSkipReasons = 5
+
 // Restore merges persisted or shared channel health: a record replaces the
-// module's own only when it changed later. It is all or nothing: a bad record
-// rejects the whole batch, and the shim sets the file aside.
+// module's own only when it changed later. A bad record (wrong type, unknown
+// key, a field beyond its bound) is skipped and named, and the others are
+// still taken; only a document that is not a health batch at all is refused.
 func (m *Module) Restore(input []byte) ([]byte, error) {
 	if m.state == nil {
 		return nil, ErrNotConfigured
@@ -123,38 +136,69 @@ func (m *Module) Restore(input []byte) ([]byte, error) {
 	}
 	d := decoder{prefix: "health"}
 	d.object(v, "", "channels")
-	var hs []policy.ChannelHealth
-	for i, c := range d.array(v.Get("channels"), "channels", true) {
-		p := fmt.Sprintf("channels[%d]", i)
-		if !d.object(c, p, "channel", "state", "failures", "opens", "openUntilMs", "lastCode", "changedAtMs") {
-			break
+	records := v.Get("channels")
+	if d.err == nil && records.IsArray() {
+		n := 0
+		records.ForEach(func(_, _ gjson.Result) bool { n++; return n <= maxHealthRecords })
+		if n > maxHealthRecords {
+			d.fail("channels", "more than %d records", maxHealthRecords)
 		}
-		f, _ := d.uint(c.Get("failures"), p+".failures", true, math.MaxInt32)
-		opens, _ := d.uint(c.Get("opens"), p+".opens", false, math.MaxInt32)
-		until, _ := d.uint(c.Get("openUntilMs"), p+".openUntilMs", true, maxMs)
-		changed, _ := d.uint(c.Get("changedAtMs"), p+".changedAtMs", false, maxMs)
-		hs = append(hs, policy.ChannelHealth{
-			Channel:     d.channel(c.Get("channel"), p+".channel"),
-			State:       policy.CircuitState(d.oneOf(c.Get("state"), p+".state", true, "closed", "open", "half-open")),
-			Failures:    int(f),
-			Opens:       int(opens),
-			OpenUntilMs: int64(until),
-			ChangedAtMs: int64(changed),
-			LastCode:    d.str(c.Get("lastCode"), p+".lastCode", true),
-		})
 	}
+	list := d.array(records, "channels", true)
 	if d.err != nil {
 		return nil, d.err
 	}
-	// Merge validates the whole batch before touching the state.
-	adopted, err := m.state.Merge(0, hs)
-	if err != nil {
-		return nil, fmt.Errorf("health %w", err) // `health "channels[0].state": ...`
+	hs := make([]policy.ChannelHealth, 0, len(list))
+	var skipped []string
+	for i, c := range list {
+		h, err := decodeHealth(c, i)
+		if err != nil {
+			skipped = append(skipped, err.Error()) // `health "channels[3].failures": ...`
+			continue
+		}
+		if err := policy.ValidHealth(i, h); err != nil {
+			skipped = append(skipped, "health "+err.Error())
+			continue
+		}
+		hs = append(hs, h)
 	}
+	adopted, _ := m.state.Merge(0, hs) // every record in hs is valid
 	var w writer
 	w.beginObject("")
-	w.int("channels", int64(len(hs)))
+	w.int("channels", int64(len(list)))
 	w.int("adopted", int64(adopted))
+	if len(skipped) > 0 {
+		w.int("skipped", int64(len(skipped)))
+		w.beginArray("skipReasons")
+		for _, r := range skipped[:min(len(skipped), maxSkipReasons)] {
+			w.sep()
+			w.b = appendString(w.b, r)
+		}
+		w.endArray()
+	}
 	w.endObject()
 	return w.b, nil
+}
+
+// decodeHealth reads the i-th record of a health batch.
+func decodeHealth(c gjson.Result, i int) (policy.ChannelHealth, error) {
+	d := decoder{prefix: "health"}
+	p := fmt.Sprintf("channels[%d]", i)
+	if !d.object(c, p, "channel", "state", "failures", "opens", "openUntilMs", "lastCode", "changedAtMs") {
+		return policy.ChannelHealth{}, d.err
+	}
+	f, _ := d.uint(c.Get("failures"), p+".failures", true, math.MaxInt32)
+	opens, _ := d.uint(c.Get("opens"), p+".opens", false, math.MaxInt32)
+	until, _ := d.uint(c.Get("openUntilMs"), p+".openUntilMs", true, maxMs)
+	changed, _ := d.uint(c.Get("changedAtMs"), p+".changedAtMs", false, maxMs)
+	h := policy.ChannelHealth{
+		Channel:     d.channel(c.Get("channel"), p+".channel"),
+		State:       policy.CircuitState(d.oneOf(c.Get("state"), p+".state", true, "closed", "open", "half-open")),
+		Failures:    int(f),
+		Opens:       int(opens),
+		OpenUntilMs: int64(until),
+		ChangedAtMs: int64(changed),
+		LastCode:    d.str(c.Get("lastCode"), p+".lastCode", true),
+	}
+	return h, d.err
 }
