@@ -2,8 +2,16 @@
 // directory, rotated to a single `.1` generation at a size cap. It never holds
 // prompt text or credentials: only channels, codes, classes and timings.
 // Writing it must never disturb a decision, so failures are counted, not thrown.
-import { appendFile, mkdir, rename, stat } from 'node:fs/promises';
+//
+// Several host processes of one DSH_HOME append to the same file. Each line is
+// one O_APPEND write, so lines never interleave. Rotation is the race: two
+// processes could both decide to rotate, and the second would rename a file
+// of a few lines over the full generation the first just kept. A process that
+// finds the cap reached takes the rotation lock (lock.js) and rotates only if
+// the file itself is still over the cap. The files are the user's only (0600).
+import { chmod, mkdir, open, rename, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { withLock } from './lock.js';
 
 export const DEFAULT_AUDIT_MAX_BYTES = 5 * 1024 * 1024;
 
@@ -11,7 +19,7 @@ export class AuditLog {
   constructor(path, maxBytes = DEFAULT_AUDIT_MAX_BYTES) {
     this.path = path;
     this.maxBytes = maxBytes;
-    this.size = undefined; // learnt on first write
+    this.size = undefined; // the file's size after this process's last line
     this.failures = 0;
     this.queue = Promise.resolve(); // keeps lines in order
   }
@@ -24,15 +32,32 @@ export class AuditLog {
 
   async append(line) {
     if (this.size === undefined) {
-      await mkdir(dirname(this.path), { recursive: true });
+      await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
       this.size = await stat(this.path).then((s) => s.size, () => 0);
+      if (this.size > 0) await chmod(this.path, 0o600).catch(() => {}); // written 0644 by older versions
     }
-    if (this.size > 0 && this.size + line.length > this.maxBytes) {
-      await rename(this.path, this.path + '.1');
-      this.size = 0;
+    const bytes = Buffer.byteLength(line);
+    if (this.size > 0 && this.size + bytes > this.maxBytes) await this.rotate(bytes);
+    const fh = await open(this.path, 'a', 0o600);
+    try {
+      await fh.write(line);
+      this.size = (await fh.stat()).size; // other processes' lines included
+    } finally {
+      await fh.close();
     }
-    await appendFile(this.path, line);
-    this.size += Buffer.byteLength(line);
+  }
+
+  /** Rotates if the file itself (other processes' lines included) is full. */
+  async rotate(bytes) {
+    await withLock(`${this.path}.lock`, async () => {
+      const size = await stat(this.path).then((s) => s.size, () => 0);
+      if (size > 0 && size + bytes > this.maxBytes) {
+        await rename(this.path, this.path + '.1');
+        this.size = 0;
+      } else {
+        this.size = size; // another process rotated already
+      }
+    });
   }
 
   /** Resolves when every queued line is written (or has failed). */

@@ -1,87 +1,225 @@
 // Channel health on disk, shared by every host process of one DSH_HOME.
 //
-// The file is the module's `health` snapshot. Writes are atomic (a temp file
-// renamed over it) and read-merge-write: before writing, what another process
-// wrote is merged into the module (the newer record per channel wins), so no
-// process erases another's trip. Each process re-reads the file when it
-// changes (polled every refreshMs), which is how a trip in one host is seen
-// by the others within one refresh. A file that does not parse, or that the
-// module rejects, is set aside (renamed, audited once) and rebuilt: bad state
-// never stops the plugin.
+// The file is the module's `health` snapshot. Every write is a read-merge-write
+// under an inter-process lock (lock.js): what another process wrote is merged
+// into the module first (the newer record per channel wins), then the result
+// is written to a temp file and renamed over the old one. Without the lock two
+// processes saving at once both read the old file and the second rename drops
+// the first one's trip. Each process re-reads the file when it changes
+// (polled every refreshMs): a trip in one host is seen by the others within
+// one refresh.
+//
+// Bounded on every side: a file larger than `maxBytes` is set aside unread;
+// closed records older than `pruneMs` are dropped on read and on write; set-
+// aside files are kept for inspection, the newest few, each cut to `maxBytes`.
+// Files are the user's only (0600, directory 0700): they name providers and
+// usage. A file that does not parse, that the module refuses, or that traps
+// it is set aside (audited) and rebuilt; a bad record in a good file is
+// skipped and audited, and the rest is kept. A store that cannot read or
+// write at all (health.json a directory, no permission, a lock never freed)
+// says so once per outage, and bad state never stops the plugin.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { ModuleError } from './kernel.js';
+import { chmod, mkdir, open, readdir, rename, stat, truncate, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { ModuleError, TrapError } from './kernel.js';
+import { withLock } from './lock.js';
 
 export const DEFAULT_REFRESH_MS = 5_000;
+/** Closed records older than this are forgotten: a day says nothing about now. */
+export const DEFAULT_PRUNE_MS = 24 * 3600 * 1000;
+/** 10000 records (the module's own bound) are ~1.5 MB; a file beyond this is not read. */
+export const MAX_HEALTH_BYTES = 4 * 1024 * 1024;
+/** Set-aside files kept for inspection; older ones are deleted. */
+export const KEEP_SET_ASIDE = 3;
+
+class TooLarge extends Error {
+  constructor(size, max) {
+    super(`${size} bytes, more than the ${max} read`);
+    this.name = 'TooLarge';
+  }
+}
 
 export class HealthStore {
   /**
    * @param {string} path - the health file.
    * @param {import('./policy.js').Policy} policy
    * @param {(record: object) => void} audit
+   * @param {{pruneMs?: number, maxBytes?: number, keep?: number, now?: () => number}} [o]
    */
-  constructor(path, policy, audit) {
+  constructor(path, policy, audit, { pruneMs = DEFAULT_PRUNE_MS, maxBytes = MAX_HEALTH_BYTES, keep = KEEP_SET_ASIDE, now = Date.now } = {}) {
     this.path = path;
+    this.lockPath = `${path}.lock`;
     this.policy = policy;
     this.audit = audit;
-    this.seen = undefined; // mtimeMs of the version last merged or written
+    this.pruneMs = pruneMs;
+    this.maxBytes = maxBytes;
+    this.keep = keep;
+    this.now = now;
+    this.seen = undefined; // identity (inode, mtime, size) of the version last merged or written
     this.queue = Promise.resolve(); // one read or write at a time
     this.failures = 0;
+    this.trouble = undefined; // why the store cannot work, while it cannot (audited once)
+    this.closed = false;
   }
 
   /** Merges the file into the module if it changed since it was last seen. */
   refresh() {
-    return this.serial(async () => {
-      const st = await stat(this.path).catch(() => undefined);
-      if (!st || st.mtimeMs === this.seen) return;
-      await this.mergeFile();
-      this.seen = st.mtimeMs;
+    return this.serial('read', async () => {
+      const st = await stat(this.path).catch((e) => {
+        if (e.code === 'ENOENT') return undefined;
+        throw e;
+      });
+      if (!st || identity(st) === this.seen) return;
+      const read = await this.mergeFile(false);
+      this.seen = read?.id ?? identity(st);
     });
   }
 
   /** Writes the module's health, merging what others wrote first. */
   save() {
-    return this.serial(async () => {
-      await this.mergeFile();
+    return this.serial('write', () => this.withDir(() => withLock(this.lockPath, async () => {
+      await this.mergeFile(true);
       const snapshot = this.policy.snapshot();
       if (!snapshot) return;
-      await mkdir(dirname(this.path), { recursive: true });
+      snapshot.channels = this.prune(snapshot.channels);
       const tmp = `${this.path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-      await writeFile(tmp, JSON.stringify(snapshot, null, 1) + '\n');
-      await rename(tmp, this.path);
-      this.seen = (await stat(this.path)).mtimeMs;
-    });
+      try {
+        await writeFile(tmp, JSON.stringify(snapshot, null, 1) + '\n', { mode: 0o600 });
+        await rename(tmp, this.path);
+      } catch (e) {
+        await unlink(tmp).catch(() => {});
+        throw e;
+      }
+      this.seen = identity(await stat(this.path));
+    })));
   }
 
-  async mergeFile() {
-    let text;
+  /**
+   * Ends the store: the reads and writes already asked for finish, later ones
+   * do nothing. Nothing is written after the plugin's `stop` record.
+   */
+  async close() {
+    this.closed = true;
+    await this.queue;
+  }
+
+  /** Closed records older than pruneMs carry nothing worth keeping. */
+  prune(channels) {
+    const horizon = this.now() - this.pruneMs;
+    return channels.filter((c) => !(c?.state === 'closed' && Number(c?.changedAtMs ?? 0) < horizon));
+  }
+
+  async withDir(task) {
+    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+    return task();
+  }
+
+  /**
+   * Reads the file (at most maxBytes) and merges it into the module. A file
+   * that cannot be taken is set aside; `locked` says whether we hold the lock
+   * (a set-aside must, so it never renames a good file another process just
+   * wrote). Returns the identity of the version read.
+   */
+  async mergeFile(locked) {
+    let read;
     try {
-      text = await readFile(this.path, 'utf8');
+      read = await this.read();
     } catch (e) {
-      if (e.code === 'ENOENT') return;
-      throw e;
+      if (e instanceof TooLarge) await this.setAside(e, locked);
+      else throw e;
+      return undefined;
     }
+    if (!read) return undefined;
     let result;
     try {
-      JSON.parse(text);
+      const doc = JSON.parse(read.text);
+      const text = Array.isArray(doc?.channels) ? JSON.stringify({ ...doc, channels: this.prune(doc.channels) }) : read.text;
       result = this.policy.restore(text);
     } catch (e) {
-      if (e instanceof SyntaxError || e instanceof ModuleError) await this.setAside(e);
-      return; // anything else is the module's trouble, already logged: keep the file
+      // Not JSON (or nested past the JS stack), refused, or a trap the file
+      // caused (the module is rebuilt): the file is to blame.
+      if (e instanceof SyntaxError || e instanceof RangeError || e instanceof ModuleError || e instanceof TrapError) {
+        await this.setAside(e, locked, read.ino);
+      }
+      return read;
+    }
+    if (result.skipped > 0) {
+      this.audit({ type: 'health-skipped', skipped: result.skipped, of: result.channels, reasons: (result.skipReasons ?? []).map((r) => r.slice(0, 200)) });
     }
     if (result.adopted > 0) this.audit({ type: 'health-merged', adopted: result.adopted, of: result.channels });
+    return read;
   }
 
-  async setAside(error) {
-    const aside = `${this.path}.corrupt-${Date.now()}`;
-    await rename(this.path, aside).catch(() => {});
+  /** The file's text, or undefined when there is none; at most maxBytes. */
+  async read() {
+    let fh;
+    try {
+      fh = await open(this.path, 'r');
+    } catch (e) {
+      if (e.code === 'ENOENT') return undefined;
+      throw e;
+    }
+    try {
+      const st = await fh.stat();
+      if (!st.isFile()) throw Object.assign(new Error(`${this.path} is not a regular file`), { code: 'ENOTFILE' });
+      if (st.size > this.maxBytes) throw new TooLarge(st.size, this.maxBytes);
+      const buf = Buffer.alloc(Math.min(st.size, this.maxBytes) + 1);
+      let n = 0;
+      for (let got; n < buf.length && (got = (await fh.read(buf, n, buf.length - n, n)).bytesRead) > 0;) n += got;
+      if (n > this.maxBytes) throw new TooLarge(n, this.maxBytes); // grew while read
+      return { text: buf.subarray(0, n).toString('utf8'), ino: st.ino, id: identity(st) };
+    } finally {
+      await fh.close();
+    }
+  }
+
+  async setAside(error, locked, ino) {
+    const move = async () => {
+      const st = await stat(this.path).catch(() => undefined);
+      if (!st?.isFile() || (ino !== undefined && st.ino !== ino)) return undefined; // replaced meanwhile
+      const aside = `${this.path}.corrupt-${this.now()}-${randomBytes(2).toString('hex')}`;
+      await rename(this.path, aside);
+      return aside;
+    };
+    const aside = locked ? await move() : await this.withDir(() => withLock(this.lockPath, move));
+    if (!aside) return;
     this.audit({ type: 'health-set-aside', file: aside, reason: String(error?.message ?? error).slice(0, 300) });
+    await this.bound(aside).catch(() => {});
   }
 
-  serial(task) {
-    const run = this.queue.then(task);
-    this.queue = run.catch(() => { this.failures++; });
-    return this.queue;
+  /** Keeps the newest `keep` set-aside files, each cut to maxBytes. */
+  async bound(aside) {
+    if ((await stat(aside)).size > this.maxBytes) await truncate(aside, this.maxBytes);
+    await chmod(aside, 0o600);
+    const dir = dirname(this.path);
+    const prefix = `${basename(this.path)}.corrupt-`;
+    const asides = (await readdir(dir)).filter((f) => f.startsWith(prefix))
+      .map((f) => ({ f, at: Number(f.slice(prefix.length).split('-')[0]) || 0 }))
+      .sort((a, b) => b.at - a.at || (a.f < b.f ? 1 : -1));
+    for (const { f } of asides.slice(this.keep)) await unlink(join(dir, f)).catch(() => {});
+  }
+
+  /** Runs one read or write after the last; a closed store runs nothing. */
+  serial(op, task) {
+    if (this.closed) return this.queue;
+    const run = this.queue.then(async () => {
+      try {
+        await task();
+        if (this.trouble && op === 'write') {
+          this.audit({ type: 'health-available', after: this.trouble });
+          this.trouble = undefined;
+        }
+      } catch (e) {
+        this.failures++;
+        if (!this.trouble) {
+          this.trouble = `${op}: ${e.code ?? e.name}`;
+          this.audit({ type: 'health-unavailable', op, file: this.path, reason: String(e?.message ?? e).slice(0, 300) });
+        }
+      }
+    });
+    this.queue = run;
+    return run;
   }
 }
+
+const identity = (st) => `${st.ino}:${st.mtimeMs}:${st.size}`;

@@ -9,18 +9,20 @@
 // already known down is failed over at once, without waiting out the host's
 // retry budget; anything else is deferred to `next()`, and the module is asked
 // again only if the host's retry plugin declined it.
+import { chmod, mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { AuditLog } from './audit.js';
 import { loadBackup, saveBackup } from './backup.js';
 import { parseCommand, renderTable } from './command.js';
 import { carryOut, EVENTS } from './effects.js';
 import { disposedEvent, requestErrorEvent, requestEvent, settledEvent } from './events.js';
-import { DEFAULT_REFRESH_MS, HealthStore } from './health.js';
+import { DEFAULT_PRUNE_MS, DEFAULT_REFRESH_MS, HealthStore } from './health.js';
 import { compileModule, Policy } from './policy.js';
 import { hostFailure } from './host-llm.js';
 import { runProbe } from './probe.js';
 import { watchStalls } from './stall.js';
+import { later } from './timers.js';
 import { appendRetry, appendRetryStarted } from './retry-events.js';
 import { toolRetryListener } from './tools.js';
 import { Waits } from './wait.js';
@@ -33,6 +35,7 @@ export const inject = [];
 const SHIM_KEYS = {
   stateDir: (v) => typeof v === 'string' && v !== '' || 'must be a non-empty string',
   healthRefreshMs: (v) => Number.isInteger(v) && v >= 100 && v <= 3_600_000 || 'must be an integer between 100 and 3600000',
+  healthPruneMs: (v) => Number.isInteger(v) && v >= 60_000 && v <= 365 * 86_400_000 || 'must be an integer between 60000 (a minute) and 31536000000 (a year)',
 };
 
 function splitConfig(config) {
@@ -53,9 +56,18 @@ function splitConfig(config) {
   return { shim, policy };
 }
 
-function defaultStateDir() {
-  const home = process.env.DSH_HOME || join(homedir(), '.dsh');
-  return join(home, 'dsh-resilience');
+const dshHome = () => process.env.DSH_HOME || join(homedir(), '.dsh');
+
+/**
+ * The state directory: `$DSH_HOME/dsh-resilience` by default. A configured
+ * path may start with `~` (the user's home); a relative one is taken against
+ * DSH_HOME, not against whatever directory the host was started in, so every
+ * host process of one DSH_HOME finds the same files.
+ */
+export function resolveStateDir(configured) {
+  if (configured === undefined) return join(dshHome(), 'dsh-resilience');
+  if (configured === '~' || configured.startsWith('~/')) return join(homedir(), configured.slice(1));
+  return isAbsolute(configured) ? configured : resolve(dshHome(), configured);
 }
 
 /** How long the host's routes must be quiet before the targets are checked again. */
@@ -67,16 +79,22 @@ const key = (c) => `${c.provider}/${c.model}`;
 export async function apply(ctx, config = {}) {
   const { shim, policy: policyConfig } = splitConfig(config ?? {});
   const logger = ctx.logger('dsh-resilience');
-  const stateDir = shim.stateDir ?? defaultStateDir();
+  const stateDir = resolveStateDir(shim.stateDir);
+  // The plugin's files name the user's providers and usage: theirs only. An
+  // existing directory of the default name is tightened too (older versions
+  // made it 0755); a configured one is only created so.
+  await mkdir(stateDir, { recursive: true, mode: 0o700 }).catch(() => {});
+  if (shim.stateDir === undefined) await chmod(stateDir, 0o700).catch(() => {});
   const audit = new AuditLog(join(stateDir, 'audit.jsonl'));
   const report = (record) => audit.write(record);
   const policy = new Policy(await compileModule(), policyConfig, logger, report);
   const lifetime = new AbortController();
   const waits = new Waits();
-  const health = new HealthStore(join(stateDir, 'health.json'), policy, report);
+  const health = new HealthStore(join(stateDir, 'health.json'), policy, report, { pruneMs: shim.healthPruneMs ?? DEFAULT_PRUNE_MS });
   const probes = new Set();
   let wakeTimer;
   let saveTimer;
+  let dirty = false; // health changed since the last save was started
   let backup; // shown by /resilience; the module decides with it
 
   const emit = (event, payload) => {
@@ -90,14 +108,17 @@ export async function apply(ctx, config = {}) {
   const env = {
     ctx, audit, logger,
     scheduleWake(atMs) {
-      clearTimeout(wakeTimer);
+      wakeTimer?.clear();
       wakeTimer = undefined;
       if (atMs > 0 && !lifetime.signal.aborted) {
-        wakeTimer = setTimeout(() => { wakeTimer = undefined; decide({ kind: 'wake' }); }, Math.max(0, atMs - Date.now()));
-        wakeTimer.unref?.(); // a pending probe time never keeps a finished host alive
+        // later() waits out any delay in slices Node accepts: a wake years
+        // away (a restored record, a provider's Retry-After) must not spin.
+        wakeTimer = later(() => { wakeTimer = undefined; decide({ kind: 'wake' }); }, atMs - Date.now());
+        wakeTimer.unref(); // a pending probe time never keeps a finished host alive
       }
     },
     probe(channel) {
+      if (lifetime.signal.aborted) return; // disposed: no request leaves after `stop`
       const started = Date.now();
       const llm = ctx.get('llm');
       const settle = (ev) => {
@@ -115,12 +136,19 @@ export async function apply(ctx, config = {}) {
       running.finally(() => probes.delete(running));
     },
     healthChanged() {
-      saveTimer ??= setTimeout(() => { saveTimer = undefined; health.save(); }, 50);
+      dirty = true;
+      if (lifetime.signal.aborted) return; // the disposer saves once, last
+      saveTimer ??= setTimeout(() => { saveTimer = undefined; dirty = false; health.save(); }, 50);
     },
   };
 
-  /** One policy step, with its effects carried out; undefined when the module failed. */
+  /**
+   * One policy step, with its effects carried out; undefined when the module
+   * failed, or the plugin is disposed (the caller then does what the host
+   * would: a late timer or refresh must not re-arm anything).
+   */
   function decide(event) {
+    if (lifetime.signal.aborted) return undefined;
     const out = policy.decide(Date.now(), event);
     if (out) {
       try {
@@ -271,15 +299,15 @@ export async function apply(ctx, config = {}) {
   ctx.effect(() => async () => {
     lifetime.abort(new Error('dsh-resilience disposed'));
     waits.dispose();
-    clearTimeout(wakeTimer);
+    wakeTimer?.clear();
     clearTimeout(describeTimer);
     clearInterval(refresher);
+    clearTimeout(saveTimer);
     await Promise.allSettled([...probes]);
-    if (saveTimer) {
-      clearTimeout(saveTimer);
-      await health.save();
-    }
-    await health.queue;
+    await health.queue; // a refresh in flight ends here; decide() no longer acts on it
+    if (dirty) await health.save();
+    await health.close(); // from here on nothing is read or written
+    saveTimer = undefined;
     report({ type: 'stop', pid: process.pid, moduleFailures: policy.failureCounts() });
     await audit.flush();
   }, 'dsh-resilience: end waits, probes and timers; save health; flush the audit log');

@@ -22,6 +22,8 @@
 
 import { hostLlm } from './host-llm.js';
 
+import { laterTimers } from './timers.js';
+
 const CUT = Symbol('cut');
 const noop = () => {};
 
@@ -71,10 +73,11 @@ export class StallWatcher {
    *   agent loop's mark from the request to the copy.
    * @param {() => number} [o.wall] - the wall clock the policy runs on.
    * @param {() => number} [o.mono] - a monotonic clock, for silences.
-   * @param {{set: Function, clear: Function}} [o.timers] - setTimeout and clearTimeout.
+   * @param {{set: Function, clear: Function}} [o.timers] - set and clear a
+   *   timer (timers.js: clamped, so any wake time is safe).
    */
   constructor({ decide, llm, carryMarks = noop, wall = Date.now, mono = () => performance.now(),
-    timers = { set: setTimeout, clear: clearTimeout } }) {
+    timers = laterTimers }) {
     this.decide = decide;
     this.llm = llm;
     this.carryMarks = carryMarks;

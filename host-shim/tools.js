@@ -13,6 +13,8 @@
 // lifetime, swapped onto `exec.signal` (the one field a wrapper may replace)
 // and restored afterwards.
 
+import { later } from './timers.js';
+
 const MAX_MESSAGE = 2000; // enough for any classifier wording; never logged
 
 const randomDraw = () => Math.floor(Math.random() * 2 ** 53);
@@ -119,7 +121,7 @@ function timeoutOf(declaredTimeout, exec) {
 async function repeat(exec, next, signals, deadlineMs) {
   const caller = exec.signal;
   const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new Error(`dsh-resilience: repeat deadline of ${deadlineMs} ms`)), deadlineMs);
+  const timer = later(() => deadline.abort(new Error(`dsh-resilience: repeat deadline of ${deadlineMs} ms`)), deadlineMs);
   exec.signal = AbortSignal.any([...signals.filter(Boolean), deadline.signal]);
   try {
     const result = await next();
@@ -127,7 +129,7 @@ async function repeat(exec, next, signals, deadlineMs) {
     const timedOut = deadline.signal.aborted && !signals.some((s) => s?.aborted) && result?.isError === true;
     return timedOut ? retryDeadlineResult(deadlineMs) : result;
   } finally {
-    clearTimeout(timer);
+    timer.clear();
     exec.signal = caller;
   }
 }

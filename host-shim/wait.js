@@ -1,5 +1,6 @@
 // Cancellable waits. Every wait ends at once when the turn is aborted or the
 // plugin is disposed (hot reload included): nothing dangles past its owner.
+import { later } from './timers.js';
 
 export class Waits {
   constructor() {
@@ -11,12 +12,12 @@ export class Waits {
     const fused = signal ? AbortSignal.any([signal, this.lifetime.signal]) : this.lifetime.signal;
     if (fused.aborted) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
+      const timer = later(() => {
         fused.removeEventListener('abort', onAbort);
         resolve(true);
       }, ms);
       function onAbort() {
-        clearTimeout(timer);
+        timer.clear();
         resolve(false);
       }
       fused.addEventListener('abort', onAbort, { once: true });

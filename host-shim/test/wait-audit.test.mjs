@@ -48,3 +48,20 @@ test('a write failure is counted, never thrown', async () => {
   await log.write({ type: 'boot' });
   assert.equal(log.failures, 1);
 });
+
+test('processes sharing one audit log rotate once per full file: no generation is lost', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'audit-'));
+  const path = join(dir, 'audit.jsonl');
+  // Four writers (as four host processes would), each knowing only its own lines.
+  const logs = Array.from({ length: 4 }, () => new AuditLog(path, 2000));
+  for (let i = 0; i < 30; i++) for (const [w, log] of logs.entries()) log.write({ type: 'retry', w, n: i });
+  await Promise.all(logs.map((l) => l.flush()));
+  const lines = async (p) => (await readFile(p, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+  const older = await lines(`${path}.1`);
+  const current = await lines(path);
+  assert.ok((await stat(`${path}.1`)).size > 2000 - 200, 'the kept generation is a full one, not a few lines');
+  assert.ok((await stat(path)).size <= 2000 + 200);
+  assert.equal(older.length + current.length >= Math.floor(2000 / 60), true);
+  assert.deepEqual(logs.map((l) => l.failures), [0, 0, 0, 0]);
+  assert.equal((await stat(path)).mode & 0o777, 0o600);
+});
