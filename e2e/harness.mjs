@@ -8,7 +8,7 @@
 // users configure it.
 import { execFile, spawn } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,10 +48,14 @@ let template;
 /**
  * A DSH_HOME with the headless profile and the plugin installed, made once per
  * test process and copied for each test (pnpm's install is the slow part).
+ * It is removed when the process exits (~6 MB each; they used to pile up),
+ * and so are those of earlier test processes that died before they could.
  */
 async function templateHome() {
   template ??= (async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'dshr-template-'));
+    sweepTemplates();
+    const dir = await mkdtemp(join(tmpdir(), `dshr-template-${process.pid}-`));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     const profile = join(dir, 'dsh/profiles/headless');
     await mkdir(profile, { recursive: true });
     await mkdir(join(dir, 'home'), { recursive: true });
@@ -71,6 +75,19 @@ async function templateHome() {
     return dir;
   })();
   return template;
+}
+
+/** Removes the templates of test processes that are gone. */
+function sweepTemplates() {
+  for (const name of readdirSync(tmpdir())) {
+    const pid = Number(/^dshr-template-(\d+)-/.exec(name)?.[1]);
+    if (!pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch (e) {
+      if (e.code === 'ESRCH') rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    }
+  }
 }
 
 const yamlList = (items) => items.map((s) => `  - ${s}`).join('\n');

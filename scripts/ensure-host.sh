@@ -19,6 +19,15 @@ if [ -f "$dir/.complete" ]; then echo "$dir"; exit 0; fi
 
 log() { echo "ensure-host: $*" >&2; }
 mkdir -p "$cache"
+# One install at a time: a second run (make test beside make bench) used to
+# install too and replace the directory under the first one's running tests.
+# It now waits for the first, then finds the install complete.
+exec 9>"$cache/host-$key.lock"
+if ! flock -n 9; then
+  log "another install is running; waiting for it"
+  flock 9
+fi
+if [ -f "$dir/.complete" ]; then echo "$dir"; exit 0; fi
 tmp="$dir.partial.$$"
 rm -rf "$tmp"; mkdir -p "$tmp/node" "$tmp/host"
 trap 'rm -rf "$tmp"' EXIT
