@@ -1,0 +1,252 @@
+// Channel health shared across machines through Redis (README "Shared
+// health"). Optional: only a config with `shared.redis` loads it, and only then
+// is the Redis client imported, so the default install pulls in nothing.
+//
+// Layout: one hash per provider, `<keyPrefix>health:<provider>`, one field per
+// model holding that channel's breaker record (the WIT `channel-health` JSON).
+// A write is one Lua script, so the merge is atomic in Redis and field-level:
+// a record replaces the field only when its `changedAtMs` is newer, the key's
+// expiry is pushed out to when the newest state in it stops mattering (its
+// open time plus the prune age), and the record is published on
+// `<keyPrefix>health` for every other host at once (no refresh lag). A host
+// that starts reads every hash first.
+//
+// Redis is never on a request's path: decisions use the module's local state;
+// breaker changes are queued (the latest per channel) and written in the
+// background, retried with backoff while Redis is away. An outage is audited
+// once (`shared-unavailable`) and its end once (`shared-restored`); on return
+// the host reads everything again and writes all it knows, so a Redis that
+// lost its data (a restart without persistence) is refilled. The local file
+// keeps working throughout.
+import { later } from './timers.js';
+
+/** Lua: KEYS[1] the provider's hash; ARGV model, record JSON, changedAtMs, expire-at ms, channel. */
+const MERGE = `
+local cur = redis.call('HGET', KEYS[1], ARGV[1])
+if cur then
+  local ok, rec = pcall(cjson.decode, cur)
+  if ok and type(rec) == 'table' and (tonumber(rec.changedAtMs) or 0) >= tonumber(ARGV[3]) then return 0 end
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = redis.call('PTTL', KEYS[1])
+local exp = tonumber(ARGV[4])
+if ttl < 0 or now + ttl < exp then redis.call('PEXPIREAT', KEYS[1], exp) end
+redis.call('PUBLISH', ARGV[5], ARGV[2])
+return 1
+`;
+
+export const CONNECT_TIMEOUT_MS = 1_000; // what a start may wait for the first read
+const COMMAND_TIMEOUT_MS = 2_000;
+const RETRY_MIN_MS = 250;
+const RETRY_MAX_MS = 15_000;
+
+/** The client package a user adds to their profile (README, "Shared health"). */
+export const CLIENT_PACKAGE = '@redis/client';
+
+/**
+ * Imports the client, or explains how to get it.
+ * @throws {Error} naming the config key, when the package is not installed.
+ */
+export async function loadRedisClient(load = () => import(CLIENT_PACKAGE)) {
+  try {
+    const mod = await load();
+    const createClient = mod.createClient ?? mod.default?.createClient;
+    if (typeof createClient !== 'function') throw new Error(`${CLIENT_PACKAGE} exports no createClient`);
+    return createClient;
+  } catch (e) {
+    if (e?.code === 'ERR_MODULE_NOT_FOUND' || /Cannot find (package|module)/.test(String(e?.message))) {
+      throw new Error(`dsh-resilience: config key "shared.redis": needs the Redis client package ${CLIENT_PACKAGE}, which is not installed; add it beside the plugin: dsh plugin --profile <profile> add ${CLIENT_PACKAGE}`);
+    }
+    throw e;
+  }
+}
+
+const withTimeout = (promise, ms, what) => new Promise((resolve, reject) => {
+  const t = later(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms).unref();
+  promise.then((v) => { t.clear(); resolve(v); }, (e) => { t.clear(); reject(e); });
+});
+
+const recordKey = (r) => JSON.stringify([r.channel.provider, r.channel.model]);
+
+export class SharedHealth {
+  /**
+   * @param {object} o
+   * @param {{url: string, keyPrefix?: string, tls?: boolean}} o.options - `shared.redis`.
+   * @param {Function} o.createClient - the client package's createClient.
+   * @param {() => Promise<string|undefined>} [o.password] - resolves passwordEnv; never logged.
+   * @param {() => {channels: object[]}|undefined} o.snapshot - the module's health now.
+   * @param {(records: object[]) => void} o.merge - takes records other hosts wrote.
+   * @param {(record: object) => void} o.audit
+   * @param {number} o.pruneMs - how long a closed record matters.
+   */
+  constructor({ options, createClient, password = async () => undefined, snapshot, merge, audit, pruneMs }) {
+    this.options = options;
+    this.prefix = options.keyPrefix ?? 'dsh-resilience:';
+    this.channel = `${this.prefix}health`;
+    this.createClient = createClient;
+    this.password = password;
+    this.snapshot = snapshot;
+    this.merge = merge;
+    this.audit = audit;
+    this.pruneMs = pruneMs;
+    this.pending = new Map(); // channel key -> latest record not yet in Redis
+    this.pushed = new Map(); // channel key -> changedAtMs Redis is known to hold
+    this.outage = false;
+    this.flushing = undefined;
+    this.retryMs = RETRY_MIN_MS;
+    this.retryTimer = undefined;
+    this.closed = false;
+    this.writes = 0; // records written (newer than Redis held)
+  }
+
+  /**
+   * Connects, subscribes and reads the current state, waiting at most
+   * timeoutMs: a Redis that is away costs a start no more, and is joined later.
+   */
+  async start(timeoutMs = CONNECT_TIMEOUT_MS) {
+    const socket = {
+      connectTimeout: timeoutMs,
+      ...(this.options.tls ? { tls: true } : {}),
+      // Keep trying while the host runs: quickly at first, then every few seconds.
+      reconnectStrategy: (retries) => (this.closed ? false : Math.min(100 * 2 ** retries, 5_000) * (0.5 + Math.random() / 2)),
+    };
+    const password = await this.password().catch(() => undefined);
+    const options = { url: this.options.url, socket, disableOfflineQueue: true, ...(password ? { password } : {}) };
+    this.client = this.createClient(options);
+    this.sub = this.createClient(options);
+    for (const c of [this.client, this.sub]) {
+      c.on('error', (e) => this.down(e));
+    }
+    this.client.on('ready', () => this.up());
+    const connecting = (async () => {
+      await Promise.all([this.client.connect(), this.sub.connect()]);
+      await this.sub.subscribe(this.channel, (message) => this.onMessage(message));
+      await this.readAll();
+    })();
+    connecting.catch((e) => this.down(e));
+    await withTimeout(connecting, timeoutMs, 'redis start').catch((e) => this.down(e));
+  }
+
+  /** Redis answers (again): the end of an outage is audited once, then resynced. */
+  up() {
+    if (!this.outage || this.closed) return;
+    this.outage = false;
+    this.audit({ type: 'shared-restored', store: 'redis' });
+    this.resync();
+  }
+
+  /** Redis failed or is away: audited once per outage. */
+  down(error) {
+    if (this.outage || this.closed) return;
+    this.outage = true;
+    this.audit({ type: 'shared-unavailable', store: 'redis', reason: String(error?.message ?? error).slice(0, 200) });
+  }
+
+  /** After an outage: read what others wrote meanwhile, write all we know. */
+  resync() {
+    if (this.closed) return;
+    this.pushed.clear();
+    this.readAll().catch((e) => this.down(e));
+    this.sync();
+  }
+
+  /** Every hash under the prefix, merged into the module. */
+  async readAll() {
+    const records = [];
+    let cursor = '0';
+    const match = `${this.prefix.replace(/[*?[\]\\]/g, '\\$&')}health:*`;
+    do {
+      const [next, keys] = await withTimeout(this.client.sendCommand(['SCAN', cursor, 'MATCH', match, 'COUNT', '200']), COMMAND_TIMEOUT_MS, 'redis scan');
+      cursor = String(next);
+      for (const key of keys) {
+        // Use HVALS, not HGETALL: its reply is a plain list in every protocol version.
+        const values = await withTimeout(this.client.sendCommand(['HVALS', String(key)]), COMMAND_TIMEOUT_MS, 'redis read');
+        for (const v of values) {
+          const r = parse(v);
+          if (r) records.push(r);
+        }
+      }
+    } while (cursor !== '0');
+    for (const r of records) this.pushed.set(recordKey(r), r.changedAtMs);
+    if (records.length > 0) this.merge(records);
+  }
+
+  onMessage(message) {
+    const r = parse(message);
+    if (!r || this.closed) return;
+    const k = recordKey(r);
+    if ((this.pushed.get(k) ?? -1) < r.changedAtMs) this.pushed.set(k, r.changedAtMs);
+    this.merge([r]);
+  }
+
+  /** Queues every record that changed since Redis last heard of it, and writes them. */
+  sync() {
+    if (this.closed) return;
+    const health = this.snapshot();
+    for (const r of health?.channels ?? []) {
+      const k = recordKey(r);
+      if ((this.pushed.get(k) ?? -1) < (r.changedAtMs ?? 0)) this.pending.set(k, r);
+    }
+    this.flush();
+  }
+
+  flush() {
+    if (this.flushing || this.pending.size === 0 || this.closed) return this.flushing;
+    this.flushing = (async () => {
+      try {
+        for (const [k, r] of [...this.pending]) {
+          const json = JSON.stringify(r);
+          const expireAt = Math.max(r.openUntilMs ?? 0, r.changedAtMs ?? 0) + this.pruneMs;
+          const wrote = await withTimeout(this.client.sendCommand(['EVAL', MERGE, '1', `${this.prefix}health:${r.channel.provider}`,
+            r.channel.model, json, String(r.changedAtMs ?? 0), String(expireAt), this.channel]), COMMAND_TIMEOUT_MS, 'redis write');
+          if (Number(wrote) === 1) this.writes++;
+          this.pushed.set(k, r.changedAtMs ?? 0);
+          if (this.pending.get(k) === r) this.pending.delete(k);
+        }
+        this.retryMs = RETRY_MIN_MS;
+        this.up();
+      } catch (e) {
+        this.down(e);
+        this.retryLater();
+      } finally {
+        this.flushing = undefined;
+      }
+      if (this.pending.size > 0 && !this.retryTimer) this.flush();
+    })();
+    return this.flushing;
+  }
+
+  retryLater() {
+    if (this.retryTimer || this.closed) return;
+    const ms = this.retryMs * (0.5 + Math.random() / 2);
+    this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
+    this.retryTimer = later(() => { this.retryTimer = undefined; this.flush(); }, ms).unref();
+  }
+
+  /** Writes what is queued if Redis answers soon, then lets go of it. */
+  async close(timeoutMs = 500) {
+    if (this.closed) return;
+    this.sync();
+    if (this.flushing) await withTimeout(this.flushing, timeoutMs, 'redis final write').catch(() => {});
+    this.closed = true;
+    this.retryTimer?.clear();
+    for (const c of [this.sub, this.client]) {
+      try {
+        c?.destroy ? c.destroy() : await c?.disconnect();
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
+function parse(text) {
+  try {
+    const r = JSON.parse(String(text));
+    return typeof r?.channel?.provider === 'string' && typeof r?.channel?.model === 'string' && Number.isFinite(r.changedAtMs) ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,135 @@
+// SharedHealth against a real redis-server (e2e/redis/redis-server.mjs): two
+// policy modules, as two hosts on different machines, sharing only Redis.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { compileModule, Policy } from '../policy.js';
+import { loadRedisClient, SharedHealth } from '../shared-redis.js';
+import { clientLoader, startRedis } from '../../e2e/redis/redis-server.mjs';
+
+const CHAIN = [{ provider: 'p', model: 'a' }, { provider: 'p', model: 'b' }, { provider: 'q', model: 'c' }];
+const quiet = { warn() {} };
+const DAY = 86_400_000;
+let compiled, redis, createClient;
+before(async () => {
+  compiled = await compileModule();
+  redis = await startRedis();
+  createClient = await loadRedisClient(clientLoader());
+});
+after(() => redis.kill());
+
+let prefixes = 0;
+/** One host: a policy module, its shared store, its audit lines. */
+async function host(prefix, { start = true } = {}) {
+  const policy = new Policy(compiled, { chain: CHAIN, probes: false, providerThreshold: 0 }, quiet);
+  const audit = [];
+  const shared = new SharedHealth({
+    options: { url: redis.url, keyPrefix: prefix }, createClient, pruneMs: DAY,
+    snapshot: () => policy.snapshot(),
+    merge: (records) => {
+      const r = policy.restore(JSON.stringify({ channels: records }));
+      if (r.adopted > 0) audit.push({ type: 'shared-merged', adopted: r.adopted });
+    },
+    audit: (r) => audit.push(r),
+  });
+  if (start) await shared.start();
+  return { policy, shared, audit };
+}
+const newPrefix = () => `t${process.pid}-${++prefixes}:`;
+const trip = (policy, now, channel = CHAIN[0], agent = 'x') => {
+  policy.decide(now, { kind: 'request', agent, proposed: channel });
+  policy.decide(now + 1, { kind: 'request-error', agent, provider: channel.provider, phase: 'before-host', rand: 0, failure: { code: 'QUOTA' } });
+};
+const stateOf = (policy, model) => policy.snapshot().channels.find((c) => c.channel.model === model)?.state;
+async function until(what, cond, ms = 3_000) {
+  const start = Date.now();
+  while (!cond()) {
+    if (Date.now() - start > ms) throw new Error(`not within ${ms} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return Date.now() - start;
+}
+const raw = async (args) => {
+  const c = createClient({ url: redis.url });
+  await c.connect();
+  try { return await c.sendCommand(args); } finally { c.destroy(); }
+};
+
+test('a trip in one host reaches the other at once through pub/sub', async (t) => {
+  const prefix = newPrefix();
+  const one = await host(prefix);
+  const two = await host(prefix);
+  t.after(() => Promise.all([one.shared.close(), two.shared.close()]));
+  trip(one.policy, Date.now());
+  one.shared.sync();
+  const ms = await until('two hears of the trip', () => stateOf(two.policy, 'a') === 'open', 1_000);
+  t.diagnostic(`heard after ${ms} ms`);
+  assert.deepEqual(two.audit.map((a) => a.type), ['shared-merged']);
+  // One hash per provider, a field per model, expiring with its state.
+  assert.deepEqual((await raw(['HKEYS', `${prefix}health:p`])).map(String), ['a']);
+  const ttl = Number(await raw(['PTTL', `${prefix}health:p`]));
+  assert.ok(ttl > DAY - 60_000 && ttl <= DAY + 120_000, `expires with its state: ${ttl}`);
+});
+
+test('a host that starts reads the current state first', async (t) => {
+  const prefix = newPrefix();
+  const one = await host(prefix);
+  trip(one.policy, Date.now(), CHAIN[2]);
+  await one.shared.close(); // its last write goes out before it lets go
+  const late = await host(prefix);
+  t.after(() => late.shared.close());
+  assert.equal(stateOf(late.policy, 'c'), 'open', 'known before its first request');
+});
+
+test('the merge is field-level and newest-wins, in Redis', async (t) => {
+  const prefix = newPrefix();
+  const one = await host(prefix);
+  const two = await host(prefix);
+  t.after(() => Promise.all([one.shared.close(), two.shared.close()]));
+  const now = Date.now();
+  trip(one.policy, now + 100, CHAIN[0]); // newer trip of a
+  trip(two.policy, now, CHAIN[0], 'y'); // older trip of a, written last
+  trip(two.policy, now, CHAIN[1], 'z'); // b, only two knows
+  one.shared.sync();
+  await one.shared.flush();
+  two.shared.sync();
+  await two.shared.flush();
+  const stored = {};
+  for (const v of await raw(['HVALS', `${prefix}health:p`])) {
+    const r = JSON.parse(String(v));
+    stored[r.channel.model] = r;
+  }
+  assert.equal(stored.a.changedAtMs, now + 101, 'the older record did not replace the newer');
+  assert.equal(stored.b.state, 'open', 'the other field of the same hash was taken');
+});
+
+test('Redis away: decisions go on, writes wait, the outage is audited once, and it all resyncs', async (t) => {
+  const prefix = newPrefix();
+  const one = await host(prefix);
+  const two = await host(prefix);
+  t.after(() => Promise.all([one.shared.close(), two.shared.close()]));
+  await redis.kill();
+  const now = Date.now();
+  trip(one.policy, now, CHAIN[1]);
+  const started = performance.now();
+  one.shared.sync(); // returns at once: nothing waits on Redis
+  assert.ok(performance.now() - started < 50);
+  assert.deepEqual(one.policy.decide(now + 10, { kind: 'request', agent: 'k', proposed: CHAIN[1] }).verdict,
+    { kind: 'swap', provider: 'p', model: 'a' }, 'the local state decides');
+  await until('both notice the outage', () => [one, two].every((h) => h.audit.some((a) => a.type === 'shared-unavailable')));
+  trip(one.policy, now + 50, CHAIN[2]);
+  one.shared.sync();
+  await new Promise((r) => setTimeout(r, 300));
+
+  await redis.start(); // back, and empty: it kept nothing
+  await until('one writes what it learnt meanwhile, and two hears it', () => stateOf(two.policy, 'c') === 'open' && stateOf(two.policy, 'b') === 'open', 15_000);
+  for (const h of [one, two]) {
+    const types = h.audit.map((a) => a.type).filter((x) => x.startsWith('shared-') && x !== 'shared-merged');
+    assert.deepEqual(types, ['shared-unavailable', 'shared-restored'], 'once per outage, once restored');
+  }
+  assert.ok(Number(await raw(['HLEN', `${prefix}health:p`])) >= 1, 'Redis was refilled');
+});
+
+test('without the client package, activation names the key and how to add it', async () => {
+  const missing = () => Promise.reject(Object.assign(new Error("Cannot find package '@redis/client'"), { code: 'ERR_MODULE_NOT_FOUND' }));
+  await assert.rejects(loadRedisClient(missing), /config key "shared\.redis": needs the Redis client package @redis\/client.*dsh plugin --profile <profile> add @redis\/client/);
+});
