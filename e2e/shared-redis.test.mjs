@@ -1,0 +1,142 @@
+// Channel health shared through Redis (README "Shared health across
+// machines"): two real hosts with DIFFERENT DSH_HOMEs and different fake
+// providers, sharing only a real redis-server. B runs a long task (a tool loop)
+// while A trips a channel; B must avoid it within a second. Then Redis is
+// killed mid-run: both keep answering on their local state, and when it
+// returns they resync (a host that learnt a trip meanwhile teaches it to B).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cp, readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { startFakeProvider } from './fake-provider/fake-provider.mjs';
+import { auditRecords, makeHome, PRIMARY, PRIMARY_PRO, ROOT, runHeadless, SECONDARY } from './harness.mjs';
+import { redisClientDir, startRedis } from './redis/redis-server.mjs';
+
+const CHAIN = [PRIMARY, SECONDARY, PRIMARY_PRO];
+const TOOLS = join(ROOT, 'e2e/fixtures/flaky-tools');
+const lookup = { kind: 'tool_call', name: 'lookup', arguments: { query: 'status' }, delayMs: 100 };
+const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what, cond, ms = 60_000) {
+  const start = Date.now();
+  while (!(await cond())) {
+    if (Date.now() - start > ms) throw new Error(`not within ${ms} ms: ${what}`);
+    await pause(50);
+  }
+}
+
+/** A home whose profile has the Redis client, as `dsh plugin add @redis/client` leaves it. */
+async function redisHome(fp, url, { client = true, defaultModel } = {}) {
+  const home = await makeHome({
+    baseURL: fp.baseURL,
+    defaultModel,
+    plugin: { chain: CHAIN, probes: false, providerThreshold: 0, shared: { redis: { url, keyPrefix: 'e2e:' } } },
+    extraPlugins: [{ dir: TOOLS, id: 'flaky-tools', config: { tools: [{ name: 'lookup', script: [{ kind: 'ok', answer: 'fine' }] }] } }],
+  });
+  if (client) await cp(join(redisClientDir(), 'node_modules/@redis'), join(home.dsh, 'profiles/headless/node_modules/@redis'), { recursive: true });
+  return home;
+}
+const sharedAudit = (audit) => audit.filter((a) => a.type === 'shared-unavailable' || a.type === 'shared-restored').map((a) => a.type);
+
+describe('hosts on two machines sharing health through Redis', () => {
+  let redis, fpA, fpB;
+  before(async () => {
+    redis = await startRedis();
+    fpA = await startFakeProvider({});
+    fpB = await startFakeProvider({});
+  });
+  after(async () => {
+    await redis.kill();
+    await fpA.close();
+    await fpB.close();
+  });
+
+  test('the default install has no Redis client; configuring Redis without it names the key', async (t) => {
+    const home = await redisHome(fpA, redis.url, { client: false });
+    t.after(home.cleanup);
+    assert.ok(!existsSync(join(home.dsh, 'profiles/headless/node_modules/@redis')), 'dsh plugin add pulled in no client');
+    const r = await runHeadless(home, 'Reply with OK');
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /config key "shared\.redis": needs the Redis client package @redis\/client/);
+  });
+
+  test('a trip in one host is avoided by the other within 1 s; Redis killed, both go on, then resync', async (t) => {
+    fpA.reset();
+    fpB.reset();
+    const homeA = await redisHome(fpA, redis.url, { defaultModel: `${SECONDARY.provider}/${SECONDARY.model}` });
+    const homeB = await redisHome(fpB, redis.url);
+    t.after(() => Promise.all([homeA.cleanup(), homeB.cleanup()]));
+    const flash = `${PRIMARY.provider}/${PRIMARY.model}`;
+    const mockB = `${SECONDARY.provider}/${SECONDARY.model}`;
+    const pro = `${PRIMARY_PRO.provider}/${PRIMARY_PRO.model}`;
+
+    // ---- 1. B works in a loop on the primary. A, on another machine, finds the
+    // secondary spent. When B's primary then fails, B skips the secondary it
+    // never tried itself.
+    fpB.script(PRIMARY.model, [lookup]);
+    fpB.script(PRIMARY_PRO.model, [{ kind: 'success', text: 'B done' }]);
+    fpA.script(SECONDARY.model, ['insufficient_balance']);
+    fpA.script(PRIMARY.model, [{ kind: 'success', text: 'A done' }]);
+    const b = runHeadless(homeB, 'Look up the status until it is fine', { timeoutMs: 120_000 });
+    await until('B is in its loop on the primary', () => (fpB.counts()[PRIMARY.model] ?? 0) >= 2);
+    const a = await runHeadless(homeA, 'Reply with OK', { timeoutMs: 90_000 });
+    assert.equal(a.stdout.trim(), 'A done', a.stderr);
+    const tripped = (await auditRecords(homeA)).find((x) => x.type === 'circuit-open' && x.channel === mockB);
+    await until('B heard of it', async () => (await auditRecords(homeB)).some((x) => x.type === 'shared-merged'), 10_000);
+    const heardMs = Date.parse((await auditRecords(homeB)).find((x) => x.type === 'shared-merged').at) - Date.parse(tripped.at);
+    fpB.script(PRIMARY.model, ['insufficient_balance']);
+    const rb = await b;
+    assert.equal(rb.stdout.trim(), 'B done', rb.stderr);
+    const failover = (await auditRecords(homeB)).find((x) => x.type === 'failover');
+    t.diagnostic(`A tripped ${mockB}; B heard it ${heardMs} ms later (B's audit); B failed over ${Date.parse(failover.at) - Date.parse(tripped.at)} ms after the trip, to ${failover.to}`);
+    assert.ok(heardMs < 1_000, `B heard of the trip within 1 s: ${heardMs} ms`);
+    assert.deepEqual([failover.from, failover.to], [flash, pro], 'B skipped the channel A found spent');
+    assert.equal(fpB.counts()[SECONDARY.model] ?? 0, 0, 'B never asked it');
+
+    // ---- 2. B works on (on pro now: its own file says the others are down).
+    // Redis is killed mid-run. A, started during the outage, decides on its own
+    // file and learns one more trip (the primary).
+    fpA.reset();
+    fpB.reset();
+    fpB.script(PRIMARY_PRO.model, [lookup]);
+    const b2 = runHeadless(homeB, 'Look up the status until it is fine', { timeoutMs: 180_000 });
+    await until('B2 is in its loop on pro', () => (fpB.counts()[PRIMARY_PRO.model] ?? 0) >= 2);
+    await redis.kill();
+    const killedAt = Date.now();
+    fpA.script(PRIMARY.model, ['insufficient_balance']);
+    fpA.script(PRIMARY_PRO.model, [{ kind: 'success', text: 'A answered without Redis' }]);
+    const a2 = await runHeadless(homeA, 'Reply with OK', { timeoutMs: 90_000 });
+    assert.equal(a2.stdout.trim(), 'A answered without Redis', a2.stderr);
+    assert.equal(fpA.counts()[SECONDARY.model] ?? 0, 0, 'A decided on its local state');
+    await pause(500);
+    const duringOutage = fpB.requests.filter((r) => r.at > killedAt).length;
+    assert.ok(duringOutage >= 2, `B kept answering with Redis away: ${duringOutage} requests`);
+
+    // ---- 3. Redis returns, empty. B reconnects and writes what it knows; A,
+    // started again, reads it and writes what it learnt during the outage; B
+    // hears that at once.
+    await redis.start();
+    await until('B reconnected', async () => sharedAudit(await auditRecords(homeB)).includes('shared-restored'));
+    const mergedBefore = (await auditRecords(homeB)).filter((x) => x.type === 'shared-merged').length;
+    fpA.script(PRIMARY_PRO.model, [{ kind: 'success', text: 'A3 done' }]);
+    const a3 = await runHeadless(homeA, 'Reply with OK', { timeoutMs: 90_000 });
+    assert.equal(a3.stdout.trim(), 'A3 done', a3.stderr);
+    await until('B heard what A learnt during the outage', async () => (await auditRecords(homeB)).filter((x) => x.type === 'shared-merged').length > mergedBefore, 10_000);
+    fpB.script(PRIMARY_PRO.model, [{ kind: 'success', text: 'B2 done' }]);
+    const rb2 = await b2;
+    assert.equal(rb2.stdout.trim(), 'B2 done', rb2.stderr);
+
+    const healthOf = async (home) => Object.fromEntries(JSON.parse(await readFile(join(home.dsh, 'dsh-resilience/health.json'), 'utf8'))
+      .channels.map((c) => [`${c.channel.provider}/${c.channel.model}`, c]));
+    const [ha, hb] = [await healthOf(homeA), await healthOf(homeB)];
+    assert.equal(hb[flash].changedAtMs, ha[flash].changedAtMs, 'A\'s outage-time trip of the primary reached B after Redis returned');
+    assert.equal(hb[mockB].changedAtMs, ha[mockB].changedAtMs);
+    const auditB = await auditRecords(homeB);
+    assert.deepEqual(sharedAudit(auditB.slice(auditB.findLastIndex((x) => x.type === 'boot'))), ['shared-unavailable', 'shared-restored'], 'B2: once per outage, once restored');
+    const auditA = await auditRecords(homeA);
+    const boots = auditA.flatMap((x, i) => (x.type === 'boot' ? [i] : []));
+    assert.deepEqual(sharedAudit(auditA.slice(boots[1], boots[2])), ['shared-unavailable'], 'A2 said once that Redis was away');
+    assert.deepEqual(sharedAudit(auditA.slice(boots[2])), [], 'A3 found it back');
+  });
+});
