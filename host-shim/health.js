@@ -62,9 +62,15 @@ export class HealthStore {
     this.closed = false;
   }
 
-  /** Merges the file into the module if it changed since it was last seen. */
+  /**
+   * Merges the file into the module if it changed since it was last seen. A
+   * refresh asked for while one is under way joins it: a slow disk must not
+   * pile up reads behind each other (nor keep a disposing plugin waiting); the
+   * next period's refresh sees what it missed.
+   */
   refresh() {
-    return this.serial('read', async () => {
+    if (this.refreshing) return this.refreshing;
+    const run = this.serial('read', async () => {
       const st = await stat(this.path).catch((e) => {
         if (e.code === 'ENOENT') return undefined;
         throw e;
@@ -73,6 +79,9 @@ export class HealthStore {
       const read = await this.mergeFile(false);
       this.seen = read?.id ?? identity(st);
     });
+    if (this.closed) return run;
+    this.refreshing = run.finally(() => { this.refreshing = undefined; });
+    return this.refreshing;
   }
 
   /** Writes the module's health, merging what others wrote first. */
