@@ -120,12 +120,17 @@ export class SharedHealth {
       c.on('error', (e) => this.down(e));
     }
     this.client.on('ready', () => this.up());
+    // The subscriber reconnects on its own schedule: what was published while
+    // it was away is in the hashes, so it reads them again once it is back.
+    this.sub.on('ready', () => {
+      if (this.started && !this.closed) later(() => this.readAll().catch((e) => this.down(e)), 100).unref();
+    });
     const connecting = (async () => {
       await Promise.all([this.client.connect(), this.sub.connect()]);
       await this.sub.subscribe(this.channel, (message) => this.onMessage(message));
       await this.readAll();
     })();
-    connecting.catch((e) => this.down(e));
+    connecting.catch((e) => this.down(e)).finally(() => { this.started = true; });
     await withTimeout(connecting, timeoutMs, 'redis start').catch((e) => this.down(e));
   }
 
