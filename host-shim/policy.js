@@ -73,9 +73,10 @@ export class Policy {
 
   /**
    * Merges a health snapshot (JSON text) into the module: a record replaces
-   * the module's own when it changed later.
-   * @returns {{channels: number, adopted: number}}
-   * @throws {ModuleError} when the module rejects the snapshot (a bad record).
+   * the module's own when it changed later; a bad record is skipped and named.
+   * @returns {{channels: number, adopted: number, skipped?: number, skipReasons?: string[]}}
+   * @throws {ModuleError} when the module refuses the document as a whole (not
+   *   a health batch, nested too deep, too many records).
    */
   restore(json) {
     try {
