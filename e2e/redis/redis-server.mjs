@@ -37,7 +37,7 @@ export async function startRedis() {
   const port = await freePort();
   const r = { port, url: `redis://127.0.0.1:${port}`, proc: undefined };
   r.start = async () => {
-    const proc = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--enable-debug-command', 'local'], { stdio: ['ignore', 'pipe', 'inherit'] });
     r.proc = proc;
     await new Promise((resolve, reject) => {
       let out = '';

@@ -129,6 +129,26 @@ test('Redis away: decisions go on, writes wait, the outage is audited once, and 
   assert.ok(Number(await raw(['HLEN', `${prefix}health:p`])) >= 1, 'Redis was refilled');
 });
 
+test('Redis slow: nothing waits on it, and the write lands when it answers', async (t) => {
+  const prefix = newPrefix();
+  const one = await host(prefix);
+  const two = await host(prefix);
+  t.after(() => Promise.all([one.shared.close(), two.shared.close()]));
+  const blocker = createClient({ url: redis.url });
+  await blocker.connect();
+  const sleeping = blocker.sendCommand(['DEBUG', 'SLEEP', '3']).finally(() => blocker.destroy()); // the server answers nobody meanwhile
+  await new Promise((r) => setTimeout(r, 100));
+  const now = Date.now();
+  const started = performance.now();
+  trip(one.policy, now);
+  one.shared.sync();
+  const verdict = one.policy.decide(now + 10, { kind: 'request', agent: 'k', proposed: CHAIN[0] }).verdict;
+  assert.ok(performance.now() - started < 1_500, 'the trip and the next decision did not wait out the 3 s Redis was asleep');
+  assert.deepEqual(verdict, { kind: 'swap', provider: 'p', model: 'b' });
+  await sleeping;
+  await until('two hears it once Redis answers', () => stateOf(two.policy, 'a') === 'open', 5_000);
+});
+
 test('without the client package, activation names the key and how to add it', async () => {
   const missing = () => Promise.reject(Object.assign(new Error("Cannot find package '@redis/client'"), { code: 'ERR_MODULE_NOT_FOUND' }));
   await assert.rejects(loadRedisClient(missing), /config key "shared\.redis": needs the Redis client package @redis\/client.*dsh plugin --profile <profile> add @redis\/client/);
