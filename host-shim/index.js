@@ -28,6 +28,8 @@ import { later } from './timers.js';
 import { appendRetry, appendRetryStarted } from './retry-events.js';
 import { toolRetryListener } from './tools.js';
 import { Waits } from './wait.js';
+import { reconfigure } from './reconfigure.js';
+import { WebHalf } from './web.js';
 
 export const name = 'dsh-resilience';
 // Nothing is required: llm (probes, model info) and commands are used when present.
@@ -105,9 +107,21 @@ export async function apply(ctx, config = {}) {
   // made it 0755); a configured one is only created so.
   await mkdir(stateDir, { recursive: true, mode: 0o700 }).catch(() => {});
   if (shim.stateDir === undefined) await chmod(stateDir, 0o700).catch(() => {});
-  const audit = new AuditLog(join(stateDir, 'audit.jsonl'));
+  const backupFile = join(stateDir, 'backup.json');
+  let backup; // shown by /resilience; the module decides with it
+  // The web client's host half (web.js): it sees every audit record, so the
+  // page follows decisions live. setBackup and applyConfig are below.
+  const web = new WebHalf({
+    auditPath: join(stateDir, 'audit.jsonl'),
+    rowPolicyConfig: policyConfig,
+    backup: () => backup,
+    setBackup: (channel, source) => setBackup(channel, source),
+    applyConfig: (next) => applyConfig(next),
+  });
+  const audit = web.tap(new AuditLog(join(stateDir, 'audit.jsonl')));
   const report = (record) => audit.write(record);
   const policy = new Policy(await compileModule(), policyConfig, logger, report);
+  web.deps.policy = policy;
   const lifetime = new AbortController();
   const waits = new Waits();
   const pruneMs = shim.healthPruneMs ?? DEFAULT_PRUNE_MS;
@@ -117,7 +131,6 @@ export async function apply(ctx, config = {}) {
   let saveTimer;
   let dirty = false; // health changed since the last save was started
   let shared; // SharedHealth, when shared.redis is configured
-  let backup; // shown by /resilience; the module decides with it
 
   const emit = (event, payload) => {
     try {
@@ -211,7 +224,6 @@ export async function apply(ctx, config = {}) {
     await shared.start();
     shared.sync(); // what this host knows that Redis may not
   }
-  const backupFile = join(stateDir, 'backup.json');
   backup = await loadBackup(backupFile, report);
   if (backup) decide({ kind: 'set-backup', channel: backup });
   decide({ kind: 'wake' }); // schedule (or send at once) the probes that knowledge calls for
@@ -223,9 +235,13 @@ export async function apply(ctx, config = {}) {
   ctx.on('agent/request', async (payload, next) => {
     const proposed = await next();
     const verdict = decide(requestEvent(payload, proposed))?.verdict;
-    if (verdict?.kind !== 'swap') return proposed;
+    if (verdict?.kind !== 'swap') {
+      web.routed(payload.agent, proposed, report);
+      return proposed;
+    }
     const swapped = { ...proposed, provider: verdict.provider, model: verdict.model };
     if (verdict.dropReasoningEffort) delete swapped.reasoningEffort;
+    web.routed(payload.agent, swapped, report);
     return swapped;
   }, true);
 
@@ -310,18 +326,52 @@ export async function apply(ctx, config = {}) {
     (e) => decide({ kind: 'model-info', channel, known: false, efforts: [], ...(typeof e?.code === 'string' && e.code ? { code: e.code } : {}) }),
   );
   let describeTimer;
+  const describeAll = (llm) => [...policy.resolved.chain, ...(backup ? [backup] : [])].forEach((c) => describe(llm, c));
   ctx.inject(['llm'], (sub) => {
-    const all = () => [...policy.resolved.chain, ...(backup ? [backup] : [])].forEach((c) => describe(sub.llm, c));
-    all();
+    describeAll(sub.llm);
     // Asked again once the routes settle: a host shutting down unregisters
     // its adapters one by one, and a settings change may swap a route out
     // and in; neither should read as "this target cannot be served".
     sub.on('llm/adapters-updated', () => {
       clearTimeout(describeTimer);
-      describeTimer = setTimeout(() => { if (!lifetime.signal.aborted) all(); }, ADAPTERS_SETTLE_MS);
+      describeTimer = setTimeout(() => { if (!lifetime.signal.aborted) describeAll(sub.llm); }, ADAPTERS_SETTLE_MS);
       describeTimer.unref?.();
     });
   });
+
+  /**
+   * The one write path for the backup: `/resilience backup`, the web chip and
+   * the settings card all come here, so they never disagree. A model the host
+   * cannot resolve is refused (it would end the turn with UNKNOWN_MODEL).
+   * @returns {Promise<string | undefined>} why it was refused, or undefined.
+   */
+  async function setBackup(channel, source = 'command') {
+    const llm = ctx.get('llm');
+    if (channel && llm) {
+      const known = await llm.resolveModelInfo(channel.provider, channel.model, lifetime.signal).then(() => true, () => false);
+      if (!known) return `dsh-resilience: the host knows no model ${key(channel)}`;
+    }
+    if (!decide({ kind: 'set-backup', ...(channel ? { channel } : {}) })) {
+      return 'dsh-resilience: the policy module failed; see the audit log';
+    }
+    backup = channel;
+    report({ type: 'backup', channel: backup ? key(backup) : null, source });
+    await saveBackup(backupFile, backup).catch((e) => report({ type: 'backup-not-saved', reason: String(e.message).slice(0, 200) }));
+    if (backup && llm) describe(llm, backup);
+    return undefined;
+  }
+
+  /** Live reconfiguration from the settings card: channel health is kept (reconfigure.js). */
+  function applyConfig(next) {
+    reconfigure(policy, next);
+    if (backup) decide({ kind: 'set-backup', channel: backup });
+    const llm = ctx.get('llm');
+    if (llm) describeAll(llm);
+    decide({ kind: 'wake' });
+    web.changed();
+  }
+
+  web.install(ctx, report, logger);
 
   ctx.inject(['commands'], (sub) => {
     sub.effect(() => sub.commands.register({
@@ -332,13 +382,8 @@ export async function apply(ctx, config = {}) {
         const cmd = parseCommand(rawInput);
         if (cmd.kind === 'error') return { kind: 'error', text: cmd.text };
         if (cmd.kind === 'backup') {
-          if (!decide({ kind: 'set-backup', ...(cmd.channel ? { channel: cmd.channel } : {}) })) {
-            return { kind: 'error', text: 'dsh-resilience: the policy module failed; see the audit log' };
-          }
-          backup = cmd.channel;
-          report({ type: 'backup', channel: backup ? key(backup) : null });
-          await saveBackup(backupFile, backup).catch((e) => report({ type: 'backup-not-saved', reason: String(e.message).slice(0, 200) }));
-          if (backup && sub.get('llm')) describe(sub.get('llm'), backup);
+          const refused = await setBackup(cmd.channel, 'command');
+          if (refused) return { kind: 'error', text: refused };
         }
         return { kind: 'success', text: renderTable(policy.resolved, policy.snapshot(), backup, Date.now()) };
       },

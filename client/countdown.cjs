@@ -1,0 +1,31 @@
+// Countdown and age formatting for the dock: `1:05`, `12:00`, `1:02:03`;
+// `45s ago`. The host sends its clock with every status, so a browser whose
+// clock is off still counts down to the host's `openUntilMs`.
+'use strict';
+
+/** Remaining time as `m:ss` (or `h:mm:ss`); `0:00` when due. */
+function countdown(ms) {
+  const total = Math.max(0, Math.ceil((Number(ms) || 0) / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  const p = (n) => String(n).padStart(2, '0');
+  return h > 0 ? `${h}:${p(m)}:${p(s)}` : `${m}:${p(s)}`;
+}
+
+/** A short age: `5s`, `3m`, `2h`, `4d`. */
+function age(ms) {
+  const s = Math.max(0, Math.floor((Number(ms) || 0) / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86400)}d`;
+}
+
+/** The host's "now" as the browser sees it: its clock plus the time since the status came. */
+function hostNow(status, receivedAtMs, browserNowMs) {
+  if (!status || !Number.isFinite(status.nowMs)) return browserNowMs;
+  return status.nowMs + Math.max(0, browserNowMs - receivedAtMs);
+}
+
+module.exports = { countdown, age, hostNow };

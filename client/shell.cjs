@@ -1,0 +1,53 @@
+// What the client needs from the web shell, reached lazily: a missing module
+// or service then fails one render (contained to its slot), never the boot.
+'use strict';
+
+function react() {
+  return require('react');
+}
+
+function primitives() {
+  return require('@deepseek-ai/dsh-client-ui-primitives');
+}
+
+/** A service of the client app, or undefined (never injected: see entry.cjs). */
+function service(ctx, name) {
+  try {
+    return ctx.get(name);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The shell's locale id, following switches; `<html lang>` when there is no locale service. */
+function useLocale(ctx) {
+  const React = react();
+  const loc = service(ctx, 'locale');
+  const subscribe = React.useCallback((fn) => {
+    try {
+      return loc && typeof loc.subscribe === 'function' ? loc.subscribe(fn) : () => {};
+    } catch {
+      return () => {};
+    }
+  }, [loc]);
+  const read = () => {
+    try {
+      if (loc && typeof loc.getSnapshot === 'function') return String(loc.getSnapshot().active);
+    } catch { /* fall through */ }
+    return typeof document !== 'undefined' ? document.documentElement.lang || 'en' : 'en';
+  };
+  return React.useSyncExternalStore(subscribe, read, read);
+}
+
+/** One RPC call to the host half; `{ok:false, error}` instead of a throw. */
+async function call(ctx, endpoint, payload, signal) {
+  const connection = service(ctx, 'connection');
+  if (!connection || !connection.rpc) return { ok: false, error: { code: 'NO_CONNECTION', message: 'no host connection' } };
+  try {
+    return await connection.rpc.call('/dsh-resilience', endpoint, payload, signal);
+  } catch (e) {
+    return { ok: false, error: { code: 'CALL_FAILED', message: String((e && e.message) || e) } };
+  }
+}
+
+module.exports = { react, primitives, service, useLocale, call };

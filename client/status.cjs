@@ -1,0 +1,92 @@
+// What the chip and the dock make of the host's status answer (web.js
+// `status`): the next failover target, the chip's tone, the dock's lines.
+'use strict';
+
+const { translate } = require('./i18n.cjs');
+const { countdown, age } = require('./countdown.cjs');
+
+const providerOf = (channel) => String(channel).split('/')[0];
+
+/** The breaker record of a channel (`p/m`) or a provider (`p/*`); closed when unseen. */
+function breaker(status, channel) {
+  const h = ((status && status.channels) || []).find((c) => c.channel === channel);
+  return h || { channel, state: 'closed', failures: 0, openUntilMs: 0 };
+}
+
+/** Whether a request could go to `channel` now: its breaker and its provider's are closed. */
+function routable(status, channel, nowMs) {
+  for (const c of [channel, `${providerOf(channel)}/*`]) {
+    const b = breaker(status, c);
+    if (b.state === 'open' && b.openUntilMs > nowMs) return false;
+    if (b.state === 'half-open') return false;
+  }
+  return true;
+}
+
+/** The session's channel: where its last request went, else the chain's primary. */
+function currentChannel(status) {
+  return (status && status.session && status.session.route) || (status && status.chain && status.chain[0]) || undefined;
+}
+
+/**
+ * Where the next failover would go: the backup when it is routable, else the
+ * first routable chain channel other than the current one.
+ * @returns {{channel: string, via: 'backup' | 'chain'} | undefined}
+ */
+function nextTarget(status, nowMs) {
+  if (!status) return undefined;
+  const current = currentChannel(status);
+  if (status.backup && status.backup !== current && routable(status, status.backup, nowMs)) return { channel: status.backup, via: 'backup' };
+  for (const c of status.chain || []) {
+    if (c !== current && routable(status, c, nowMs)) return { channel: c, via: 'chain' };
+  }
+  return undefined;
+}
+
+/**
+ * The chip: `{tone, text}`. Red after a give-up in this session, amber while
+ * the session's channel is open or avoided, neutral otherwise.
+ */
+function chipView(status, nowMs, locale) {
+  const t = (k, v) => translate(locale, k, v);
+  const target = nextTarget(status, nowMs);
+  const current = currentChannel(status);
+  const giveUp = status && status.session && status.session.giveUp;
+  const home = status && status.session && status.session.home;
+  let tone = 'ok';
+  // Amber while the session's own channel is avoided: the one it runs on, or
+  // the one it failed over from and has not returned to.
+  if ((current && !routable(status, current, nowMs)) || (home && !routable(status, home, nowMs))) tone = 'warn';
+  if (giveUp) tone = 'error';
+  let text = target ? t(target.via === 'backup' ? 'chip.backup' : 'chip.next', { channel: target.channel }) : t('chip.none');
+  if (giveUp) text = t('chip.gaveUp', { reason: t(`reason.${giveUp.reason}`) });
+  return { tone, text, target, current, home };
+}
+
+/** The dock's lines: channels and providers, each with its state text. */
+function dockView(status, nowMs, locale) {
+  const t = (k, v) => translate(locale, k, v);
+  const names = new Set([...((status && status.chain) || []), ...((status && status.backup) ? [status.backup] : [])]);
+  for (const c of (status && status.channels) || []) names.add(c.channel);
+  const line = (channel) => {
+    const b = breaker(status, channel);
+    let state = 'healthy';
+    let text = t('dock.healthy');
+    if (b.state === 'open') {
+      state = 'open';
+      text = b.openUntilMs > nowMs ? t('dock.open', { countdown: countdown(b.openUntilMs - nowMs) }) : t('dock.openDue');
+    } else if (b.state === 'half-open') {
+      state = 'half-open';
+      text = t('dock.halfOpen');
+    }
+    return { channel, state, text, failures: b.failures || 0, lastCode: b.lastCode };
+  };
+  const all = [...names];
+  const channels = all.filter((n) => !n.endsWith('/*')).map(line);
+  const providers = all.filter((n) => n.endsWith('/*')).map(line).map((l) => ({ ...l, provider: providerOf(l.channel) }));
+  const d = status && status.lastDecision;
+  const last = d ? `${d.type}${d.to ? ` → ${d.to}` : d.channel ? ` ${d.channel}` : ''}${d.code ? ` (${d.code})` : ''} · ${t('dock.ago', { time: age(nowMs - Date.parse(d.at)) })}` : t('dock.never');
+  return { channels, providers, backup: (status && status.backup) || t('dock.none'), last };
+}
+
+module.exports = { breaker, routable, currentChannel, nextTarget, chipView, dockView };

@@ -1,0 +1,85 @@
+// Picker contents, the chip's next target and tone, the dock's lines, and the
+// countdown formatting (menu.cjs, status.cjs, countdown.cjs).
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { menuItems, CHAIN_ORDER } = require('../menu.cjs');
+const { nextTarget, chipView, dockView } = require('../status.cjs');
+const { countdown, age, hostNow } = require('../countdown.cjs');
+
+const answer = {
+  chain: ['deepseek-official/deepseek-v4-flash', 'mock/mock-b'],
+  backup: null,
+  candidates: [
+    { channel: 'mock/mock-a', source: 'adapter' },
+    { channel: 'mock/mock-b', source: 'chain' },
+    { channel: 'deepseek-official/deepseek-v4-pro', source: 'adapter', name: 'DeepSeek-V4-Pro' },
+    { channel: 'deepseek-official/deepseek-v4-flash', source: 'chain' },
+  ],
+};
+
+test('menu: Chain order first and selected without a backup; chain in order, then the rest', () => {
+  const { items, selectedId } = menuItems(answer, 'en');
+  assert.equal(selectedId, CHAIN_ORDER);
+  assert.deepEqual(items.filter((i) => !i.type).map((i) => i.channel), [null, 'deepseek-official/deepseek-v4-flash', 'mock/mock-b', 'mock/mock-a', 'deepseek-official/deepseek-v4-pro']);
+  assert.equal(items.find((i) => i.channel === 'mock/mock-b').hint, 'chain #2');
+  assert.equal(items.find((i) => i.channel === 'deepseek-official/deepseek-v4-pro').hint, 'DeepSeek-V4-Pro');
+  assert.equal(items[1].label, 'Chain order');
+});
+
+test('menu: the backup is the selected item; Chinese labels; loading before candidates', () => {
+  assert.equal(menuItems({ ...answer, backup: 'mock/mock-a' }, 'zh').selectedId, 'mock/mock-a');
+  assert.equal(menuItems(answer, 'zh').items[1].label, '按链顺序');
+  const loading = menuItems(undefined, 'en').items;
+  assert.equal(loading.at(-1).text, 'Checking models…');
+});
+
+const NOW = 1_000_000;
+const status = (over = {}) => ({ chain: ['p/a', 'p/b', 'q/c'], backup: null, channels: [], session: { route: 'p/a', home: null, giveUp: null }, ...over });
+
+test('next target: the backup when routable, else the first routable chain channel that is not the current one', () => {
+  assert.deepEqual(nextTarget(status(), NOW), { channel: 'p/b', via: 'chain' });
+  assert.deepEqual(nextTarget(status({ backup: 'q/c' }), NOW), { channel: 'q/c', via: 'backup' });
+  const open = (ch, ms = 60_000) => ({ channel: ch, state: 'open', failures: 3, openUntilMs: NOW + ms });
+  assert.deepEqual(nextTarget(status({ backup: 'q/c', channels: [open('q/c')] }), NOW), { channel: 'p/b', via: 'chain' });
+  assert.deepEqual(nextTarget(status({ channels: [open('p/*')] }), NOW), { channel: 'q/c', via: 'chain' }, 'an open provider takes its models out');
+  assert.equal(nextTarget(status({ chain: ['p/a'] }), NOW), undefined);
+});
+
+test('chip tone: amber while the session channel (or the one it left) is open, red after a give-up', () => {
+  const open = { channel: 'p/a', state: 'open', failures: 3, openUntilMs: NOW + 5000 };
+  assert.equal(chipView(status(), NOW, 'en').tone, 'ok');
+  assert.equal(chipView(status({ channels: [open] }), NOW, 'en').tone, 'warn');
+  assert.equal(chipView(status({ channels: [open], session: { route: 'p/b', home: 'p/a' } }), NOW, 'en').tone, 'warn');
+  assert.equal(chipView(status({ channels: [open] }), NOW + 6000, 'en').tone, 'ok', 'open time over: routable (probe due)');
+  const gaveUp = chipView(status({ session: { route: 'p/a', giveUp: { reason: 'budget-exhausted' } } }), NOW, 'en');
+  assert.deepEqual([gaveUp.tone, gaveUp.text], ['error', 'Gave up: failover budget spent']);
+  assert.equal(chipView(status({ backup: 'q/c' }), NOW, 'en').text, 'Backup: q/c');
+  assert.equal(chipView(status({ backup: 'q/c' }), NOW, 'zh').text, '备用：q/c');
+});
+
+test('dock: every channel with its state and a live countdown; providers apart; the last decision', () => {
+  const v = dockView(status({
+    backup: 'q/c',
+    channels: [
+      { channel: 'p/a', state: 'open', failures: 3, openUntilMs: NOW + 65_000, lastCode: 'RATE_LIMIT' },
+      { channel: 'p/b', state: 'half-open', failures: 0, openUntilMs: NOW - 1 },
+      { channel: 'p/*', state: 'open', failures: 0, openUntilMs: NOW + 3_600_000 },
+    ],
+    lastDecision: { at: new Date(NOW - 42_000).toISOString(), type: 'failover', to: 'p/b', code: 'RATE_LIMIT' },
+  }), NOW, 'en');
+  assert.deepEqual(v.channels.map((l) => [l.channel, l.state, l.text]), [
+    ['p/a', 'open', 'open · 1:05'], ['p/b', 'half-open', 'half-open · probing'], ['q/c', 'healthy', 'healthy'],
+  ]);
+  assert.deepEqual(v.providers.map((l) => [l.provider, l.text]), [['p', 'open · 1:00:00']]);
+  assert.equal(v.backup, 'q/c');
+  assert.equal(v.last, 'failover → p/b (RATE_LIMIT) · 42s ago');
+});
+
+test('countdown and age formatting', () => {
+  assert.deepEqual([0, 1, 999, 1000, 59_001, 60_000, 65_000, 3_599_000, 3_600_000, 3_723_000, -5].map(countdown),
+    ['0:00', '0:01', '0:01', '0:01', '1:00', '1:00', '1:05', '59:59', '1:00:00', '1:02:03', '0:00']);
+  assert.deepEqual([0, 59_999, 60_000, 3_600_000, 90_000_000].map(age), ['0s', '59s', '1m', '1h', '1d']);
+  assert.equal(hostNow({ nowMs: 5000 }, 100, 1100), 6000, 'the host clock plus the time since the answer');
+  assert.equal(hostNow(undefined, 0, 42), 42);
+});

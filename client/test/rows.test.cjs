@@ -1,0 +1,90 @@
+// Row text from session events (rows.cjs): the events are shaped as the real
+// host logs them (request/header, error finish chunks, turn/end).
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { failureState, routeState, turnEndState, rowView, whereOf } = require('../rows.cjs');
+
+const header = (seq, provider, model, reason, time = 1000 + seq) => ({ type: 'request/header', seq, time, data: { header: { config: { provider, model } }, reason } });
+const failure = (seq, code, status, time = 1000 + seq) => ({ type: 'assistant/chunk', seq, time, data: { turn: 1, step: 1, chunk: { type: 'finish', reason: { kind: 'error', failure: { code, status, message: 'x' } } } } });
+const stepLoc = { kind: 'step', turn: { turn: 1 }, step: { step: 1 } };
+
+/** Runs a sequence through the three state functions as the definitions do. */
+function replay(events) {
+  let route; let fail; const rows = [];
+  for (const e of events) {
+    if (e.type === 'assistant/chunk') fail = failureState(e, fail, route) ?? fail;
+    if (e.type === 'request/header') { route = routeState(e, whereOf(stepLoc), route, fail); if (route.kind) rows.push(route); }
+    if (e.type === 'turn/end') { const s = turnEndState(e, fail, route); if (s) rows.push({ kind: 'give-up', ...s }); }
+  }
+  return rows;
+}
+
+const FLASH = ['deepseek-official', 'deepseek-v4-flash'];
+const seqOf429x3 = [header(10, ...FLASH, 'initial'), failure(12, 'RATE_LIMIT', 429), failure(15, 'RATE_LIMIT', 429), failure(18, 'RATE_LIMIT', 429), header(19, 'backup', 'secondary', 'change')];
+
+test('three 429s then a route change: one failover row, counted', () => {
+  const rows = replay(seqOf429x3);
+  assert.equal(rows.length, 1);
+  const v = rowView('failover', rows[0], [], 'en');
+  assert.equal(v.text, 'deepseek-official/deepseek-v4-flash failed (RATE_LIMIT ×3) → backup/secondary');
+  assert.deepEqual(v.details.find(([k]) => k === 'Attempts'), ['Attempts', '3']);
+});
+
+test('a user model switch (no failure before it) makes no row', () => {
+  const rows = replay([header(10, ...FLASH, 'initial'), { type: 'assistant/chunk', seq: 11, time: 1, data: { turn: 1, step: 1, chunk: { type: 'finish', reason: { kind: 'stop' } } } }, header(20, 'deepseek-official', 'deepseek-v4-pro', 'change')]);
+  assert.deepEqual(rows, []);
+});
+
+test('a single quota failure: no ×, and details from the audit record', () => {
+  const rows = replay([header(10, ...FLASH, 'initial'), failure(12, 'QUOTA', 402, 5000), header(13, 'backup', 'secondary', 'change', 5010)]);
+  const at = (ms) => new Date(ms).toISOString();
+  const records = [
+    { at: at(5001), type: 'circuit-open', channel: 'deepseek-official/deepseek-v4-flash', openUntil: '2026-12-01T03:00:00.000Z' },
+    { at: at(5002), type: 'failover', from: 'deepseek-official/deepseek-v4-flash', to: 'backup/secondary', code: 'QUOTA', class: 'quota' },
+  ];
+  const v = rowView('failover', rows[0], records, 'en');
+  assert.equal(v.text, 'deepseek-official/deepseek-v4-flash failed (QUOTA) → backup/secondary');
+  assert.deepEqual(v.details.map(([k]) => k), ['Code', 'Class', 'Breaker open until', 'Attempts']);
+  assert.equal(v.details[0][1], 'QUOTA (402)');
+  assert.equal(v.details[1][1], 'quota');
+});
+
+test('history loaded mid-session (no earlier header): the row still names the target', () => {
+  let fail = failureState(failure(50, 'SERVER', 500), undefined, undefined);
+  const s = routeState(header(51, 'mock', 'mock-b', 'change'), '1:1', undefined, fail);
+  assert.equal(s.kind, 'failover');
+  assert.equal(rowView('failover', s, [], 'en').text, '→ mock/mock-b (SERVER)');
+  assert.equal(rowView('failover', s, [], 'zh').text, '→ mock/mock-b（SERVER）');
+});
+
+test('the return to the primary: a row only with the audit record', () => {
+  const rows = replay([...seqOf429x3, { type: 'assistant/chunk', seq: 20, time: 1020, data: { turn: 1, step: 1, chunk: { type: 'finish', reason: { kind: 'stop' } } } }, header(40, ...FLASH, 'change', 90000)]);
+  assert.deepEqual(rows.map((r) => r.kind), ['failover', 'return']);
+  assert.equal(rowView('return', rows[1], [], 'en'), null, 'a manual switch back is not a return');
+  const rec = [{ at: new Date(90001).toISOString(), type: 'return', to: 'deepseek-official/deepseek-v4-flash', from: 'backup/secondary' }];
+  assert.equal(rowView('return', rows[1], rec, 'en').text, 'Back on deepseek-official/deepseek-v4-flash');
+  assert.equal(rowView('return', rows[1], rec, 'zh').text, '已回到 deepseek-official/deepseek-v4-flash');
+});
+
+test('a turn ending in an error is a give-up row only when the plugin recorded one', () => {
+  const end = { type: 'turn/end', seq: 30, time: 7000, data: { turn: 1, reason: { kind: 'error', error: { code: 'QUOTA' } } } };
+  const rows = replay([header(10, ...FLASH, 'initial'), failure(12, 'QUOTA', 402, 6990), end]);
+  assert.equal(rows.length, 1);
+  assert.equal(rowView('give-up', rows[0], [], 'en'), null);
+  const rec = [{ at: new Date(6995).toISOString(), type: 'give-up', channel: 'deepseek-official/deepseek-v4-flash', reason: 'no-routable-fallback', code: 'QUOTA' }];
+  const v = rowView('give-up', rows[0], rec, 'en');
+  assert.equal(v.kind, 'give-up');
+  assert.equal(v.text, 'Gave up on deepseek-official/deepseek-v4-flash: no channel to fail over to (QUOTA)');
+  const completed = { ...end, data: { turn: 1, reason: { kind: 'completed' } } };
+  assert.equal(turnEndState(completed, undefined, undefined), undefined);
+});
+
+test('events that are not ours, or malformed, give nothing and never throw', () => {
+  for (const e of [undefined, null, {}, { type: 'request/header' }, { type: 'request/header', data: {} }, { type: 'assistant/chunk', data: { chunk: null } }, { type: 'turn/end', data: null }]) {
+    assert.equal(failureState(e, undefined, undefined), undefined);
+    assert.equal(routeState(e, undefined, undefined, undefined), undefined);
+    assert.equal(turnEndState(e, undefined, undefined), undefined);
+  }
+  assert.equal(rowView('failover', undefined, [], 'en'), null);
+});

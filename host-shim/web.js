@@ -1,0 +1,333 @@
+// The host half of the web client (client/): one RPC channel the browser
+// bundle talks to, and the settings namespace its card edits. It decides
+// nothing: status is read from the policy module, a backup goes through the
+// same write path as `/resilience backup`, and a config goes through the
+// module's own check before it replaces the running one.
+//
+// Live without polling: `status` is a long poll. The browser sends the
+// revision it has; the answer comes when anything the page shows changed (an
+// audit record, a backup, a config) or after LONG_POLL_MS with nothing new.
+// The countdowns tick in the browser from `openUntilMs` and the host's clock.
+import { readFile } from 'node:fs/promises';
+import { configProblem } from './reconfigure.js';
+
+export const RPC_CHANNEL = '/dsh-resilience';
+export const SETTINGS_NS = 'dsh-resilience';
+/** The keys the settings card tunes live; the rest of the row stays as configured. */
+export const TUNABLE = ['failureThreshold', 'cooldownMs', 'backoffMaxMs', 'recovery', 'chain'];
+const LONG_POLL_MS = 20_000;
+const MAX_CANDIDATES = 60;
+const MODEL_INFO_TIMEOUT_MS = 5_000;
+/** Records the inline rows read (by session: the audit's `agent` is the session id). */
+const ROW_TYPES = new Set(['failover', 'give-up', 'return', 'retry']);
+/** Records that count as "the last decision" in the dock. */
+const DECISIONS = new Set(['failover', 'give-up', 'return', 'retry', 'circuit-open', 'circuit-half-open', 'circuit-closed', 'probe-result', 'backup', 'reconfigured']);
+const MAX_ROW_RECORDS = 500;
+
+const key = (c) => `${c.provider}/${c.model}`;
+/** The browser names a session by its id; the host's agent id may carry a `session-` prefix. */
+const sameSession = (agent, session) => !!session && (agent === session || agent === `session-${session}` || `session-${agent}` === session);
+const lookup = (map, session) => {
+  for (const [agent, v] of map) if (sameSession(agent, session)) return v;
+  return undefined;
+};
+const ok = (value) => ({ ok: true, value });
+const refuse = (code, message) => ({ ok: false, error: { code, message } });
+
+/**
+ * @param {object} deps
+ * @param {import('./policy.js').Policy} deps.policy
+ * @param {string} deps.auditPath
+ * @param {() => object | undefined} deps.backup - the current backup channel.
+ * @param {(channel?: object) => Promise<string | undefined>} deps.setBackup - the
+ *   shared write path; resolves to an error message, or undefined when done.
+ * @param {(config: object) => void} deps.applyConfig - reconfigures live; throws the module's message.
+ * @param {object} deps.rowPolicyConfig - the policy part of the row, as configured.
+ */
+export class WebHalf {
+  constructor(deps) {
+    this.deps = deps; // deps.policy is attached once the module is built (it audits through tap())
+    this.revision = 0;
+    this.waiters = new Set();
+    this.lastDecision = undefined;
+    this.routes = new Map(); // agent (= session id) -> the channel its last request went to
+    this.failovers = new Map(); // agent -> {from, to} of its last failover, until it returns
+    this.giveUps = new Map(); // agent -> its last give-up, until its next request
+  }
+
+  /** Wraps the audit log: every record also updates what the page shows. */
+  tap(log) {
+    return {
+      write: (record) => {
+        const written = log.write(record);
+        try {
+          this.observe({ at: new Date().toISOString(), ...record });
+        } catch { /* the page's view never costs a record */ }
+        return written;
+      },
+      flush: () => log.flush(),
+      get failures() { return log.failures; },
+    };
+  }
+
+  observe(record) {
+    if (DECISIONS.has(record.type)) this.lastDecision = record;
+    if (record.type === 'failover') this.failovers.set(record.agent, { from: record.from, to: record.to });
+    if (record.type === 'give-up') this.giveUps.set(record.agent, record);
+    this.changed();
+  }
+
+  /** Something the page shows changed: answer every waiting long poll. */
+  changed() {
+    this.revision++;
+    for (const wake of this.waiters) wake();
+    this.waiters.clear();
+  }
+
+  /**
+   * The channel an agent's request goes out on (after the policy's verdict).
+   * A request on the channel the agent last failed over from is its return:
+   * the session log shows only a route change, so the audit says why.
+   */
+  routed(agent, channel, report) {
+    const id = String(agent?.id ?? '');
+    if (!id) return;
+    const now = key(channel);
+    const prev = this.routes.get(id);
+    this.routes.set(id, now);
+    const fo = this.failovers.get(id);
+    if (fo && now === fo.from && prev !== now) {
+      this.failovers.delete(id);
+      report({ type: 'return', agent: id, from: prev ?? fo.to, to: now }); // announces the change too
+    } else if (this.giveUps.delete(id) || prev !== now) {
+      this.changed();
+    }
+  }
+
+  /** The status the chip and the dock show; `session` adds that session's own view. */
+  status(session) {
+    const { policy } = this.deps;
+    const backup = this.deps.backup();
+    const health = policy.snapshot();
+    const out = {
+      revision: this.revision,
+      nowMs: Date.now(),
+      chain: policy.resolved.chain.map(key),
+      backup: backup ? key(backup) : null,
+      recovery: policy.resolved.recovery,
+      failureThreshold: policy.resolved.failureThreshold,
+      channels: (health?.channels ?? []).map((h) => ({
+        channel: key(h.channel), state: h.state, failures: h.failures, opens: h.opens ?? 0,
+        openUntilMs: h.openUntilMs, lastCode: h.lastCode || undefined,
+      })),
+      lastDecision: this.lastDecision,
+      moduleOk: health !== undefined,
+    };
+    if (session) {
+      const fo = lookup(this.failovers, session);
+      out.session = { id: session, route: lookup(this.routes, session) ?? null, home: fo ? fo.from : null, giveUp: lookup(this.giveUps, session) ?? null };
+    }
+    return out;
+  }
+
+  /** Answers at once when `since` is behind, else when something changes (or after the long-poll time). */
+  async watch(since, session, signal) {
+    if (Number.isInteger(since) && since === this.revision) {
+      await new Promise((resolve) => {
+        const done = () => { clearTimeout(timer); signal?.removeEventListener('abort', done); this.waiters.delete(done); resolve(); };
+        const timer = setTimeout(done, LONG_POLL_MS);
+        timer.unref?.();
+        signal?.addEventListener('abort', done, { once: true });
+        this.waiters.add(done);
+      });
+    }
+    return this.status(session);
+  }
+
+  /**
+   * What the picker may offer: the chain and every model the host's adapters
+   * list, each checked with the host's model info. A model the host cannot
+   * resolve would end the turn with UNKNOWN_MODEL, so it is left out.
+   */
+  async candidates(llm, signal) {
+    const { policy } = this.deps;
+    const seen = new Map();
+    const add = (provider, model, source, name) => {
+      const k = `${provider}/${model}`;
+      if (!seen.has(k) && seen.size < MAX_CANDIDATES) seen.set(k, { provider, model, channel: k, source, name });
+    };
+    for (const c of policy.resolved.chain) add(c.provider, c.model, 'chain');
+    const backup = this.deps.backup();
+    if (backup) add(backup.provider, backup.model, 'backup');
+    if (llm) {
+      for (const p of safe(() => llm.listProviders(), [])) {
+        const models = await within(llm.listModels(p.id), MODEL_INFO_TIMEOUT_MS).catch(() => []);
+        for (const m of models ?? []) add(p.id, m.id, 'adapter', m.name);
+      }
+    }
+    const list = [...seen.values()];
+    const known = await Promise.all(list.map((c) => (llm
+      ? within(llm.resolveModelInfo(c.provider, c.model, signal), MODEL_INFO_TIMEOUT_MS).then(() => true, () => false)
+      : Promise.resolve(false))));
+    return {
+      chain: policy.resolved.chain.map(key),
+      backup: backup ? key(backup) : null,
+      candidates: list.filter((_, i) => known[i]).map(({ provider, model, channel, source, name }) => ({ provider, model, channel, source, name })),
+      unknown: list.filter((_, i) => !known[i]).map((c) => c.channel),
+    };
+  }
+
+  /** The session's own audit records (both generations), for the inline rows' details. */
+  async rows(session) {
+    const { auditPath } = this.deps;
+    const lines = [];
+    for (const p of [`${auditPath}.1`, auditPath]) {
+      const text = await readFile(p, 'utf8').catch(() => '');
+      for (const line of text.split('\n')) if (line) lines.push(line);
+    }
+    const out = [];
+    const opens = [];
+    for (const line of lines) {
+      let r;
+      try { r = JSON.parse(line); } catch { continue; }
+      if (r.type === 'circuit-open') opens.push(r);
+      else if (ROW_TYPES.has(r.type) && sameSession(r.agent, session)) out.push(r);
+    }
+    const channels = new Set(out.map((r) => r.from ?? r.channel));
+    const relevant = opens.filter((r) => channels.has(r.channel));
+    return { records: [...relevant, ...out].sort((a, b) => (a.at < b.at ? -1 : 1)).slice(-MAX_ROW_RECORDS) };
+  }
+
+  /** The tunable part of a candidate config, checked by the module with the rest of the row. */
+  problem(section) {
+    return configProblem(this.deps.policy, this.merged(section));
+  }
+
+  merged(section) {
+    const out = { ...this.deps.rowPolicyConfig };
+    for (const k of TUNABLE) if (section?.[k] !== undefined) out[k] = section[k];
+    return out;
+  }
+
+  /** The RPC handler (`POST /dsh-resilience/<endpoint>`). Never throws. */
+  handler(getLlm) {
+    return async (endpoint, payload, signal) => {
+      try {
+        switch (endpoint) {
+          case 'status':
+            return ok(await this.watch(payload?.since, typeof payload?.session === 'string' ? payload.session : undefined, signal));
+          case 'candidates':
+            return ok(await this.candidates(getLlm(), signal));
+          case 'set-backup': {
+            const channel = parseChannel(payload?.channel);
+            if (channel === false) return refuse('INVALID', `"${payload?.channel}" is not provider/model`);
+            const message = await this.deps.setBackup(channel ?? undefined, 'web');
+            return message ? refuse('REFUSED', message) : ok(this.status());
+          }
+          case 'rows':
+            return ok(await this.rows(String(payload?.session ?? '')));
+          case 'validate':
+            return ok({ problem: this.problem(payload?.section ?? {}) ?? null });
+          default:
+            return refuse('UNKNOWN_ENDPOINT', `dsh-resilience: no endpoint "${endpoint}"`);
+        }
+      } catch (e) {
+        return refuse('INTERNAL', `dsh-resilience: ${String(e?.message ?? e).slice(0, 300)}`);
+      }
+    };
+  }
+
+  /**
+   * Serves the RPC channel while the web connection exists, and the settings
+   * namespace while a settings service exists; follows other plugins'
+   * failovers for the return rows.
+   */
+  install(ctx, report, logger) {
+    ctx.inject(['connection'], (sub) => {
+      try {
+        const dispose = sub.connection.rpc.handle(RPC_CHANNEL, this.handler(() => sub.get('llm')), { authority: 'loopback' });
+        sub.effect(() => () => { dispose?.().catch?.(() => {}); });
+      } catch (e) {
+        logger.warn('dsh-resilience: the web channel is not served: %s', e?.message ?? e);
+      }
+    });
+    ctx.inject(['settings'], async (sub) => {
+      try {
+        await this.serveSettings(sub, report);
+      } catch (e) {
+        logger.warn('dsh-resilience: the settings namespace is not served: %s', e?.message ?? e);
+        report({ type: 'settings-not-served', reason: String(e?.message ?? e).slice(0, 300) });
+      }
+    });
+    ctx.effect(() => () => { for (const wake of this.waiters) wake(); this.waiters.clear(); });
+  }
+
+  async serveSettings(sub, report) {
+    const { default: Schema } = await import('@deepseek-ai/schemastery');
+    const { policy, rowPolicyConfig } = this.deps;
+    const defaults = new (policy.constructor)(policy.compiled, {}, policy.logger, () => {}).resolved;
+    const channel = Schema.object({ provider: Schema.string().required(), model: Schema.string().required() });
+    const schema = Schema.object({
+      failureThreshold: Schema.natural().default(defaults.failureThreshold).description('failures in one burst before a channel opens'),
+      cooldownMs: Schema.natural().default(defaults.cooldownMs).description('how long an opened channel is avoided first'),
+      backoffMaxMs: Schema.natural().default(defaults.backoffMaxMs).description('cap of the same-channel backoff'),
+      recovery: Schema.union(['return', 'stay']).default(defaults.recovery).description('once the channel failed over from is healthy'),
+      chain: Schema.array(channel).default([]).description('failover order; the first is the primary'),
+    });
+    const base = {};
+    for (const k of TUNABLE) if (rowPolicyConfig[k] !== undefined) base[k] = rowPolicyConfig[k];
+    let applied = JSON.stringify(this.merged(base));
+    const apply = (section) => {
+      const next = this.merged(section);
+      const text = JSON.stringify(next);
+      if (text === applied) return;
+      this.deps.applyConfig(next);
+      applied = text;
+      report({ type: 'reconfigured', keys: TUNABLE.filter((k) => JSON.stringify(next[k]) !== JSON.stringify(rowPolicyConfig[k])) });
+    };
+    const scope = sub.settings.register(SETTINGS_NS, schema, {
+      base,
+      applies: 'live',
+      validate: (value) => {
+        const message = this.problem(value);
+        if (message) throw new Error(message);
+      },
+    });
+    sub.effect(() => scope.watch((value) => {
+      try {
+        apply(value);
+      } catch (e) {
+        report({ type: 'reconfigure-refused', reason: String(e?.message ?? e).slice(0, 300) });
+      }
+    }));
+    apply(scope.get()); // a section saved by an earlier run applies from the start
+  }
+}
+
+/** `provider/model` or an object; null for "no backup"; false when malformed. */
+function parseChannel(v) {
+  if (v === null || v === undefined || v === '') return null;
+  if (typeof v === 'object' && typeof v.provider === 'string' && typeof v.model === 'string' && v.provider && v.model) {
+    return { provider: v.provider, model: v.model };
+  }
+  if (typeof v !== 'string') return false;
+  const slash = v.indexOf('/');
+  if (slash <= 0 || slash === v.length - 1) return false;
+  return { provider: v.slice(0, slash), model: v.slice(slash + 1) };
+}
+
+function safe(f, fallback) {
+  try {
+    return f() ?? fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+function within(promise, ms) {
+  let timer;
+  return Promise.race([
+    Promise.resolve(promise),
+    new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('timed out')), ms); timer.unref?.(); }),
+  ]).finally(() => clearTimeout(timer));
+}

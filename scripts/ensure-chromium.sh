@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The browser the web tests drive: Debian's chromium (playwright-core, from the
+# e2e/tools lockfile, drives it by executablePath; it downloads no browser).
+# Installed once through apt when absent; prints its path.
+set -euo pipefail
+bin=${CHROMIUM:-/usr/bin/chromium}
+if [ ! -x "$bin" ]; then
+  echo "ensure-chromium: installing chromium" >&2
+  sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
+  $sudo apt-get update >&2
+  $sudo apt-get install -y chromium >&2
+fi
+echo "$bin"
