@@ -13,6 +13,8 @@ const { hostNow } = require('./countdown.cjs');
 const { translate } = require('./i18n.cjs');
 const { Dock } = require('./dock.cjs');
 
+const DOCK_ID = 'dsh-resilience:dock';
+
 const TONES = {
   ok: { border: 'var(--dsw-alias-color-border-subtle, #d0d7de)', color: 'inherit', background: 'transparent' },
   warn: { border: '#d4a72c', color: '#7d4e00', background: '#fff8c5' },
@@ -62,6 +64,7 @@ function makeChip(ctx) {
         h('span', null, it.label), it.hint ? h('span', { style: { opacity: 0.6 } }, it.hint) : null),
     }));
     const onSelect = async (id) => {
+      if (id === DOCK_ID) return; // the dock is shown as the menu's footer item: not a choice
       setProblem(undefined);
       const r = await call(ctx, 'set-backup', { channel: id === CHAIN_ORDER ? null : id });
       if (!r || !r.ok) setProblem(t('menu.error', { message: (r && r.error && r.error.message) || '?' }));
@@ -87,7 +90,9 @@ function makeChip(ctx) {
       portal: true,
       side: 'top',
       align: 'end',
-      footer: status ? h(Dock, { status, nowMs, locale }) : null,
+      // The Menu's footer takes items; the dock rides in one, outside the
+      // scrolling list, so it stays in view however many candidates there are.
+      footer: status ? [{ id: DOCK_ID, label: h(Dock, { status, nowMs, locale }) }] : undefined,
     });
   };
 }

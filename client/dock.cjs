@@ -16,11 +16,11 @@ function Dock(props) {
   const v = dockView(status, nowMs, locale);
   const row = (l) => h('li', { key: l.channel, 'data-channel': l.channel, 'data-state': l.state, style: { display: 'flex', gap: 8, justifyContent: 'space-between' } },
     h('span', { style: { fontFamily: 'var(--dsw-alias-font-mono, monospace)' } }, l.provider ? `${l.provider} (*)` : l.channel),
-    h('span', { 'data-role': 'state', style: { color: COLORS[l.state] } }, l.text + (l.lastCode && l.state !== 'healthy' ? ` · ${l.lastCode}` : '')));
+    h('span', { 'data-role': 'state', title: l.lastCode ? `${l.lastCode}, ${l.failures} failures` : undefined, style: { color: COLORS[l.state], whiteSpace: 'nowrap' } }, l.text));
   const section = (title, lines) => (lines.length ? [h('div', { key: `${title}-h`, style: { fontWeight: 600, marginTop: 6 } }, title), h('ul', { key: `${title}-l`, style: { listStyle: 'none', margin: 0, padding: 0 } }, lines.map(row))] : []);
   return h('div', {
     'data-testid': 'dsh-resilience-dock',
-    style: { padding: '8px 10px', fontSize: 12, lineHeight: '18px', minWidth: 300, borderTop: '1px solid var(--dsw-alias-color-border-subtle, #ddd)' },
+    style: { display: 'block', width: '100%', textAlign: 'left', padding: '4px 0', fontSize: 12, lineHeight: '18px', minWidth: 300, cursor: 'default' },
   },
   ...section(t('dock.title'), v.channels),
   ...section(t('dock.providers'), v.providers),

@@ -1,0 +1,59 @@
+// Driving the stock web UI the way a user does: the first-visit notice, the
+// workspace picker, the composer, the sidebar, Settings → Plugins. Only the
+// plugin's own elements are found by their data-testid hooks.
+export const CHIP = '[data-testid=dsh-resilience-chip]';
+export const ROW = '[data-testid=dsh-resilience-row]';
+export const DOCK = '[data-testid=dsh-resilience-dock]';
+export const CARD = '[data-testid=dsh-resilience-settings]';
+
+/**
+ * Past the first-visit notice (shown once per home) into a workspace: the
+ * browse picker's Open takes $HOME. A home that has one already skips it.
+ */
+export async function enterWorkspace(page, { choose: pick = true } = {}) {
+  const cont = page.getByRole('button', { name: 'Continue' });
+  const choose = page.getByRole('button', { name: 'Choose workspace' });
+  const session = page.locator('[data-composer-card]');
+  // Whichever the page shows first: the notice (first visit), the picker, or a composer.
+  await cont.or(choose).or(session).first().waitFor({ timeout: 30_000 });
+  if (await cont.waitFor({ timeout: 3000 }).then(() => true, () => false)) {
+    await cont.click();
+    await cont.waitFor({ state: 'hidden' });
+  }
+  if (pick && await choose.waitFor({ timeout: 3000 }).then(() => true, () => false)) {
+    await choose.click();
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+  }
+}
+
+/** Types a message into the composer and sends it. */
+export async function send(page, text) {
+  const box = page.locator('[data-composer-card] textarea').first();
+  await box.click();
+  await box.fill(text);
+  await page.getByRole('button', { name: 'Send message' }).click();
+}
+
+/** Reopens a session from the sidebar by its title (the URL stays `/`). */
+export async function openSession(page, title) {
+  await page.getByRole('button', { name: title, exact: true }).or(page.getByText(title, { exact: true })).first().click();
+}
+
+/** Settings → Plugins (its first tab, Plugin configuration, holds the card). */
+export async function openPluginSettings(page) {
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  await page.getByRole('button', { name: 'Plugins', exact: true }).click();
+  await page.locator(CARD).waitFor({ timeout: 15_000 });
+}
+
+/** Polls `f` until it returns a truthy value (the UI updates asynchronously). */
+export async function until(f, what, timeoutMs = 20_000) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < end) {
+    last = await f();
+    if (last) return last;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
+}

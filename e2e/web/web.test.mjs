@@ -1,0 +1,204 @@
+// The web client in the real web profile: `dsh --profile web` with the
+// plugin installed by `dsh plugin add`, the project's fake provider failing,
+// driven by headless Chromium. One home and one session run through the
+// steps in order: chip, picker, failover row, dock, reload, host restart,
+// settings, and last the same session in a host without the plugin.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startFakeProvider } from '../fake-provider/fake-provider.mjs';
+import { auditRecords } from '../harness.mjs';
+import { launchBrowser, makeWebHome, openPage, PRIMARY, screenshot, SECONDARY, startWeb, withoutPlugin } from './web-harness.mjs';
+import { CARD, CHIP, DOCK, enterWorkspace, openPluginSettings, openSession, ROW, send, until } from './ui.mjs';
+
+const PRIMARY_KEY = `${PRIMARY.provider}/${PRIMARY.model}`;
+const MOCK_A = 'mock/mock-a';
+const TITLE = 'Reply with OK';
+
+describe('the web client in the real web UI', { concurrency: false }, () => {
+  let fp;
+  let home;
+  let web;
+  let browser;
+  let page;
+  let errors = [];
+  const seenErrors = [];
+
+  const open = async (opts) => {
+    if (page) { seenErrors.push(...errors); await page.context().close(); }
+    ({ page, errors } = await openPage(browser, web.url));
+    await enterWorkspace(page, opts);
+  };
+
+  before(async () => {
+    fp = await startFakeProvider({});
+    home = await makeWebHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY] } });
+    web = await startWeb(home);
+    browser = await launchBrowser();
+    await open();
+  });
+  after(async () => {
+    await browser?.close();
+    await web?.stop();
+    await fp?.close();
+    await home?.cleanup();
+  });
+
+  test('the chip renders in the composer and names the next failover target', async () => {
+    const chip = page.locator(CHIP);
+    await chip.waitFor();
+    await until(async () => (await chip.getAttribute('data-target')) === `${SECONDARY.provider}/${SECONDARY.model}`, 'the chain target');
+    assert.equal(await chip.innerText(), `Next: ${SECONDARY.provider}/${SECONDARY.model}`);
+    assert.equal(await chip.getAttribute('data-tone'), 'ok');
+  });
+
+  test('the picker lists the chain and the adapters\' models; choosing one sends the next failover there', async () => {
+    await page.locator(CHIP).click();
+    const items = page.locator('[role=menu] [data-channel]');
+    await until(async () => (await items.count()) >= 4, 'the candidates');
+    const channels = await items.evaluateAll((es) => es.map((e) => e.getAttribute('data-channel')));
+    assert.deepEqual(channels.slice(0, 3), ['', PRIMARY_KEY, `${SECONDARY.provider}/${SECONDARY.model}`], 'Chain order, then the chain');
+    assert.ok(channels.includes(MOCK_A) && channels.includes('deepseek-official/deepseek-v4-pro'), channels.join(' '));
+    await page.locator(`[role=menu] [data-channel="${MOCK_A}"]`).click();
+    await until(async () => (await page.locator(CHIP).innerText()) === `Backup: ${MOCK_A}`, 'the chip to follow the choice');
+    assert.ok((await auditRecords(home)).some((a) => a.type === 'backup' && a.channel === MOCK_A && a.source === 'web'));
+
+    fp.reset();
+    fp.script(PRIMARY.model, ['rate_limit']);
+    fp.script('mock-a', [{ kind: 'success', text: 'answer from mock-a' }]);
+    fp.script(SECONDARY.model, [{ kind: 'success', text: 'answer from mock-b' }]);
+    await send(page, TITLE);
+    await page.getByText('answer from mock-a').waitFor({ timeout: 30_000 });
+    // The host's two retries on the primary, then the chosen backup, not the chain's next.
+    assert.deepEqual(fp.counts(), { [PRIMARY.model]: 3, 'mock-a': 1 });
+  });
+
+  test('the failover shows its row where it happened, with details on expand', async () => {
+    const row = page.locator(ROW);
+    await row.waitFor({ timeout: 15_000 });
+    assert.equal(await row.getAttribute('data-kind'), 'failover');
+    assert.equal(await row.locator('summary').innerText(), `${PRIMARY_KEY} failed (RATE_LIMIT ×3) → ${MOCK_A}`);
+    await row.locator('summary').click();
+    // The details come from the audit record, fetched once the row shows.
+    const details = await until(async () => { const d = await row.locator('dl').innerText(); return /Class/.test(d) && d; }, 'the audit details');
+    assert.match(details, /Class\s+transient/);
+    assert.match(details, /Breaker open until\s+\d\d:\d\d:\d\d/);
+    assert.match(details, /Attempts\s+3/);
+  });
+
+  test('the chip turns amber and its dock counts the open channel down', async () => {
+    const chip = page.locator(CHIP);
+    await until(async () => (await chip.getAttribute('data-tone')) === 'warn', 'an amber chip');
+    await chip.click();
+    const line = page.locator(`${DOCK} li[data-channel="${PRIMARY_KEY}"]`);
+    await line.waitFor();
+    assert.equal(await line.getAttribute('data-state'), 'open');
+    const read = async () => /open · (\d+):(\d\d)/.exec(await line.locator('[data-role=state]').innerText());
+    const first = await read();
+    assert.ok(first, await line.innerText());
+    const secs = (m) => Number(m[1]) * 60 + Number(m[2]);
+    assert.ok(secs(first) > 0 && secs(first) <= 60, `within the 60 s cooldown: ${first[0]}`);
+    const later = await until(async () => { const m = await read(); return m && secs(m) < secs(first) ? m : undefined; }, 'the countdown to tick', 5000);
+    assert.ok(secs(later) < secs(first));
+    assert.match(await page.locator(`${DOCK} [data-role=backup]`).innerText(), /mock\/mock-a/);
+    assert.match(await page.locator(`${DOCK} [data-role=last]`).innerText(), /failover → mock\/mock-a \(RATE_LIMIT\)/);
+    await screenshot(page, 'chip-picker-dock-and-row');
+    await page.keyboard.press('Escape');
+  });
+
+  test('the row is still there after a page reload', async () => {
+    await page.reload();
+    await openSession(page, TITLE);
+    const row = page.locator(ROW);
+    await row.waitFor({ timeout: 15_000 });
+    assert.equal(await row.locator('summary').innerText(), `${PRIMARY_KEY} failed (RATE_LIMIT ×3) → ${MOCK_A}`);
+  });
+
+  test('the row is still there after a host restart and reopening the session', async () => {
+    seenErrors.push(...errors);
+    errors = [];
+    await web.stop();
+    web = await startWeb(home);
+    await open({ choose: false });
+    await openSession(page, TITLE);
+    const row = page.locator(ROW);
+    await row.waitFor({ timeout: 15_000 });
+    assert.equal(await row.getAttribute('data-kind'), 'failover');
+    assert.equal(await row.locator('summary').innerText(), `${PRIMARY_KEY} failed (RATE_LIMIT ×3) → ${MOCK_A}`);
+    await row.locator('summary').click();
+    await until(async () => /Class\s+transient/.test(await row.locator('dl').innerText()), 'the audit details after the restart');
+    await screenshot(page, 'row-after-host-restart');
+  });
+
+  test('the settings card changes the failure threshold live: the next failures trip at the new value', async () => {
+    // A fresh host whose primary route the host itself does not retry: the
+    // plugin's own threshold decides when the channel opens.
+    seenErrors.push(...errors);
+    errors = [];
+    await web.stop();
+    const h2 = await makeWebHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY], failureThreshold: 4, backoffBaseMs: 50, backoffMaxMs: 100, probes: false }, primaryRetry: { mode: 'normal', maxRetries: 0 } });
+    const oldHome = home;
+    home = h2;
+    web = await startWeb(home);
+    await open();
+    try {
+      await openPluginSettings(page);
+      const card = page.locator(CARD);
+      const threshold = card.locator('[data-field=failureThreshold]');
+      await until(async () => (await threshold.inputValue()) === '4', 'the configured threshold in the card');
+      // An invalid value is refused with the module's own message, and nothing is written.
+      await threshold.fill('0');
+      await card.locator('[data-action=save]').click();
+      const note = card.locator('[data-role=note][data-kind=error]');
+      await note.waitFor();
+      assert.match(await note.innerText(), /config key "failureThreshold"/);
+      await screenshot(page, 'settings-card-refuses');
+      await threshold.fill('2');
+      await card.locator('[data-action=save]').click();
+      await card.locator('[data-role=note][data-kind=ok]').waitFor();
+      await until(async () => (await auditRecords(home)).some((a) => a.type === 'reconfigured'), 'the live reconfiguration');
+      await screenshot(page, 'settings-card');
+      await page.getByRole('button', { name: 'Close', exact: true }).click();
+
+      fp.reset();
+      fp.script(PRIMARY.model, ['server_error']);
+      fp.script(SECONDARY.model, [{ kind: 'success', text: 'answer after two failures' }]);
+      await send(page, 'Threshold two');
+      await page.getByText('answer after two failures').waitFor({ timeout: 30_000 });
+      assert.deepEqual(fp.counts(), { [PRIMARY.model]: 2, [SECONDARY.model]: 1 }, 'the channel opened at the second failure, not the fourth');
+      const audit = await auditRecords(home);
+      assert.equal(audit.find((a) => a.type === 'circuit-open' && a.channel === PRIMARY_KEY)?.cause, 'SERVER');
+
+      // Another live change keeps the channel's health: the primary stays open.
+      await openPluginSettings(page);
+      await page.locator(CARD).locator('[data-field=cooldownMs]').fill('90000');
+      await page.locator(CARD).locator('[data-action=save]').click();
+      await page.locator(CARD).locator('[data-role=note][data-kind=ok]').waitFor();
+      await until(async () => (await auditRecords(home)).filter((a) => a.type === 'reconfigured').length >= 2, 'the second reconfiguration');
+      const st = await (await fetch(`${web.url}/dsh-resilience/status`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'client-request', rpcId: 'r1', method: 'status', payload: {} }) })).json();
+      assert.equal(st.result.value.channels.find((c) => c.channel === PRIMARY_KEY)?.state, 'open', 'health kept across the reconfiguration');
+    } finally {
+      home = oldHome;
+      seenErrors.push(...errors);
+      errors = [];
+      await web.stop();
+      await h2.cleanup();
+    }
+  });
+
+  test('the session written with the plugin opens in a host without it', async () => {
+    await withoutPlugin(home);
+    web = await startWeb(home);
+    await open({ choose: false });
+    await openSession(page, TITLE);
+    await page.getByText('answer from mock-a').waitFor({ timeout: 15_000 });
+    assert.equal(await page.getByText(/Failed to load history/).count(), 0);
+    assert.equal(await page.locator(ROW).count(), 0, 'no plugin, no rows');
+    assert.equal(await page.locator(CHIP).count(), 0);
+    assert.equal(await page.locator('[data-chat-flow-kind=model-retry]').count(), 1, 'the stock retry row still renders');
+  });
+
+  test('the page logged no console errors', () => {
+    seenErrors.push(...errors);
+    assert.deepEqual(seenErrors, []);
+  });
+});
