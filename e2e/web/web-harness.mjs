@@ -50,7 +50,8 @@ function templateHome() {
 
 /**
  * A fresh isolated home for one test.
- * @param {{baseURL: string, plugin?: object, primaryRetry?: object}} o
+ * @param {{baseURL: string, plugin?: object, primaryRetry?: object}} o - the routes run the
+ *   host's stock retry settings unless `primaryRetry` sets the DeepSeek route's.
  */
 export async function makeWebHome(o) {
   const dir = await mkdtemp(join(tmpdir(), 'dshr-web-'));
@@ -63,7 +64,6 @@ export async function makeWebHome(o) {
     '      api: openai-completions',
     '      apiKeyEnv: MOCK_API_KEY',
     `      baseURL: ${o.baseURL}`,
-    '      retryPolicy: {"mode":"normal","maxRetries":0}',
     '      models:',
     '        - { id: mock-a, contextWindow: 65536 }',
     '        - { id: mock-b, contextWindow: 65536 }',
@@ -72,7 +72,6 @@ export async function makeWebHome(o) {
     `  model: ${PRIMARY.model}`,
     '',
   ].join('\n'));
-  const primaryRetry = o.primaryRetry ?? { mode: 'normal', maxRetries: 2, backoff: { initialDelayMs: 50, maxDelayMs: 200, jitterRatio: 0 } };
   await writeFile(join(dsh, 'profiles/web/cordis.patch.yml'), [
     '- id: session-title-llm',
     '  disabled: true',
@@ -83,7 +82,7 @@ export async function makeWebHome(o) {
     '- id: llm-deepseek',
     '  config:',
     `    baseURL: ${o.baseURL}`,
-    `    retryPolicy: ${JSON.stringify(primaryRetry)}`,
+    ...(o.primaryRetry ? [`    retryPolicy: ${JSON.stringify(o.primaryRetry)}`] : []),
     '- id: resilience',
     `  config: ${JSON.stringify(o.plugin ?? {})}`,
     '',
