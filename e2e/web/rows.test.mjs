@@ -1,0 +1,81 @@
+// The return and give-up rows in the real web UI: a primary that recovers
+// (its probe succeeds) gets the session back, and the row says so; a turn
+// the plugin gives up on ends red, in the row and on the chip.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startFakeProvider } from '../fake-provider/fake-provider.mjs';
+import { auditRecords } from '../harness.mjs';
+import { launchBrowser, makeWebHome, openPage, PRIMARY, screenshot, SECONDARY, startWeb } from './web-harness.mjs';
+import { CHIP, enterWorkspace, ROW, send, until } from './ui.mjs';
+
+const PRIMARY_KEY = `${PRIMARY.provider}/${PRIMARY.model}`;
+const SECONDARY_KEY = `${SECONDARY.provider}/${SECONDARY.model}`;
+
+describe('return and give-up rows in the real web UI', { concurrency: false }, () => {
+  let fp;
+  let browser;
+  const errors = [];
+  before(async () => {
+    fp = await startFakeProvider({});
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await fp?.close();
+  });
+
+  /** A home, its host and a page in a workspace; all closed by the test's end. */
+  async function session(t, plugin) {
+    const home = await makeWebHome({ baseURL: fp.baseURL, plugin });
+    const web = await startWeb(home);
+    const p = await openPage(browser, web.url);
+    t.after(async () => { errors.push(...p.errors); await p.context.close(); await web.stop(); await home.cleanup(); });
+    await enterWorkspace(p.page);
+    return { home, web, page: p.page };
+  }
+
+  test('the primary comes back (its probe succeeds): the next turn returns to it, and the row says so', async (t) => {
+    fp.reset();
+    fp.script(PRIMARY.model, ['insufficient_balance', { kind: 'success', text: 'back on the primary' }]);
+    fp.script(SECONDARY.model, [{ kind: 'success', text: 'from the secondary' }]);
+    const { home, page } = await session(t, { chain: [PRIMARY, SECONDARY], cooldownMs: 1500 });
+
+    await send(page, 'First turn');
+    await page.getByText('from the secondary').waitFor({ timeout: 30_000 });
+    await until(async () => (await auditRecords(home)).some((a) => a.type === 'probe-result' && a.ok), 'the probe to close the primary');
+    await send(page, 'Second turn');
+    await page.getByText('back on the primary').waitFor({ timeout: 30_000 });
+
+    // The 402, the plugin's probe (success), the second turn: all on the primary.
+    assert.deepEqual(fp.counts(), { [PRIMARY.model]: 3, [SECONDARY.model]: 1 });
+    const rows = page.locator(ROW);
+    await until(async () => (await rows.count()) === 2, 'a failover row and a return row');
+    assert.deepEqual(await rows.evaluateAll((es) => es.map((e) => e.getAttribute('data-kind'))), ['failover', 'return']);
+    assert.equal(await rows.nth(0).locator('summary').innerText(), `${PRIMARY_KEY} failed (QUOTA) → ${SECONDARY_KEY}`);
+    assert.equal(await rows.nth(1).innerText(), `Back on ${PRIMARY_KEY}`);
+    assert.ok((await auditRecords(home)).some((a) => a.type === 'return' && a.to === PRIMARY_KEY && a.from === SECONDARY_KEY));
+    await screenshot(page, 'return-row');
+  });
+
+  test('nothing routable within giveUpAfterMs: the turn ends, with a red row and a red chip', async (t) => {
+    fp.reset();
+    fp.script(PRIMARY.model, ['insufficient_balance']);
+    fp.script(SECONDARY.model, ['insufficient_balance']);
+    const { home, page } = await session(t, { chain: [PRIMARY, SECONDARY], giveUpAfterMs: 1000, probes: false });
+
+    await send(page, 'Doomed turn');
+    const row = page.locator(`${ROW}[data-kind=give-up]`);
+    await row.waitFor({ timeout: 30_000 });
+    const giveUp = (await auditRecords(home)).find((a) => a.type === 'give-up');
+    assert.equal(giveUp.reason, 'recovery-timeout');
+    assert.equal(await row.locator('summary').innerText(), `Gave up on ${giveUp.channel}: recovery took too long (QUOTA)`);
+    await until(async () => (await page.locator(CHIP).getAttribute('data-tone')) === 'error', 'a red chip');
+    assert.equal(await page.locator(CHIP).innerText(), 'Gave up: recovery took too long');
+    assert.deepEqual(fp.counts(), { [PRIMARY.model]: 1, [SECONDARY.model]: 1 });
+    await screenshot(page, 'give-up-row');
+  });
+
+  test('no console errors', () => {
+    assert.deepEqual(errors, []);
+  });
+});
