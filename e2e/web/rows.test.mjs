@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFakeProvider } from '../fake-provider/fake-provider.mjs';
 import { auditRecords } from '../harness.mjs';
-import { launchBrowser, makeWebHome, openPage, PRIMARY, screenshot, SECONDARY, startWeb } from './web-harness.mjs';
+import { CHAT_CLIP, launchBrowser, makeWebHome, openPage, PRIMARY, screenshot, SECONDARY, startWeb } from './web-harness.mjs';
 import { CHIP, enterWorkspace, ROW, send, until } from './ui.mjs';
 
 const PRIMARY_KEY = `${PRIMARY.provider}/${PRIMARY.model}`;
@@ -25,8 +25,8 @@ describe('return and give-up rows in the real web UI', { concurrency: false }, (
   });
 
   /** A home, its host and a page in a workspace; all closed by the test's end. */
-  async function session(t, plugin) {
-    const home = await makeWebHome({ baseURL: fp.baseURL, plugin });
+  async function session(t, plugin, locale) {
+    const home = await makeWebHome({ baseURL: fp.baseURL, plugin, locale });
     const web = await startWeb(home);
     const p = await openPage(browser, web.url);
     t.after(async () => { errors.push(...p.errors); await p.context.close(); await web.stop(); await home.cleanup(); });
@@ -54,7 +54,7 @@ describe('return and give-up rows in the real web UI', { concurrency: false }, (
     assert.equal(await rows.nth(0).locator('summary').innerText(), `${PRIMARY_KEY} failed (QUOTA) → ${SECONDARY_KEY}`);
     assert.equal(await rows.nth(1).innerText(), `Back on ${PRIMARY_KEY}`);
     assert.ok((await auditRecords(home)).some((a) => a.type === 'return' && a.to === PRIMARY_KEY && a.from === SECONDARY_KEY));
-    await screenshot(page, 'return-row');
+    await screenshot(page, 'return-row', CHAT_CLIP);
   });
 
   test('nothing routable within giveUpAfterMs: the turn ends, with a red row and a red chip', async (t) => {
@@ -72,7 +72,25 @@ describe('return and give-up rows in the real web UI', { concurrency: false }, (
     await until(async () => (await page.locator(CHIP).getAttribute('data-tone')) === 'error', 'a red chip');
     assert.equal(await page.locator(CHIP).innerText(), 'Gave up: recovery took too long');
     assert.deepEqual(fp.counts(), { [PRIMARY.model]: 1, [SECONDARY.model]: 1 });
-    await screenshot(page, 'give-up-row');
+    await screenshot(page, 'give-up-row', CHAT_CLIP);
+  });
+
+  test('with the host\'s locale set to Chinese, the chip, the picker and the rows speak it', async (t) => {
+    fp.reset();
+    fp.script(PRIMARY.model, ['insufficient_balance']);
+    fp.script(SECONDARY.model, [{ kind: 'success', text: 'from the secondary' }]);
+    const { page } = await session(t, { chain: [PRIMARY, SECONDARY] }, 'zh');
+
+    await until(async () => (await page.locator(CHIP).innerText()) === `下一个：${SECONDARY_KEY}`, 'the chip in Chinese');
+    await send(page, '你好');
+    await page.getByText('from the secondary').waitFor({ timeout: 30_000 });
+    const row = page.locator(`${ROW}[data-kind=failover]`);
+    await row.waitFor();
+    assert.equal(await row.locator('summary').innerText(), `${PRIMARY_KEY} 失败（QUOTA）→ ${SECONDARY_KEY}`);
+    await page.locator(CHIP).click();
+    await page.locator('[role=menu] [data-channel=""]').waitFor();
+    assert.equal(await page.locator('[role=menu] [data-channel=""]').innerText(), '按链顺序');
+    await page.keyboard.press('Escape');
   });
 
   test('no console errors', () => {

@@ -6,13 +6,21 @@ export const ROW = '[data-testid=dsh-resilience-row]';
 export const DOCK = '[data-testid=dsh-resilience-dock]';
 export const CARD = '[data-testid=dsh-resilience-settings]';
 
+/** The stock controls by their English or Chinese names (the host's locale decides). */
+const NAME = {
+  continue: /^(Continue|继续)$/,
+  choose: /^(Choose workspace|选择工作区)$/,
+  open: /^(Open|打开)$/,
+  send: /^(Send message|发送消息)$/,
+};
+
 /**
  * Past the first-visit notice (shown once per home) into a workspace: the
  * browse picker's Open takes $HOME. A home that has one already skips it.
  */
 export async function enterWorkspace(page, { choose: pick = true } = {}) {
-  const cont = page.getByRole('button', { name: 'Continue' });
-  const choose = page.getByRole('button', { name: 'Choose workspace' });
+  const cont = page.getByRole('button', { name: NAME.continue });
+  const choose = page.getByRole('button', { name: NAME.choose });
   const session = page.locator('[data-composer-card]');
   // Whichever the page shows first: the notice (first visit), the picker, or a composer.
   await cont.or(choose).or(session).first().waitFor({ timeout: 30_000 });
@@ -22,7 +30,7 @@ export async function enterWorkspace(page, { choose: pick = true } = {}) {
   }
   if (pick && await choose.waitFor({ timeout: 3000 }).then(() => true, () => false)) {
     await choose.click();
-    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    await page.getByRole('button', { name: NAME.open }).click();
   }
 }
 
@@ -31,7 +39,7 @@ export async function send(page, text) {
   const box = page.locator('[data-composer-card] textarea').first();
   await box.click();
   await box.fill(text);
-  await page.getByRole('button', { name: 'Send message' }).click();
+  await page.getByRole('button', { name: NAME.send }).click();
 }
 
 /** Reopens a session from the sidebar by its title (the URL stays `/`). */

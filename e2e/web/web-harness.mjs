@@ -50,7 +50,7 @@ function templateHome() {
 
 /**
  * A fresh isolated home for one test.
- * @param {{baseURL: string, plugin?: object, primaryRetry?: object}} o - the routes run the
+ * @param {{baseURL: string, plugin?: object, primaryRetry?: object, locale?: string}} o - the routes run the
  *   host's stock retry settings unless `primaryRetry` sets the DeepSeek route's.
  */
 export async function makeWebHome(o) {
@@ -70,6 +70,7 @@ export async function makeWebHome(o) {
     'agent-default-model:',
     `  provider: ${PRIMARY.provider}`,
     `  model: ${PRIMARY.model}`,
+    ...(o.locale ? ['locale:', `  preference: ${o.locale}`] : []),
     '',
   ].join('\n'));
   await writeFile(join(dsh, 'profiles/web/cordis.patch.yml'), [
@@ -157,9 +158,13 @@ export async function openPage(browser, url, { locale = 'en-US' } = {}) {
   return { page, context, errors };
 }
 
-export async function screenshot(page, name) {
+/** A PNG under artifacts/web/ (gitignored); `target` is the page, or a locator for just that part. */
+export async function screenshot(target, name, clip) {
   await mkdir(ARTIFACTS, { recursive: true });
   const path = join(ARTIFACTS, `${name}.png`);
-  await page.screenshot({ path });
+  await target.screenshot({ path, ...(clip ? { clip } : {}) });
   return path;
 }
+
+/** The conversation column and the composer, without the sidebar: small enough for the README. */
+export const CHAT_CLIP = { x: 380, y: 80, width: 800, height: 770 };

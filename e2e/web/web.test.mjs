@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFakeProvider } from '../fake-provider/fake-provider.mjs';
 import { auditRecords } from '../harness.mjs';
-import { launchBrowser, makeWebHome, openPage, PRIMARY, screenshot, SECONDARY, startWeb, withoutPlugin } from './web-harness.mjs';
+import { CHAT_CLIP, launchBrowser, makeWebHome, openPage, PRIMARY, screenshot, SECONDARY, startWeb, withoutPlugin } from './web-harness.mjs';
 import { CARD, CHIP, DOCK, enterWorkspace, openPluginSettings, openSession, ROW, send, until } from './ui.mjs';
 
 const PRIMARY_KEY = `${PRIMARY.provider}/${PRIMARY.model}`;
@@ -101,7 +101,7 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
     assert.ok(secs(later) < secs(first));
     assert.match(await page.locator(`${DOCK} [data-role=backup]`).innerText(), /mock\/mock-a/);
     assert.match(await page.locator(`${DOCK} [data-role=last]`).innerText(), /failover → mock\/mock-a \(RATE_LIMIT\)/);
-    await screenshot(page, 'chip-picker-dock-and-row');
+    await screenshot(page, 'chip-picker-dock-and-row', { x: 380, y: 220, width: 800, height: 630 });
     await page.keyboard.press('Escape');
   });
 
@@ -126,7 +126,7 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
     assert.equal(await row.locator('summary').innerText(), `${PRIMARY_KEY} failed (RATE_LIMIT ×3) → ${MOCK_A}`);
     await row.locator('summary').click();
     await until(async () => /Class\s+transient/.test(await row.locator('dl').innerText()), 'the audit details after the restart');
-    await screenshot(page, 'row-after-host-restart');
+    await screenshot(page, 'row-after-host-restart', CHAT_CLIP);
   });
 
   test('the settings card changes the failure threshold live: the next failures trip at the new value', async () => {
@@ -151,12 +151,12 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
       const note = card.locator('[data-role=note][data-kind=error]');
       await note.waitFor();
       assert.match(await note.innerText(), /config key "failureThreshold"/);
-      await screenshot(page, 'settings-card-refuses');
+      await screenshot(page.locator(CARD), 'settings-card-refuses');
       await threshold.fill('2');
       await card.locator('[data-action=save]').click();
       await card.locator('[data-role=note][data-kind=ok]').waitFor();
       await until(async () => (await auditRecords(home)).some((a) => a.type === 'reconfigured'), 'the live reconfiguration');
-      await screenshot(page, 'settings-card');
+      await screenshot(page.locator(CARD), 'settings-card');
       await page.getByRole('button', { name: 'Close', exact: true }).click();
 
       fp.reset();
