@@ -105,6 +105,14 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
     await page.keyboard.press('Escape');
   });
 
+  test('a backup typed as /resilience backup shows on the chip at once (one write path)', async () => {
+    const pro = 'deepseek-official/deepseek-v4-pro';
+    await send(page, `/resilience backup ${pro}`);
+    await until(async () => (await page.locator(CHIP).innerText()) === `Backup: ${pro}`, 'the chip to follow the command');
+    const backups = (await auditRecords(home)).filter((a) => a.type === 'backup').map((a) => [a.channel, a.source]);
+    assert.deepEqual(backups.slice(-2), [[MOCK_A, 'web'], [pro, 'command']]);
+  });
+
   test('the row is still there after a page reload', async () => {
     await page.reload();
     await openSession(page, TITLE);
