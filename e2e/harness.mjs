@@ -18,7 +18,7 @@ const run = promisify(execFile);
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const HOST_DIR = process.env.DSH_HOST_DIR;
 if (!HOST_DIR) throw new Error('DSH_HOST_DIR is not set: run the e2e tests through `make test-e2e`');
-const DSH_BIN = join(HOST_DIR, 'host/node_modules/@deepseek-ai/dsh/lib/bin.js');
+export const DSH_BIN = join(HOST_DIR, 'host/node_modules/@deepseek-ai/dsh/lib/bin.js');
 
 export const PRIMARY = { provider: 'deepseek-official', model: 'deepseek-v4-flash' };
 export const PRIMARY_PRO = { provider: 'deepseek-official', model: 'deepseek-v4-pro' };
@@ -31,7 +31,7 @@ async function tarball() {
   return join(ROOT, 'build', files[0]);
 }
 
-function baseEnv(home, extra = {}) {
+export function baseEnv(home, extra = {}) {
   const env = {
     PATH: process.env.PATH,
     HOME: join(home, 'home'),
@@ -44,37 +44,50 @@ function baseEnv(home, extra = {}) {
   return env;
 }
 
-let template;
 /**
- * A DSH_HOME with the headless profile and the plugin installed, made once per
+ * A new DSH_HOME (with a HOME beside it) whose `profile` has the packed plugin
+ * installed the way a user installs it: `dsh plugin add file:<tarball>`.
+ * @param {string} profile - `headless` or `web`.
+ * @param {string[]} bundles - the profile's bundles before the plugin's own.
+ */
+async function homeWithPlugin(profile, bundles) {
+  sweepTemplates();
+  const dir = await mkdtemp(join(tmpdir(), `dshr-template-${process.pid}-${profile}-`));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const profileDir = join(dir, 'dsh/profiles', profile);
+  await mkdir(profileDir, { recursive: true });
+  await mkdir(join(dir, 'home'), { recursive: true });
+  await writeFile(join(profileDir, 'package.json'), JSON.stringify({
+    name: `dsh-profile-${profile}`, private: true, dependencies: {},
+    dsh: { profile: { bundles } },
+  }, null, 2));
+  await writeFile(join(profileDir, 'pnpm-workspace.yaml'), 'nodeLinker: hoisted\n');
+  const tgz = await tarball();
+  await run(process.execPath, [DSH_BIN, 'plugin', '--profile', profile, 'add', `file:${tgz}`], {
+    cwd: dir, env: baseEnv(dir), timeout: 180_000,
+  });
+  const manifest = JSON.parse(await readFile(join(profileDir, 'package.json'), 'utf8'));
+  if (!manifest.dsh.profile.bundles.includes('dsh-resilience')) {
+    throw new Error(`dsh plugin add did not add the bundle: ${JSON.stringify(manifest.dsh.profile)}`);
+  }
+  return dir;
+}
+
+/** The stock bundles of the two profiles the tests run. */
+const PROFILE_BUNDLES = {
+  headless: ['@deepseek-ai/dsh-base', '@deepseek-ai/dsh-headless'],
+  web: ['@deepseek-ai/dsh-base', '@deepseek-ai/dsh-web-app'],
+};
+const templates = {};
+/**
+ * A DSH_HOME with the profile and the plugin installed, made once per
  * test process and copied for each test (pnpm's install is the slow part).
  * It is removed when the process exits (~6 MB each; they used to pile up),
  * and so are those of earlier test processes that died before they could.
  */
-async function templateHome() {
-  template ??= (async () => {
-    sweepTemplates();
-    const dir = await mkdtemp(join(tmpdir(), `dshr-template-${process.pid}-`));
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    const profile = join(dir, 'dsh/profiles/headless');
-    await mkdir(profile, { recursive: true });
-    await mkdir(join(dir, 'home'), { recursive: true });
-    await writeFile(join(profile, 'package.json'), JSON.stringify({
-      name: 'dsh-profile-headless', private: true, dependencies: {},
-      dsh: { profile: { bundles: ['@deepseek-ai/dsh-base', '@deepseek-ai/dsh-headless'] } },
-    }, null, 2));
-    await writeFile(join(profile, 'pnpm-workspace.yaml'), 'nodeLinker: hoisted\n');
-    const tgz = await tarball();
-    await run(process.execPath, [DSH_BIN, 'plugin', '--profile', 'headless', 'add', `file:${tgz}`], {
-      cwd: dir, env: baseEnv(dir), timeout: 180_000,
-    });
-    const manifest = JSON.parse(await readFile(join(profile, 'package.json'), 'utf8'));
-    if (!manifest.dsh.profile.bundles.includes('dsh-resilience')) {
-      throw new Error(`dsh plugin add did not add the bundle: ${JSON.stringify(manifest.dsh.profile)}`);
-    }
-    return dir;
-  })();
-  return template;
+function templateHome(profile) {
+  templates[profile] ??= homeWithPlugin(profile, PROFILE_BUNDLES[profile]);
+  return templates[profile];
 }
 
 /** Removes the templates of test processes that are gone. */
@@ -106,10 +119,13 @@ const yamlList = (items) => items.map((s) => `  - ${s}`).join('\n');
  * @param {string} [o.defaultEffort] - the reasoning effort it starts with.
  * @param {{dir: string, id: string, config?: object}[]} [o.extraPlugins] - test-only plugin
  *   packages (e2e/fixtures/) installed beside dsh-resilience, each row given this config.
+ * @param {'headless'|'web'} [o.profile] - the profile the plugin is added to (default headless).
+ * @param {string} [o.locale] - the host's UI locale preference (`zh`, `en`).
  */
 export async function makeHome(o) {
+  const profile = o.profile ?? 'headless';
   const dir = await mkdtemp(join(tmpdir(), 'dshr-e2e-'));
-  await cp(await templateHome(), dir, { recursive: true, verbatimSymlinks: true });
+  await cp(await templateHome(profile), dir, { recursive: true, verbatimSymlinks: true });
   const dsh = join(dir, 'dsh');
   const [defProvider, defModel] = (o.defaultModel ?? `${PRIMARY.provider}/${PRIMARY.model}`).split('/');
   const secondaryRetry = o.secondaryRetry ?? { mode: 'normal', maxRetries: 0 };
@@ -137,10 +153,11 @@ export async function makeHome(o) {
     `  provider: ${defProvider}`,
     `  model: ${defModel}`,
     ...(o.defaultEffort ? [`  reasoningEffort: ${o.defaultEffort}`] : []),
+    ...(o.locale ? ['locale:', `  preference: ${o.locale}`] : []),
     '',
   ].join('\n'));
   const primaryRetry = o.primaryRetry ?? { mode: 'normal', maxRetries: 2, backoff: { initialDelayMs: 50, maxDelayMs: 200, jitterRatio: 0 } };
-  await writeFile(join(dsh, 'profiles/headless/cordis.patch.yml'), [
+  await writeFile(join(dsh, 'profiles', profile, 'cordis.patch.yml'), [
     '# Deterministic test overlay: no title request eating scripted answers,',
     '# plaintext session logs, the DeepSeek route on the fake provider.',
     '- id: session-title-llm',
@@ -159,7 +176,7 @@ export async function makeHome(o) {
     ...(o.extraPlugins ?? []).flatMap((p) => [`- id: ${p.id}`, `  config: ${JSON.stringify(p.config ?? {})}`]),
     '',
   ].join('\n'));
-  await installExtraPlugins(dsh, o.extraPlugins ?? []);
+  await installExtraPlugins(dsh, o.extraPlugins ?? [], profile);
   return {
     dir,
     dsh,
@@ -174,9 +191,9 @@ export async function makeHome(o) {
  * and listed as a bundle (its `dsh.bundle.patch` inserts its row). pnpm is not
  * run again: the fixtures import nothing, so there is nothing to resolve.
  */
-async function installExtraPlugins(dsh, plugins) {
+async function installExtraPlugins(dsh, plugins, profileName) {
   if (plugins.length === 0) return;
-  const profile = join(dsh, 'profiles/headless');
+  const profile = join(dsh, 'profiles', profileName);
   const manifestPath = join(profile, 'package.json');
   const manifest = JSON.parse(await readFile(manifestPath, 'utf8'));
   for (const p of plugins) {

@@ -3,92 +3,23 @@
 // packed tarball, providers pointed at the project's fake provider, the
 // server started and stopped like a user's, and headless Chromium (Debian's,
 // driven by playwright-core) with its console watched.
-import { execFile, spawn } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { promisify } from 'node:util';
-import { HOST_DIR, PRIMARY, ROOT, SECONDARY } from '../harness.mjs';
+import { DSH_BIN, HOST_DIR, makeHome, PRIMARY, ROOT, SECONDARY } from '../harness.mjs';
 
-const run = promisify(execFile);
-const DSH_BIN = join(HOST_DIR, 'host/node_modules/@deepseek-ai/dsh/lib/bin.js');
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 export const ARTIFACTS = join(ROOT, 'artifacts', 'web');
 export { PRIMARY, SECONDARY };
 
-const env = (dir) => ({
-  PATH: process.env.PATH,
-  HOME: join(dir, 'home'),
-  DSH_HOME: join(dir, 'dsh'),
-  DSH_TELEMETRY_DISABLED: '1',
-  DEEPSEEK_API_KEY: 'fake-key',
-  MOCK_API_KEY: 'fake-key',
-});
-
-let template;
-/** A home with the web profile and the plugin added by `dsh plugin add`, made once per process. */
-function templateHome() {
-  template ??= (async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'dshr-web-template-'));
-    const profile = join(dir, 'dsh/profiles/web');
-    await mkdir(profile, { recursive: true });
-    await mkdir(join(dir, 'home'), { recursive: true });
-    await writeFile(join(profile, 'package.json'), JSON.stringify({
-      name: 'dsh-profile-web', private: true, dependencies: {},
-      dsh: { profile: { bundles: ['@deepseek-ai/dsh-base', '@deepseek-ai/dsh-web-app'] } },
-    }, null, 2));
-    await writeFile(join(profile, 'pnpm-workspace.yaml'), 'nodeLinker: hoisted\n');
-    const tgz = (await readdir(join(ROOT, 'build'))).find((f) => /^dsh-resilience-.*\.tgz$/.test(f));
-    await run(process.execPath, [DSH_BIN, 'plugin', '--profile', 'web', 'add', `file:${join(ROOT, 'build', tgz)}`], { cwd: dir, env: env(dir), timeout: 180_000 });
-    const manifest = JSON.parse(await readFile(join(profile, 'package.json'), 'utf8'));
-    if (!manifest.dsh.profile.bundles.includes('dsh-resilience')) throw new Error(`dsh plugin add did not add the bundle: ${JSON.stringify(manifest.dsh.profile)}`);
-    return dir;
-  })();
-  return template;
-}
-
 /**
- * A fresh isolated home for one test.
- * @param {{baseURL: string, plugin?: object, primaryRetry?: object, locale?: string}} o - the routes run the
- *   host's stock retry settings unless `primaryRetry` sets the DeepSeek route's.
+ * A fresh isolated home for one test, with the web profile: the routes run
+ * the host's stock retry settings unless `primaryRetry` sets the DeepSeek
+ * route's (see makeHome for the other options: plugin, locale, ...).
  */
-export async function makeWebHome(o) {
-  const dir = await mkdtemp(join(tmpdir(), 'dshr-web-'));
-  await cp(await templateHome(), dir, { recursive: true, verbatimSymlinks: true });
-  const dsh = join(dir, 'dsh');
-  await writeFile(join(dsh, 'settings.yaml'), [
-    'llm-pi-ai:',
-    '  providers:',
-    '    mock:',
-    '      api: openai-completions',
-    '      apiKeyEnv: MOCK_API_KEY',
-    `      baseURL: ${o.baseURL}`,
-    '      models:',
-    '        - { id: mock-a, contextWindow: 65536 }',
-    '        - { id: mock-b, contextWindow: 65536 }',
-    'agent-default-model:',
-    `  provider: ${PRIMARY.provider}`,
-    `  model: ${PRIMARY.model}`,
-    ...(o.locale ? ['locale:', `  preference: ${o.locale}`] : []),
-    '',
-  ].join('\n'));
-  await writeFile(join(dsh, 'profiles/web/cordis.patch.yml'), [
-    '- id: session-title-llm',
-    '  disabled: true',
-    '- id: session-persistence-jsonl',
-    '  config:',
-    "    root: !!js dshHomePath('sessions')",
-    '    compression: none',
-    '- id: llm-deepseek',
-    '  config:',
-    `    baseURL: ${o.baseURL}`,
-    ...(o.primaryRetry ? [`    retryPolicy: ${JSON.stringify(o.primaryRetry)}`] : []),
-    '- id: resilience',
-    `  config: ${JSON.stringify(o.plugin ?? {})}`,
-    '',
-  ].join('\n'));
-  return { dir, dsh, env: () => env(dir), cleanup: () => rm(dir, { recursive: true, force: true }) };
+export function makeWebHome(o) {
+  return makeHome({ ...o, profile: 'web', primaryRetry: o.primaryRetry ?? 'stock', secondaryRetry: 'stock' });
 }
 
 /** Takes the plugin out of the home's web profile, as `dsh plugin remove` leaves it. */
