@@ -31,7 +31,7 @@ describe('return and give-up rows in the real web UI', { concurrency: false }, (
     const p = await openPage(browser, web.url);
     t.after(async () => { errors.push(...p.errors); await p.context.close(); await web.stop(); await home.cleanup(); });
     await enterWorkspace(p.page);
-    return { home, web, page: p.page };
+    return { home, web, page: p.page, errors: p.errors };
   }
 
   test('the primary comes back (its probe succeeds): the next turn returns to it, and the row says so', async (t) => {
@@ -91,6 +91,23 @@ describe('return and give-up rows in the real web UI', { concurrency: false }, (
     await page.locator('[role=menu] [data-channel=""]').waitFor();
     assert.equal(await page.locator('[role=menu] [data-channel=""]').innerText(), '按链顺序');
     await page.keyboard.press('Escape');
+  });
+
+  test('when the host does not answer on the plugin\'s channel, the chip renders disabled with the reason', async (t) => {
+    const { page, errors: pageErrors } = await session(t, { chain: [PRIMARY, SECONDARY] });
+    await page.locator(CHIP).waitFor();
+    // From now on every call to the plugin's RPC channel fails, as with a host half that is gone.
+    await page.route((url) => url.pathname.startsWith('/dsh-resilience/'), (route) => route.abort());
+    await page.reload();
+    const chip = page.locator(`${CHIP}[data-tone=off]`);
+    await chip.waitFor({ timeout: 15_000 });
+    assert.equal(await chip.isDisabled(), true);
+    assert.equal(await chip.getAttribute('data-disabled-reason'), 'Resilience: the host does not answer');
+    assert.equal(await page.locator('[data-composer-card] textarea').isEditable(), true, 'the rest of the UI works');
+    // The browser logs each request this test aborts as a failed load; anything else still counts.
+    const caused = (m) => /Failed to load resource|ERR_FAILED/.test(m);
+    const rest = pageErrors.filter((m) => !caused(m));
+    pageErrors.splice(0, pageErrors.length, ...rest);
   });
 
   test('no console errors', () => {
