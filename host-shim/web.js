@@ -95,11 +95,12 @@ export class WebHalf {
     const now = key(channel);
     const prev = this.routes.get(id);
     this.routes.set(id, now);
+    const gaveUp = this.giveUps.delete(id); // a new request: the give-up is over
     const fo = this.failovers.get(id);
     if (fo && now === fo.from && prev !== now) {
       this.failovers.delete(id);
       report({ type: 'return', agent: id, from: prev ?? fo.to, to: now }); // announces the change too
-    } else if (this.giveUps.delete(id) || prev !== now) {
+    } else if (gaveUp || prev !== now) {
       this.changed();
     }
   }
@@ -276,14 +277,16 @@ export class WebHalf {
     });
     const base = {};
     for (const k of TUNABLE) if (rowPolicyConfig[k] !== undefined) base[k] = rowPolicyConfig[k];
-    let applied = JSON.stringify(this.merged(base));
+    // What the module runs with now, in the section's shape: a section that
+    // says the same (the schema's defaults, the row's own values) changes nothing.
+    const running = () => tunables(policy.resolved);
     const apply = (section) => {
-      const next = this.merged(section);
-      const text = JSON.stringify(next);
-      if (text === applied) return;
-      this.deps.applyConfig(next);
-      applied = text;
-      report({ type: 'reconfigured', keys: TUNABLE.filter((k) => JSON.stringify(next[k]) !== JSON.stringify(rowPolicyConfig[k])) });
+      const want = tunables(section);
+      const now = running();
+      const keys = TUNABLE.filter((k) => JSON.stringify(want[k]) !== JSON.stringify(now[k]));
+      if (keys.length === 0) return;
+      this.deps.applyConfig(this.merged(section));
+      report({ type: 'reconfigured', keys });
     };
     const scope = sub.settings.register(SETTINGS_NS, schema, {
       base,
@@ -302,6 +305,14 @@ export class WebHalf {
     }));
     apply(scope.get()); // a section saved by an earlier run applies from the start
   }
+}
+
+/** The tunable keys of a section or a resolved config, chain entries cut to `{provider, model}`. */
+function tunables(v) {
+  const out = {};
+  for (const k of TUNABLE) out[k] = v?.[k];
+  out.chain = (out.chain ?? []).map((c) => ({ provider: c?.provider, model: c?.model }));
+  return out;
 }
 
 /** `provider/model` or an object; null for "no backup"; false when malformed. */

@@ -163,7 +163,7 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
       await threshold.fill('2');
       await card.locator('[data-action=save]').click();
       await card.locator('[data-role=note][data-kind=ok]').waitFor();
-      await until(async () => (await auditRecords(home)).some((a) => a.type === 'reconfigured'), 'the live reconfiguration');
+      await until(async () => (await auditRecords(home)).some((a) => a.type === 'reconfigured' && a.keys.join() === 'failureThreshold'), 'the live reconfiguration');
       await screenshot(page.locator(CARD), 'settings-card');
       await page.getByRole('button', { name: 'Close', exact: true }).click();
 
@@ -181,7 +181,8 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
       await page.locator(CARD).locator('[data-field=cooldownMs]').fill('90000');
       await page.locator(CARD).locator('[data-action=save]').click();
       await page.locator(CARD).locator('[data-role=note][data-kind=ok]').waitFor();
-      await until(async () => (await auditRecords(home)).filter((a) => a.type === 'reconfigured').length >= 2, 'the second reconfiguration');
+      await until(async () => (await auditRecords(home)).some((a) => a.type === 'reconfigured' && a.keys.join() === 'cooldownMs'), 'the second reconfiguration');
+      assert.equal((await auditRecords(home)).filter((a) => a.type === 'reconfigured').length, 2, 'nothing reconfigured at boot: the section said what the row says');
       const st = await (await fetch(`${web.url}/dsh-resilience/status`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'client-request', rpcId: 'r1', method: 'status', payload: {} }) })).json();
       assert.equal(st.result.value.channels.find((c) => c.channel === PRIMARY_KEY)?.state, 'open', 'health kept across the reconfiguration');
     } finally {
