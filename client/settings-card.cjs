@@ -53,6 +53,7 @@ function makeSettingsCard(ctx) {
     const snap = React.useSyncExternalStore(subscribe, read, read);
     const [draft, setDraft] = React.useState(undefined);
     const [backup, setBackup] = React.useState(undefined);
+    const [savedBackup, setSavedBackup] = React.useState(undefined); // what the host has: written only when changed
     const [cands, setCands] = React.useState(undefined);
     const [note, setNote] = React.useState(undefined);
     React.useEffect(() => {
@@ -61,6 +62,7 @@ function makeSettingsCard(ctx) {
         if (r && r.ok && !stop.signal.aborted) {
           setCands(r.value.candidates.map((c) => c.channel));
           setBackup((b) => (b === undefined ? r.value.backup || '' : b));
+          setSavedBackup(r.value.backup || '');
         }
       });
       return () => stop.abort();
@@ -93,9 +95,10 @@ function makeSettingsCard(ctx) {
       if (problem) { setNote({ kind: 'error', text: problem }); return; }
       try {
         for (const k of FIELDS) if (!sameJson(section[k], value[k])) await s.set(k, section[k]);
-        if (backup !== undefined) {
+        if (backup !== undefined && backup !== savedBackup) {
           const r = await call(ctx, 'set-backup', { channel: backup || null });
           if (!r || !r.ok) { setNote({ kind: 'error', text: (r && r.error && r.error.message) || '?' }); return; }
+          setSavedBackup(backup);
         }
         setNote({ kind: 'ok', text: t('settings.saved') });
       } catch (e) {
@@ -107,6 +110,7 @@ function makeSettingsCard(ctx) {
         for (const k of FIELDS) await s.unset(k);
         await call(ctx, 'set-backup', { channel: null });
         setBackup('');
+        setSavedBackup('');
         setDraft(undefined);
         setNote({ kind: 'ok', text: t('settings.saved') });
       } catch (e) {

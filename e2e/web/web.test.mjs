@@ -179,12 +179,16 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
       // Another live change keeps the channel's health: the primary stays open.
       await openPluginSettings(page);
       await page.locator(CARD).locator('[data-field=cooldownMs]').fill('90000');
+      await page.locator(CARD).locator(`[data-field=backup] option[value="${MOCK_A}"]`).waitFor({ state: 'attached' });
+      await page.locator(CARD).locator('[data-field=backup]').selectOption(MOCK_A);
       await page.locator(CARD).locator('[data-action=save]').click();
       await page.locator(CARD).locator('[data-role=note][data-kind=ok]').waitFor();
       await until(async () => (await auditRecords(home)).some((a) => a.type === 'reconfigured' && a.keys.join() === 'cooldownMs'), 'the second reconfiguration');
       assert.equal((await auditRecords(home)).filter((a) => a.type === 'reconfigured').length, 2, 'nothing reconfigured at boot: the section said what the row says');
       const st = await (await fetch(`${web.url}/dsh-resilience/status`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'client-request', rpcId: 'r1', method: 'status', payload: {} }) })).json();
       assert.equal(st.result.value.channels.find((c) => c.channel === PRIMARY_KEY)?.state, 'open', 'health kept across the reconfiguration');
+      assert.equal(st.result.value.backup, MOCK_A, 'the card\'s backup went through the shared write path');
+      assert.deepEqual((await auditRecords(home)).filter((a) => a.type === 'backup').map((a) => [a.channel, a.source]), [[MOCK_A, 'web']], 'written once, when it changed');
     } finally {
       home = oldHome;
       seenErrors.push(...errors);
