@@ -17,15 +17,6 @@ type budget struct {
 	retries  [budgetSlots]int
 }
 
-func (s *State) budget(provider string) *budget {
-	b := s.budgets[provider]
-	if b == nil {
-		b = &budget{}
-		s.budgets[provider] = b
-	}
-	return b
-}
-
 // advance drops the counts of slots that have left the window.
 func (b *budget) advance(now int64) {
 	slot := now / budgetSlotMs

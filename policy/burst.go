@@ -50,16 +50,13 @@ func (s *State) tripOnStall(now int64, ch Channel, fx *[]Effect) {
 	if !s.cfg.Stall.TripOnCut {
 		return
 	}
-	others := make([]Channel, 0, 1+len(s.cfg.Chain))
-	if !s.backup.IsZero() {
-		others = append(others, s.backup)
-	}
-	if _, ok := s.firstRoutable(now, append(others, s.cfg.Chain...), ch); !ok {
+	others := prefs{backup: s.backup, chain: s.cfg.Chain} // the backup, then the chain
+	if _, ok := s.firstRoutable(now, others, ch); !ok {
 		return
 	}
 	c := s.circuit(ch)
 	c.ready(now, fx)
 	c.countFailure(now, s.cfg.BurstWindowMs, StallCode)
 	c.open(now, &s.cfg, 0, StallCause, ClassTransient, fx)
-	s.checkProvider(now, ch.Provider, fx)
+	s.checkProvider(now, s.provider(ch.Provider), fx)
 }

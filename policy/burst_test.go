@@ -139,7 +139,7 @@ func TestBurstBelowThresholdDefersAndSuccessResetsIt(t *testing.T) {
 		expect(t, m.fail("a1", BeforeHost, "SERVER", "", stock), Defer)
 		m.request("a1", chA)
 		m.step(Settled{Agent: "a1"})
-		if c := m.s.circuits[chA.Key()]; c.failures != 0 || c.state != Closed {
+		if c := m.s.circuits[chA]; c.failures != 0 || c.state != Closed {
 			t.Fatalf("round %d: after the success the burst is %d, state %s", round, c.failures, c.state)
 		}
 	}
@@ -166,7 +166,7 @@ func TestAfterHostDoesNotCountTheSameFailureTwice(t *testing.T) {
 	m.request("a1", chA)
 	expect(t, m.fail("a1", BeforeHost, "STREAM_CLOSED", "", stock), Defer)
 	expect(t, m.fail("a1", AfterHost, "STREAM_CLOSED", "", stock), Wait, "retry")
-	if c := m.s.circuits[chA.Key()]; c.failures != 1 {
+	if c := m.s.circuits[chA]; c.failures != 1 {
 		t.Fatalf("one failure counted %d times", c.failures)
 	}
 }

@@ -38,6 +38,42 @@ type circuit struct {
 	// probeAgent holds the HalfOpen slot since probeSinceMs; "" when free.
 	probeAgent   string
 	probeSinceMs int64
+
+	// Indexing, not state: a channel breaker's provider breaker (parent) and
+	// the wake index it is filed in; a provider breaker's channel breakers
+	// (kids), re-filed when it changes.
+	parent *circuit
+	kids   []*circuit
+	wakes  *wakeIndex
+	heapAt int   // position in wakes; -1 when not filed
+	dueMs  int64 // when filed: when it next lets a request through
+}
+
+// ownDue is when the breaker itself next lets a request through, ignoring its
+// provider; 0 when it does now or whenever its slot is free.
+func (c *circuit) ownDue() int64 {
+	switch {
+	case c.state == Open:
+		return c.openUntilMs
+	case c.state == HalfOpen && c.probeAgent != "":
+		return c.probeSinceMs + probeLeaseMs
+	}
+	return 0
+}
+
+// changed re-files what depends on the breaker in the wake index: itself, or
+// for a provider breaker, every channel under it.
+func (c *circuit) changed() {
+	if c.wakes == nil {
+		return
+	}
+	if c.channel.Model == providerModel {
+		for _, k := range c.kids {
+			c.wakes.file(k)
+		}
+		return
+	}
+	c.wakes.file(c)
 }
 
 // providerModel marks a provider-level breaker in its Channel.
@@ -55,6 +91,7 @@ func (c *circuit) transition(now int64, to CircuitState, cause string, class Cla
 	if to == Closed {
 		c.failures, c.opens = 0, 0
 	}
+	c.changed()
 	*fx = append(*fx, ev)
 }
 
@@ -96,6 +133,7 @@ func (c *circuit) admit(now int64, agent string, fx *[]Effect) {
 	c.ready(now, fx)
 	if c.state == HalfOpen {
 		c.probeAgent, c.probeSinceMs = agent, now
+		c.changed()
 	}
 }
 
@@ -104,6 +142,7 @@ func (c *circuit) admit(now int64, agent string, fx *[]Effect) {
 func (c *circuit) release(agent string) {
 	if c.probeAgent == agent {
 		c.probeAgent = ""
+		c.changed()
 	}
 }
 

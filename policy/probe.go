@@ -1,27 +1,21 @@
 package policy
 
-import "sort"
+import "slices"
 
 // onWake sends a probe to every opened channel whose time is up and whose
 // probe slot is free: the channel is tested with a tiny request of the
-// plugin's own instead of a user's turn.
+// plugin's own instead of a user's turn. Only the breakers that are due are
+// visited (wake.go).
 func (s *State) onWake(now int64, fx *[]Effect) {
 	if !s.cfg.Probes {
 		return
 	}
-	keys := make([]string, 0, len(s.circuits))
-	for k := range s.circuits {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys) // map order must not leak into the output
-	for _, k := range keys {
-		c := s.circuits[k]
-		if c.state == Closed || !c.routable(now) {
-			continue
-		}
-		if p := s.providers[c.channel.Provider]; p != nil && !p.routable(now) {
-			continue
-		}
+	s.due = s.wakes.popDue(now, s.due[:0])
+	// Map and heap order must not leak into the output.
+	slices.SortFunc(s.due, func(a, b *circuit) int { return a.channel.compare(b.channel) })
+	for i, c := range s.due {
+		s.due[i] = nil
+		c.wakes.file(c) // back in the index: admitting re-files it, not admitting leaves it due
 		c.admit(now, probeOwner, fx)
 		if c.state == HalfOpen {
 			*fx = append(*fx, Probe{Channel: c.channel})
@@ -30,7 +24,7 @@ func (s *State) onWake(now int64, fx *[]Effect) {
 }
 
 func (s *State) onProbeResult(now int64, e ProbeResult, fx *[]Effect) {
-	c := s.circuits[e.Channel.Key()]
+	c := s.circuits[e.Channel]
 	if c == nil || c.state == Closed {
 		return // closed meanwhile by an agent's success
 	}
@@ -47,30 +41,19 @@ func (s *State) onProbeResult(now int64, e ProbeResult, fx *[]Effect) {
 		return
 	}
 	c.countFailure(now, s.cfg.BurstWindowMs, e.Failure.Code)
-	retryAfter := max(e.Failure.RetryAfterMs, resetHint(e.Failure.Message, now))
-	c.open(now, &s.cfg, retryAfter, e.Failure.Code, class, fx)
-	s.checkProvider(now, e.Channel.Provider, fx)
+	c.open(now, &s.cfg, statedWaitMs(e.Failure, now), e.Failure.Code, class, fx)
+	s.checkProvider(now, s.provider(e.Channel.Provider), fx)
 }
 
 // scheduleWake asks for the next time something is due: an opened channel
-// coming off its open time, or a probe slot's lease running out.
+// coming off its open time, or a probe slot's lease running out. It reads the
+// top of the wake index.
 func (s *State) scheduleWake(now int64, fx *[]Effect) {
 	if !s.cfg.Probes {
 		return
 	}
-	var at int64
-	for _, c := range s.circuits {
-		if c.state == Closed {
-			continue
-		}
-		// The same notion of "routable again" that routing and onWake use, so a
-		// wake never finds nothing to do and asks to be woken again at once.
-		due := s.reopensAt(now, c.channel)
-		if at == 0 || due < at {
-			at = due
-		}
-	}
-	if at != 0 && at < now {
+	at, ok := s.wakes.next()
+	if ok && at < now {
 		at = now
 	}
 	if at != s.wakeAt {

@@ -5,6 +5,18 @@ import "strings"
 // maxResetHintMs bounds what a message may ask for: a week, like the cooldowns.
 const maxResetHintMs = week
 
+// maxStatedWaitMs caps every wait a provider states, by header or by wording:
+// a week, like the cooldowns. A Retry-After of 2^50 ms would otherwise open a
+// channel for thirteen million days, and push times past what a JS Date holds.
+const maxStatedWaitMs = week
+
+// statedWaitMs is the one place a provider's stated wait is read: the longer
+// of its Retry-After and a reset time in its wording, capped at
+// maxStatedWaitMs.
+func statedWaitMs(f Failure, now int64) int64 {
+	return min(maxStatedWaitMs, max(f.RetryAfterMs, resetHint(f.Message, now)))
+}
+
 // resetHint reads, from a failure's wording, how long until the provider
 // takes requests again: an absolute reset time ("resets at 2030-01-01
 // 00:00:00 UTC", ISO 8601 with Z), or a relative one ("try again in 20

@@ -1,26 +1,39 @@
 package policy
 
-// preferences is the order in which an agent's request looks for a channel:
-// its home (Return) or its current channel (Stay) first, then the user's
-// chosen backup, then the chain. Duplicates are harmless: the first routable wins.
-func (s *State) preferences(a *agent, current Channel) []Channel {
+// prefs is the order in which an agent's request looks for a channel: its
+// home (Return) or its current channel (Stay) first, then the user's chosen
+// backup, then the chain. It is walked by index, so a decision allocates no
+// list as long as the chain. Duplicates are harmless: the first routable wins.
+type prefs struct {
+	first, backup Channel
+	chain         []Channel
+}
+
+func (s *State) preferences(a *agent, current Channel) prefs {
 	first := current
 	if s.cfg.Recovery == Return && !a.home.IsZero() {
 		first = a.home
 	}
-	out := make([]Channel, 0, 2+len(s.cfg.Chain))
-	out = append(out, first)
-	if !s.backup.IsZero() {
-		out = append(out, s.backup)
+	return prefs{first: first, backup: s.backup, chain: s.cfg.Chain}
+}
+
+func (p prefs) len() int { return 2 + len(p.chain) }
+
+func (p prefs) at(i int) Channel {
+	switch i {
+	case 0:
+		return p.first
+	case 1:
+		return p.backup
 	}
-	return append(out, s.cfg.Chain...)
+	return p.chain[i-2]
 }
 
 // firstRoutable returns the first preference that could take a request now,
 // skipping avoid and every channel the host said it cannot serve. It changes nothing.
-func (s *State) firstRoutable(now int64, prefs []Channel, avoid Channel) (Channel, bool) {
-	for _, ch := range prefs {
-		if ch != avoid && !ch.IsZero() && s.servable(now, ch) && s.routable(now, ch) {
+func (s *State) firstRoutable(now int64, ps prefs, avoid Channel) (Channel, bool) {
+	for i := range ps.len() {
+		if ch := ps.at(i); ch != avoid && !ch.IsZero() && s.servable(now, ch) && s.routable(now, ch) {
 			return ch, true
 		}
 	}
@@ -30,10 +43,11 @@ func (s *State) firstRoutable(now int64, prefs []Channel, avoid Channel) (Channe
 // earliestReopen is the preference that will be routable first, and when.
 // The channel that just failed counts too: it may well be the first back. A
 // channel the host cannot serve never comes back by waiting.
-func (s *State) earliestReopen(now int64, prefs []Channel) (Channel, int64) {
+func (s *State) earliestReopen(now int64, ps prefs) (Channel, int64) {
 	var best Channel
 	at := int64(-1)
-	for _, ch := range prefs {
+	for i := range ps.len() {
+		ch := ps.at(i)
 		if ch.IsZero() || !s.servable(now, ch) {
 			continue
 		}
@@ -48,7 +62,7 @@ func (s *State) earliestReopen(now int64, prefs []Channel) (Channel, int64) {
 // the target's model lists it. An unknown model drops it, because the host
 // refuses an unlisted effort before sending, which ends the turn.
 func (s *State) keepsEffort(target Channel, effort string) bool {
-	info, ok := s.models[target.Key()]
+	info, ok := s.models[target]
 	if !ok || !info.Known {
 		return false
 	}
@@ -61,30 +75,32 @@ func (s *State) keepsEffort(target Channel, effort string) bool {
 }
 
 // checkProvider opens the provider's breaker when ProviderThreshold distinct
-// models under it are open: the platform is down, not one model, so its other
-// models are not worth a failover either. It stays open as long as the
-// longest of them.
-func (s *State) checkProvider(now int64, name string, fx *[]Effect) {
+// models under it are down now (open, or holding a probe): the platform is
+// down, not one model, so its other models are not worth a failover either.
+// It stays open as long as the longest of them. It walks only the provider's
+// own channels.
+func (s *State) checkProvider(now int64, p *provider, fx *[]Effect) {
 	if s.cfg.ProviderThreshold == 0 {
 		return
 	}
 	open, until := 0, int64(0)
-	for _, c := range s.circuits {
-		if c.channel.Provider == name && c.state != Closed {
+	for _, c := range p.breaker.kids {
+		if c.state != Closed && !c.routable(now) {
 			open++
 			until = max(until, c.openUntilMs)
 		}
 	}
-	p := s.provider(name)
-	if open >= s.cfg.ProviderThreshold && (p.state == Closed || p.openUntilMs < until) && until > now {
-		p.openUntilMs = until
-		p.transition(now, Open, "models-open", "", fx)
+	b := &p.breaker
+	b.ready(now, fx)
+	if open >= s.cfg.ProviderThreshold && (b.state != Open || b.openUntilMs < until) && until > now {
+		b.openUntilMs = until
+		b.transition(now, Open, "models-open", "", fx)
 	}
 }
 
 // providerSucceeded closes the provider's breaker: one of its models answered.
 func (s *State) providerSucceeded(now int64, name string, fx *[]Effect) {
-	if p := s.providers[name]; p != nil && p.state != Closed {
+	if p := s.providerBreaker(name); p != nil && p.state != Closed {
 		p.transition(now, Closed, "recovered", "", fx)
 	}
 }

@@ -48,7 +48,7 @@ var (
 // servable reports whether the host may serve ch: it has not said it cannot
 // (or a mark made from a failed request has run out).
 func (s *State) servable(now int64, ch Channel) bool {
-	info, ok := s.models[ch.Key()]
+	info, ok := s.models[ch]
 	return !ok || info.Known || !unservableCode(info.Code) || (info.untilMs != 0 && now >= info.untilMs)
 }
 
@@ -57,8 +57,8 @@ func (s *State) servable(now int64, ch Channel) bool {
 // (an adapter registered since) makes it routable again, and says so.
 func (s *State) onModelInfo(now int64, e ModelInfo, fx *[]Effect) {
 	wasServable := s.servable(now, e.Channel)
-	prev, had := s.models[e.Channel.Key()]
-	s.models[e.Channel.Key()] = e
+	prev, had := s.models[e.Channel]
+	s.models[e.Channel] = e
 	switch {
 	case !e.Known && unservableCode(e.Code) && (!had || prev.Known || prev.Code != e.Code || prev.untilMs != 0):
 		*fx = append(*fx, Unroutable{Channel: e.Channel, Keys: s.targetKeys(e.Channel), Code: e.Code})
@@ -76,11 +76,11 @@ func (s *State) onModelInfo(now int64, e ModelInfo, fx *[]Effect) {
 // that made the agent leave home goes back to the host, not this one: the
 // user's task should end with what went wrong on the channel they chose.
 func (s *State) onUnservable(now int64, a *agent, e RequestError, ch Channel, class Class, fx *[]Effect) Verdict {
-	if c := s.circuits[ch.Key()]; c != nil {
+	if c := s.circuits[ch]; c != nil {
 		c.release(e.Agent)
 	}
 	if s.servable(now, ch) {
-		s.models[ch.Key()] = ModelInfo{Channel: ch, Code: strings.ToUpper(e.Failure.Code), untilMs: now + s.cfg.MaxCooldownMs}
+		s.models[ch] = ModelInfo{Channel: ch, Code: strings.ToUpper(e.Failure.Code), untilMs: now + s.cfg.MaxCooldownMs}
 		*fx = append(*fx, Unroutable{Channel: ch, Keys: s.targetKeys(ch), Code: strings.ToUpper(e.Failure.Code)})
 	}
 	if a.recoveringSince == 0 {

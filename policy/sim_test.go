@@ -46,7 +46,7 @@ func (m *sim) fail(agent string, phase Phase, code, msg string, host *HostRetryP
 }
 
 func (m *sim) state(ch Channel) CircuitState {
-	if c := m.s.circuits[ch.Key()]; c != nil {
+	if c := m.s.circuits[ch]; c != nil {
 		return c.state
 	}
 	return Closed
@@ -61,13 +61,13 @@ func kinds(fx []Effect) []string {
 		case CircuitChanged:
 			out = append(out, "circuit:"+string(e.From)+">"+string(e.To))
 		case FailedOver:
-			out = append(out, "failover:"+e.To.Key())
+			out = append(out, "failover:"+e.To.String())
 		case Retrying:
 			out = append(out, "retry")
 		case GaveUp:
 			out = append(out, "give-up:"+string(e.Reason))
 		case Probe:
-			out = append(out, "probe:"+e.Channel.Key())
+			out = append(out, "probe:"+e.Channel.String())
 		case EffortDropped:
 			out = append(out, "effort-dropped:"+e.Effort)
 		case ScheduleWake:

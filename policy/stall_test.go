@@ -132,8 +132,8 @@ func TestStreamCheckLeavesNoState(t *testing.T) {
 		Step(s, now, opened("", now/10_000, now))
 		Step(s, now, opened(PurposeCompaction, 0, 0))
 	}
-	if len(s.agents) != 0 || len(s.circuits) != 0 || !reflect.DeepEqual(s.cfg, before.cfg) {
-		t.Fatalf("stream checks changed the state: %d agents, %d circuits", len(s.agents), len(s.circuits))
+	if s.agents.len() != 0 || len(s.circuits) != 0 || !reflect.DeepEqual(s.cfg, before.cfg) {
+		t.Fatalf("stream checks changed the state: %d agents, %d circuits", s.agents.len(), len(s.circuits))
 	}
 }
 

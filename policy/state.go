@@ -2,50 +2,35 @@ package policy
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 )
-
-// maxAgents bounds the per-agent table. Agents are normally forgotten on
-// Disposed; the bound keeps a host that never says so from growing it forever.
-const maxAgents = 4096
 
 // State is everything the policy remembers. The caller owns it and passes it to
 // every Step; only channel health is worth persisting (Health/Merge).
+//
+// Nothing in a decision scans the whole state: channels and providers are
+// found by map (keyed by the Channel itself, no text built per lookup), the
+// next wake is the top of a heap (wake.go), agents live in an O(1) table
+// (agents.go), and a provider's check walks only its own channels.
 type State struct {
 	cfg       Config
-	circuits  map[string]*circuit // by Channel.Key()
-	providers map[string]*circuit // by provider
-	agents    map[string]*agent
-	models    map[string]ModelInfo // by Channel.Key()
-	budgets   map[string]*budget   // by provider
+	circuits  map[Channel]*circuit
+	providers map[string]*provider
+	agents    agentTable
+	models    map[Channel]ModelInfo
 	backup    Channel
+	wakes     wakeIndex
 	wakeAt    int64 // the last ScheduleWake sent
+
+	due []*circuit // onWake's scratch, reused
 }
 
-// agent is what the policy needs to know of one agent between events.
-type agent struct {
-	home      Channel // where the agent belongs: what it was on before any failover
-	routed    Channel // the channel its latest request went to
-	sentAtMs  int64   // when that request was routed
-	inFlight  bool    // that request has not failed (yet)
-	failovers int     // failovers since its last success
-	attempts  int     // same-channel retries and waits since its last success or failover
-	// recoveringSince is the time of the first failure since the agent's last
-	// success; 0 when it is not recovering.
-	recoveringSince int64
-	seen            int64 // last event time, for eviction
-	// counted: the before-host question counted the latest failure (burst.go).
-	counted bool
-	// origin is the failure that made the agent leave home, kept until its
-	// next success or give-up: what the host gets back when no target is left.
-	origin    Failure
-	hasOrigin bool
-}
-
-// forgetRecovery ends a recovery: after a success, or once the failure went back to the host.
-func (a *agent) forgetRecovery() {
-	a.failovers, a.attempts, a.recoveringSince = 0, 0, 0
-	a.origin, a.hasOrigin = Failure{}, false
+// provider is what the policy keeps per provider: its breaker (whose kids are
+// its channels' breakers) and its retry budget.
+type provider struct {
+	breaker circuit
+	budget  budget
+	merged  bool // Merge's mark: touched by the batch being merged
 }
 
 // NewState returns an empty state under a validated config.
@@ -53,38 +38,53 @@ func NewState(cfg Config) (*State, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &State{cfg: cfg, circuits: map[string]*circuit{}, providers: map[string]*circuit{},
-		agents: map[string]*agent{}, models: map[string]ModelInfo{}, budgets: map[string]*budget{}}, nil
+	s := &State{cfg: cfg, circuits: map[Channel]*circuit{}, providers: map[string]*provider{},
+		agents: newAgentTable(), models: map[Channel]ModelInfo{}}
+	for _, ch := range cfg.Chain { // indexed once, so routing never creates them
+		s.provider(ch.Provider)
+	}
+	return s, nil
 }
 
 // Config returns the config the state runs under.
 func (s *State) Config() Config { return s.cfg }
 
 func (s *State) circuit(ch Channel) *circuit {
-	c := s.circuits[ch.Key()]
+	c := s.circuits[ch]
 	if c == nil {
-		c = &circuit{channel: ch, state: Closed}
-		s.circuits[ch.Key()] = c
+		p := s.provider(ch.Provider)
+		c = &circuit{channel: ch, state: Closed, parent: &p.breaker, wakes: &s.wakes, heapAt: -1}
+		p.breaker.kids = append(p.breaker.kids, c)
+		s.circuits[ch] = c
 	}
 	return c
 }
 
-func (s *State) provider(name string) *circuit {
-	c := s.providers[name]
-	if c == nil {
-		c = &circuit{channel: Channel{Provider: name, Model: providerModel}, state: Closed}
-		s.providers[name] = c
+func (s *State) provider(name string) *provider {
+	p := s.providers[name]
+	if p == nil {
+		p = &provider{breaker: circuit{channel: Channel{Provider: name, Model: providerModel}, state: Closed, heapAt: -1}}
+		p.breaker.wakes = &s.wakes
+		s.providers[name] = p
 	}
-	return c
+	return p
+}
+
+// providerBreaker is the provider's breaker, or nil when it never had one.
+func (s *State) providerBreaker(name string) *circuit {
+	if p := s.providers[name]; p != nil {
+		return &p.breaker
+	}
+	return nil
 }
 
 // routable reports whether a request could go to ch now: its own breaker and
 // its provider's both let it through. It changes nothing.
 func (s *State) routable(now int64, ch Channel) bool {
-	if c := s.circuits[ch.Key()]; c != nil && !c.routable(now) {
-		return false
+	if c := s.circuits[ch]; c != nil {
+		return c.routable(now) && c.parent.routable(now)
 	}
-	if p := s.providers[ch.Provider]; p != nil && !p.routable(now) {
+	if p := s.providers[ch.Provider]; p != nil && !p.breaker.routable(now) {
 		return false
 	}
 	return true
@@ -93,36 +93,13 @@ func (s *State) routable(now int64, ch Channel) bool {
 // reopensAt is when ch will next be routable.
 func (s *State) reopensAt(now int64, ch Channel) int64 {
 	at := now
-	if c := s.circuits[ch.Key()]; c != nil {
+	if c := s.circuits[ch]; c != nil {
 		at = max(at, c.reopensAt(now))
 	}
-	if p := s.providers[ch.Provider]; p != nil && p.state == Open {
+	if p := s.providerBreaker(ch.Provider); p != nil && p.state == Open {
 		at = max(at, p.openUntilMs)
 	}
 	return at
-}
-
-func (s *State) agent(id string, now int64) *agent {
-	a := s.agents[id]
-	if a == nil {
-		if len(s.agents) >= maxAgents {
-			s.evictOldest()
-		}
-		a = &agent{}
-		s.agents[id] = a
-	}
-	a.seen = now
-	return a
-}
-
-func (s *State) evictOldest() {
-	oldest, at := "", int64(0)
-	for id, a := range s.agents {
-		if oldest == "" || a.seen < at || (a.seen == at && id < oldest) {
-			oldest, at = id, a.seen
-		}
-	}
-	delete(s.agents, oldest)
 }
 
 // ChannelHealth is one channel's persisted breaker.
@@ -136,7 +113,7 @@ type ChannelHealth struct {
 	ChangedAtMs int64
 }
 
-// Health lists every channel breaker, sorted by key. A half-open channel is
+// Health lists every channel breaker, sorted by channel. A half-open channel is
 // recorded as open and due, so a restarted host probes it again rather than
 // trusting a probe it lost.
 func (s *State) Health() []ChannelHealth {
@@ -148,7 +125,7 @@ func (s *State) Health() []ChannelHealth {
 		}
 		out = append(out, ChannelHealth{c.channel, st, c.failures, c.opens, c.openUntilMs, c.lastCode, c.changedAtMs})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Channel.Key() < out[j].Channel.Key() })
+	slices.SortFunc(out, func(a, b ChannelHealth) int { return a.Channel.compare(b.Channel) })
 	return out
 }
 
@@ -178,29 +155,49 @@ func ValidHealth(i int, h ChannelHealth) error {
 	return &FieldError{fmt.Sprintf("channels[%d].state", i), fmt.Sprintf("unknown circuit state %q", h.State)}
 }
 
-// Merge folds persisted or shared health into the state: each record replaces
-// the state's breaker for its channel when it changed later (another host
-// process tripped or recovered it since). A bad record is skipped and
-// reported, and the rest are still taken: one garbled record must not cost
-// every trip the others hold. Provider breakers are derived again.
+// Merge folds persisted or shared health into the state at time now: each
+// record replaces the state's breaker for its channel when it changed later
+// (another host process tripped or recovered it since). A bad record is
+// skipped and reported, and the rest are still taken: one garbled record must
+// not cost every trip the others hold. Provider breakers are derived again,
+// once per provider the batch touched, after the batch: the work is linear in
+// the records (a check per record, each walking every breaker, froze a host
+// restoring 20 000 records).
 func (s *State) Merge(now int64, hs []ChannelHealth) (adopted int, skipped []error) {
-	var fx []Effect // merged records are the other host's news, not transitions of ours
+	var touched []*provider
 	for i, h := range hs {
 		if err := ValidHealth(i, h); err != nil {
 			skipped = append(skipped, err)
 			continue
 		}
-		if c := s.circuits[h.Channel.Key()]; c != nil && c.changedAtMs >= h.ChangedAtMs {
+		if c := s.circuits[h.Channel]; c != nil && c.changedAtMs >= h.ChangedAtMs {
 			continue
 		}
-		st := h.State
-		if st == HalfOpen {
-			st = Open
+		c := s.circuit(h.Channel)
+		c.adopt(h)
+		if p := s.providers[h.Channel.Provider]; !p.merged {
+			p.merged = true
+			touched = append(touched, p)
 		}
-		s.circuits[h.Channel.Key()] = &circuit{channel: h.Channel, state: st, failures: h.Failures, opens: h.Opens,
-			openUntilMs: h.OpenUntilMs, lastCode: h.LastCode, changedAtMs: h.ChangedAtMs, lastFailureMs: h.ChangedAtMs}
-		s.checkProvider(now, h.Channel.Provider, &fx)
 		adopted++
 	}
+	var fx []Effect // merged records are the other host's news, not transitions of ours
+	for _, p := range touched {
+		p.merged = false
+		s.checkProvider(now, p, &fx)
+	}
 	return adopted, skipped
+}
+
+// adopt takes a persisted record as the breaker's state. A half-open record
+// becomes open and due: its probe belonged to another process.
+func (c *circuit) adopt(h ChannelHealth) {
+	c.state = h.State
+	if c.state == HalfOpen {
+		c.state = Open
+	}
+	c.failures, c.opens, c.openUntilMs = h.Failures, h.Opens, h.OpenUntilMs
+	c.lastCode, c.changedAtMs, c.lastFailureMs = h.LastCode, h.ChangedAtMs, h.ChangedAtMs
+	c.probeAgent, c.probeSinceMs = "", 0
+	c.changed()
 }

@@ -15,15 +15,18 @@ func Step(s *State, now int64, ev Event) Output {
 	case RequestError:
 		v = s.onRequestError(now, e, &fx)
 	case Settled:
-		if a := s.agents[e.Agent]; a != nil {
+		if a := s.agents.lookup(e.Agent); a != nil {
+			a.seen = now
 			s.settle(now, a, &fx)
+			a.pending = false // a turn that ended has nothing left to report
+			s.agents.place(a)
 		}
 	case Disposed:
-		if a := s.agents[e.Agent]; a != nil {
-			if c := s.circuits[a.routed.Key()]; c != nil {
+		if a := s.agents.lookup(e.Agent); a != nil {
+			if c := s.circuits[a.routed]; c != nil {
 				c.release(e.Agent)
 			}
-			delete(s.agents, e.Agent)
+			s.agents.remove(a)
 		}
 	case Wake:
 		s.onWake(now, &fx)
@@ -32,7 +35,9 @@ func Step(s *State, now int64, ev Event) Output {
 	case ModelInfo:
 		s.onModelInfo(now, e, &fx)
 	case SetBackup:
-		s.backup = e.Channel
+		if e.Channel.IsZero() || (e.Channel.Provider != "" && e.Channel.Model != "") {
+			s.backup = e.Channel
+		} // a half-named backup is refused (the codec says why); the chain refuses them too
 	case ToolResult:
 		v = s.onToolResult(e, &fx)
 	case StreamCheck:
@@ -55,20 +60,21 @@ func (s *State) settle(now int64, a *agent, fx *[]Effect) {
 	}
 	a.inFlight = false
 	a.forgetRecovery()
-	if c := s.circuits[a.routed.Key()]; c != nil {
+	if c := s.circuits[a.routed]; c != nil {
 		if c.state != Closed && a.sentAtMs < c.changedAtMs {
 			return
 		}
 		c.succeed(now, fx)
 	}
-	if p := s.providers[a.routed.Provider]; p != nil && p.state != Closed && a.sentAtMs < p.changedAtMs {
+	if p := s.providerBreaker(a.routed.Provider); p != nil && p.state != Closed && a.sentAtMs < p.changedAtMs {
 		return
 	}
 	s.providerSucceeded(now, a.routed.Provider, fx)
 }
 
 func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
-	a := s.agent(e.Agent, now)
+	a := s.agents.get(e.Agent, now)
+	defer s.agents.place(a)
 	// A new request while the last one is still in flight means it went through.
 	s.settle(now, a, fx)
 	if a.routed.IsZero() || e.Proposed != a.routed {
@@ -81,11 +87,11 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 		// probe slot): let the proposed channel try rather than invent one.
 		target = e.Proposed
 	}
-	if c := s.circuits[target.Key()]; c != nil { // an unseen channel is closed: nothing to admit
+	if c := s.circuits[target]; c != nil { // an unseen channel is closed: nothing to admit
 		c.admit(now, e.Agent, fx)
 	}
-	s.budget(target.Provider).request(now)
-	a.routed, a.inFlight, a.sentAtMs, a.counted = target, true, now, false
+	s.provider(target.Provider).budget.request(now)
+	a.routed, a.inFlight, a.pending, a.sentAtMs, a.counted = target, true, false, now, false
 	if target == e.Proposed {
 		return Verdict{Kind: Pass}
 	}
@@ -98,13 +104,15 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 }
 
 func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) Verdict {
-	a := s.agent(e.Agent, now)
+	a := s.agents.get(e.Agent, now)
+	defer s.agents.place(a)
 	ch := a.routed
 	a.inFlight = false
 	// Whether the before-host question already counted this very failure: the
 	// after-host question is about the same failure and must not count it twice.
 	counted := a.counted
 	a.counted = false
+	a.pending = true // until a verdict hands the failure back (giveUp)
 	if ch.IsZero() || ch.Provider != e.Provider {
 		// This state did not route the request, so it cannot say which channel
 		// failed; a breaker keyed by guesswork would route nothing. The host's
@@ -115,17 +123,19 @@ func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) Verdict 
 		return s.giveUp(a, e, Channel{Provider: e.Provider}, UnknownChannel, fx)
 	}
 	class := s.cfg.classify(e.Failure)
-	// A reset time in the wording counts like a Retry-After header.
-	e.Failure.RetryAfterMs = max(e.Failure.RetryAfterMs, resetHint(e.Failure.Message, now))
-	c := s.circuits[ch.Key()] // nil: never failed, closed; created once there is something to record
+	e.Failure.RetryAfterMs = statedWaitMs(e.Failure, now)
+	c := s.circuits[ch] // nil: never failed, closed; created once there is something to record
 	if c != nil {
 		c.ready(now, fx)
 	}
 	if class == ClassModelUnavailable && unservableCode(e.Failure.Code) && a.hasOrigin {
 		return s.onUnservable(now, a, e, ch, class, fx)
 	}
-	p := s.providers[ch.Provider]
-	healthy := (c == nil || c.state == Closed) && (p == nil || p.state == Closed)
+	p := s.providerBreaker(ch.Provider)
+	if p != nil {
+		p.ready(now, fx) // a provider whose open time is up no longer counts as down
+	}
+	healthy := (c == nil || c.state == Closed) && (p == nil || p.state != Open)
 
 	if e.Phase == BeforeHost && healthy && class == ClassPermanent {
 		return Verdict{Kind: Defer} // the host's retry policy decides first ("always" retries even these)
@@ -150,7 +160,7 @@ func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) Verdict 
 		c.state != Closed || !healthy || // a failed probe, a provider already down
 		(e.Phase == AfterHost && e.HostRetry.covers(e.Failure.Code)) || // the host's budget is spent
 		c.failures >= s.cfg.FailureThreshold
-	if !open && s.budget(ch.Provider).spend(now, &s.cfg) {
+	if !open && s.provider(ch.Provider).budget.spend(now, &s.cfg) {
 		return s.wait(now, a, e, ch, 0, fx)
 	}
 	// Open, or out of retry budget: stop retrying this channel, look elsewhere.
@@ -160,7 +170,7 @@ func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) Verdict 
 // trip opens ch's breaker on e's failure and moves the agent off it.
 func (s *State) trip(now int64, a *agent, e RequestError, ch Channel, c *circuit, class Class, fx *[]Effect) Verdict {
 	c.open(now, &s.cfg, e.Failure.RetryAfterMs, e.Failure.Code, class, fx)
-	s.checkProvider(now, ch.Provider, fx)
+	s.checkProvider(now, s.provider(ch.Provider), fx)
 	return s.failover(now, a, e, ch, class, fx)
 }
 
@@ -207,6 +217,7 @@ func (s *State) wait(now int64, a *agent, e RequestError, ch Channel, minMs int6
 
 func (s *State) giveUp(a *agent, e RequestError, ch Channel, reason GiveUpReason, fx *[]Effect) Verdict {
 	a.forgetRecovery()
+	a.pending = false
 	*fx = append(*fx, GaveUp{Agent: e.Agent, Channel: ch, Reason: reason, Code: e.Failure.Code})
 	return Verdict{Kind: Delegate, Reason: reason}
 }

@@ -174,13 +174,3 @@ func TestStepIsDeterministic(t *testing.T) {
 	}
 }
 
-func TestAgentTableIsBounded(t *testing.T) {
-	m := newSim(t, nil)
-	for i := 0; i < maxAgents+100; i++ {
-		m.advance(1)
-		m.request(string(rune('a'+i%26))+string(rune(i)), chA)
-	}
-	if len(m.s.agents) > maxAgents {
-		t.Fatalf("%d agents kept", len(m.s.agents))
-	}
-}

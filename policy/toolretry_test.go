@@ -323,8 +323,8 @@ func TestStepToolResult(t *testing.T) {
 			case tt.effect != nil && (len(got) != 1 || got[0] != *tt.effect):
 				t.Errorf("effects %+v, want %+v", got, *tt.effect)
 			}
-			if len(s.agents) != 0 || len(s.Health()) != 0 {
-				t.Errorf("a tool call left state behind: %d agents, health %+v", len(s.agents), s.Health())
+			if s.agents.len() != 0 || len(s.Health()) != 0 {
+				t.Errorf("a tool call left state behind: %d agents, health %+v", s.agents.len(), s.Health())
 			}
 		})
 	}

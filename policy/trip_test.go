@@ -101,7 +101,7 @@ func kindsWithUnroutable(fx []Effect) []string {
 	var out []string
 	for _, e := range fx {
 		if u, ok := e.(Unroutable); ok {
-			out = append(out, "unroutable:"+u.Channel.Key()+":"+u.Code)
+			out = append(out, "unroutable:"+u.Channel.String()+":"+u.Code)
 		}
 	}
 	return out

@@ -1,0 +1,149 @@
+package policy
+
+// The agent table. A host may run thousands of agents at once (sub-agents,
+// parallel tasks, a shared box), so every operation here is O(1): a map by id
+// plus two intrusive lists in least-recently-used order.
+//
+//   - busy: agents with a request the host will still report on: one in
+//     flight, or one that failed and is being retried (by the host, after a
+//     Defer, or by the policy, after a Wait or Retry). Forgetting one would
+//     make its failure come back as unknown-channel and reach the user with no
+//     failover, so a busy agent is never evicted while it is live.
+//   - idle: agents whose last request ended (settled, or handed back). What
+//     is left of them (the home channel) is cheap to lose: a forgotten agent
+//     starts again from what the host proposes. The oldest go first once there
+//     are more than maxIdleAgents.
+//
+// A host that never says Disposed therefore costs at most maxIdleAgents
+// entries on top of the agents actually working.
+const (
+	maxIdleAgents = 1024
+	// staleBusyMs: a busy agent silent for this long is a request whose end was
+	// lost (its host process died mid-call); no model call or retry wait lasts
+	// a day. Only such agents are evicted from the busy list, and only while
+	// it holds more than maxBusyAgents.
+	staleBusyMs   = 24 * 3600 * 1000
+	maxBusyAgents = 1 << 16
+)
+
+// agent is what the policy needs to know of one agent between events.
+type agent struct {
+	id        string
+	home      Channel // where the agent belongs: what it was on before any failover
+	routed    Channel // the channel its latest request went to
+	sentAtMs  int64   // when that request was routed
+	inFlight  bool    // that request has not failed (yet)
+	pending   bool    // it failed and the host will come back: deferred, waiting or retrying
+	failovers int     // failovers since its last success
+	attempts  int     // same-channel retries and waits since its last success or failover
+	// recoveringSince is the time of the first failure since the agent's last
+	// success; 0 when it is not recovering.
+	recoveringSince int64
+	seen            int64 // last event time
+	// counted: the before-host question counted the latest failure (burst.go).
+	counted bool
+	// origin is the failure that made the agent leave home, kept until its
+	// next success or give-up: what the host gets back when no target is left.
+	origin    Failure
+	hasOrigin bool
+
+	prev, next *agent     // neighbours in list
+	list       *agentList // the list it is on
+}
+
+// forgetRecovery ends a recovery: after a success, or once the failure went back to the host.
+func (a *agent) forgetRecovery() {
+	a.failovers, a.attempts, a.recoveringSince = 0, 0, 0
+	a.origin, a.hasOrigin = Failure{}, false
+}
+
+// busy reports whether the host will still report on the agent's request.
+func (a *agent) busy() bool { return a.inFlight || a.pending }
+
+// agentList is a doubly linked list, oldest first.
+type agentList struct {
+	head, tail *agent
+	n          int
+}
+
+func (l *agentList) push(a *agent) {
+	a.list, a.prev, a.next = l, l.tail, nil
+	if l.tail != nil {
+		l.tail.next = a
+	} else {
+		l.head = a
+	}
+	l.tail = a
+	l.n++
+}
+
+func (l *agentList) unlink(a *agent) {
+	if a.prev != nil {
+		a.prev.next = a.next
+	} else {
+		l.head = a.next
+	}
+	if a.next != nil {
+		a.next.prev = a.prev
+	} else {
+		l.tail = a.prev
+	}
+	a.prev, a.next, a.list = nil, nil, nil
+	l.n--
+}
+
+type agentTable struct {
+	byID       map[string]*agent
+	busy, idle agentList
+}
+
+func newAgentTable() agentTable { return agentTable{byID: map[string]*agent{}} }
+
+// len is how many agents the table holds.
+func (t *agentTable) len() int { return len(t.byID) }
+
+// lookup returns the agent, or nil; it changes nothing.
+func (t *agentTable) lookup(id string) *agent { return t.byID[id] }
+
+// get returns the agent, creating it, and marks it seen now.
+func (t *agentTable) get(id string, now int64) *agent {
+	a := t.byID[id]
+	if a == nil {
+		a = &agent{id: id}
+		t.byID[id] = a
+		t.idle.push(a)
+		t.evict(now)
+	}
+	a.seen = now
+	return a
+}
+
+// place files the agent on the list its state calls for, as the most recent.
+// Every handler that touched an agent calls it last.
+func (t *agentTable) place(a *agent) {
+	if a.list != nil {
+		a.list.unlink(a)
+	}
+	if a.busy() {
+		t.busy.push(a)
+	} else {
+		t.idle.push(a)
+	}
+	t.evict(a.seen)
+}
+
+// evict forgets the oldest idle agents beyond maxIdleAgents, and busy agents
+// only when they are both beyond maxBusyAgents and stale.
+func (t *agentTable) evict(now int64) {
+	for t.idle.n > maxIdleAgents {
+		t.remove(t.idle.head)
+	}
+	for t.busy.n > maxBusyAgents && now-t.busy.head.seen >= staleBusyMs {
+		t.remove(t.busy.head)
+	}
+}
+
+func (t *agentTable) remove(a *agent) {
+	a.list.unlink(a)
+	delete(t.byID, a.id)
+}
