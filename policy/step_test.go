@@ -173,4 +173,3 @@ func TestStepIsDeterministic(t *testing.T) {
 		t.Fatal("two runs of the same events differ")
 	}
 }
-
