@@ -125,7 +125,7 @@ func TestCompareExportsDetectsDrift(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join(repoRoot, "wit", "policy.wit"))
 	require.NoError(t, err)
 	orig := string(src)
-	restoreLine := "  export restore: func(health: health) -> result<restored, string>;\n"
+	restoreLine := "  export restore: func(input: restore-input) -> result<restored, string>;\n"
 	require.Contains(t, orig, restoreLine)
 
 	extraWIT := strings.Replace(orig, restoreLine, restoreLine+"  /// New.\n  export reset: func() -> result<health, string>;\n", 1)

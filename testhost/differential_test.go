@@ -102,7 +102,8 @@ type eventGen struct {
 }
 
 var (
-	genChannels = []ch{chA, chB, chC, {"alt", "alt-d"}, {"ghost", "g-1"}, {"ghost", "g-2"}}
+	// {a/b, c} and {a, b/c} are distinct channels whose joined names collide.
+	genChannels = []ch{chA, chB, chC, {"alt", "alt-d"}, {"ghost", "g-1"}, {"ghost", "g-2"}, {"a/b", "c"}, {"a", "b/c"}}
 	// Agent names as JSON string literals, some with escapes the writer must
 	// re-encode: non-ASCII, a surrogate pair, a lone surrogate, control characters.
 	genAgents = []string{`"a1"`, `"a2"`, `"a3"`, `"a4"`, `"a5"`, `"sub-agent/7"`, `"代理-七"`,
@@ -189,8 +190,11 @@ func (g *eventGen) failure() string {
 	if s := genStatuses[g.pick(len(genStatuses))]; s != 0 {
 		fmt.Fprintf(&b, `,"status":%d`, s)
 	}
-	if g.pick(6) == 0 {
+	switch g.pick(12) {
+	case 0, 1:
 		fmt.Fprintf(&b, `,"providerRetryAfterMs":%d`, g.pick(100_000))
+	case 2: // beyond the week every stated wait is capped at
+		fmt.Fprintf(&b, `,"providerRetryAfterMs":%d`, g.r.Int63n(1<<53))
 	}
 	b.WriteString("}")
 	return b.String()
@@ -222,7 +226,7 @@ func (g *eventGen) next() (export string, input []byte, valid bool) {
 	case d < 13:
 		return "snapshot", nil, true
 	case d < 16 && len(g.snapshots) > 0:
-		return "restore", g.snapshots[g.pick(len(g.snapshots))], true
+		return "restore", []byte(restoreAt(g.now, string(g.snapshots[g.pick(len(g.snapshots))]))), true
 	case d < 30:
 		// A malformed or invalid copy of a valid event.
 		_, in, _ := g.event()
@@ -251,6 +255,11 @@ func (g *eventGen) event() (string, []byte, bool) {
 		g.now += int64(g.pick(3000))
 	}
 	agent := genAgents[g.pick(len(genAgents))]
+	if g.pick(8) == 0 {
+		// Many short-lived agents: more than the agent table keeps idle, so
+		// its evictions run on both sides too.
+		agent = fmt.Sprintf(`"n-%d"`, g.pick(3000))
+	}
 	var ev string
 	switch k := g.pick(100); {
 	case k < 42:

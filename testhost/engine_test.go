@@ -546,8 +546,8 @@ func engineScenarios() []scenario {
 					restoredSkipping(2, 1, `health "channels[1].channel": needs provider and model`)),
 				step{export: "restore", raw: true,
 					want: restoredSkipping(2, 0, `health "channels[1].state": must be one of [closed open half-open], not "ajar"`),
-					in: health(hcFull(chB, "closed", 2, 0, 0, "X", 5000),
-						`{"channel":{"provider":"x","model":"y"},"state":"ajar","failures":0,"openUntilMs":0,"lastCode":""}`)},
+					in: restoreInput(health(hcFull(chB, "closed", 2, 0, 0, "X", 5000),
+						`{"channel":{"provider":"x","model":"y"},"state":"ajar","failures":0,"openUntilMs":0,"lastCode":""}`))},
 				snapshot(health(
 					hcFull(chC, "open", 1, 2, 95000, "QUOTA", 1500),
 					hcFull(chA, "closed", 0, 0, 61000, "QUOTA", 1001),

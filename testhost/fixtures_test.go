@@ -232,10 +232,24 @@ type step struct {
 func configure(in, want string) step    { return step{export: "configure", in: in, want: want} }
 func decide(in, want string) step       { return step{export: "decide", in: in, want: want} }
 func snapshot(want string) step         { return step{export: "snapshot", want: want} }
-func restore(in, want string) step      { return step{export: "restore", in: in, want: want} }
-func fails(export, in, err string) step { return step{export: export, in: in, wantErr: err} }
+func restore(in, want string) step      { return step{export: "restore", in: restoreInput(in), want: want} }
+func fails(export, in, err string) step { return step{export: export, in: restoreInput(in), wantErr: err} }
+
+// restoreInput makes a health document (a snapshot) a restore input at
+// time 0, the tables' epoch, unless it names its time already.
+func restoreInput(health string) string {
+	if !strings.HasPrefix(health, `{"channels"`) {
+		return health
+	}
+	return restoreAt(0, health)
+}
+
+// restoreAt makes a health document a restore input at time now.
+func restoreAt(now int64, health string) string {
+	return fmt.Sprintf(`{"nowMs":%d,`, now) + strings.TrimPrefix(health, "{")
+}
 func failsRaw(export, in, err string) step {
-	return step{export: export, in: in, wantErr: err, raw: true}
+	return step{export: export, in: restoreInput(in), wantErr: err, raw: true}
 }
 
 // caller is the wasm instance, the native codec or the Extism SDK plugin.

@@ -249,16 +249,16 @@ func scenarios() []scenario {
 			decide(settled(1300, "a1"), out(vPass)),
 			snapshot(roundTripHealth),
 
-			{export: "restore", in: roundTripHealth, wantErr: "not configured", on: 1},
+			{export: "restore", in: restoreInput(roundTripHealth), wantErr: "not configured", on: 1},
 			{export: "configure", in: configJSON([]ch{chA, chB, chC}, classic...), want: resolvedDefaults(chA, chB, chC), on: 1},
 			{export: "snapshot", want: health(), on: 1},
-			{export: "restore", in: roundTripHealth, want: restored(2, 2), on: 1},
+			{export: "restore", in: restoreInput(roundTripHealth), want: restored(2, 2), on: 1},
 			{export: "snapshot", want: roundTripHealth, on: 1},
 			// A bad record is skipped and named; the good one beside it is
 			// older than the local record, so nothing changes.
-			{export: "restore", in: health(hcFull(chA, "closed", 9, 0, 99, "X", 0), `{"channel":{"provider":"x","model":"y"},"state":"ajar","failures":0,"openUntilMs":0,"lastCode":""}`),
+			{export: "restore", in: restoreInput(health(hcFull(chA, "closed", 9, 0, 99, "X", 0), `{"channel":{"provider":"x","model":"y"},"state":"ajar","failures":0,"openUntilMs":0,"lastCode":""}`)),
 				want: restoredSkipping(2, 0, `health "channels[1].state": must be one of [closed open half-open], not "ajar"`), raw: true, on: 1},
-			{export: "restore", in: health(hcFull(chA, "closed", 9, 0, 99, "X", 0), hc(ch{"x", ""}, "open", 0, 0, "")),
+			{export: "restore", in: restoreInput(health(hcFull(chA, "closed", 9, 0, 99, "X", 0), hc(ch{"x", ""}, "open", 0, 0, ""))),
 				want: restoredSkipping(2, 0, `health "channels[1].channel": needs provider and model`), on: 1},
 			{export: "snapshot", want: roundTripHealth, on: 1},
 			// The restored state decides like the original.
@@ -271,7 +271,7 @@ func scenarios() []scenario {
 					fxCircuit(chC, "closed", "open", "SERVER", "transient", 62300),
 					fxFailover("a8", chC, chB, "SERVER", "transient")), on: 1},
 			// A half-open restore is open-and-due; configure resets everything.
-			{export: "restore", in: health(hc(chB, "half-open", 1, 500, "QUOTA")), want: restored(1, 1), on: 1},
+			{export: "restore", in: restoreInput(health(hc(chB, "half-open", 1, 500, "QUOTA"))), want: restored(1, 1), on: 1},
 			{export: "decide", in: request(2400, "a7", chB), want: out(vPass, fxCircuit(chB, "open", "half-open", "cooled-down", "", 0)), on: 1},
 			{export: "configure", in: cfgAB, want: resolvedDefaults(chA, chB), on: 1},
 			{export: "snapshot", want: health(), on: 1},
@@ -377,6 +377,11 @@ func badInputSteps() []step {
 		failsRaw("restore", `{"channels":[`+strings.Repeat("[", 40)+strings.Repeat("]", 40)+`]}`, `nests deeper than 32 levels`),
 		failsRaw("restore", `{"channels":[`+strings.Repeat(`{},`, 10_000)+`{}]}`, `health "channels": more than 10000 records`),
 		failsRaw("restore", `{"channels":{}}`, `health "channels": must be an array`),
+		failsRaw("restore", `{"nowMs":-1,"channels":[]}`, `health "nowMs": must be an integer`),
+		fails("decide", `{"nowMs":1,"event":{"kind":"set-backup","channel":{"provider":"","model":"m"}}}`,
+			`input "event.channel.provider": must be a non-empty string`),
+		fails("decide", `{"nowMs":1,"event":{"kind":"set-backup","channel":{"provider":"p","model":""}}}`,
+			`input "event.channel.model": must be a non-empty string`),
 	}
 	for i, b := range bad {
 		steps = append(steps, b,

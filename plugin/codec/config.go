@@ -147,3 +147,15 @@ func writeChannel(w *writer, k string, ch policy.Channel) {
 	w.str("model", ch.Model)
 	w.endObject()
 }
+
+// named refuses a channel with a blank provider or model, as the chain's
+// validation does (policy.Config.Validate), with the same wording.
+func (d *decoder) named(ch policy.Channel, path string) {
+	switch {
+	case d.err != nil:
+	case ch.Provider == "":
+		d.fail(path+".provider", "must be a non-empty string")
+	case ch.Model == "":
+		d.fail(path+".model", "must be a non-empty string")
+	}
+}

@@ -57,7 +57,10 @@ func decodeStepInput(v gjson.Result) (int64, policy.Event, error) {
 			d.object(e, "event", "kind", "channel")
 			var ch policy.Channel
 			if present(e.Get("channel")) {
+				// Named like a chain entry, and refused the same way: a blank
+				// provider or model is no channel (a missing one clears the backup).
 				ch = d.channel(e.Get("channel"), "event.channel")
+				d.named(ch, "event.channel")
 			}
 			ev = policy.SetBackup{Channel: ch}
 		case "stream-check":

@@ -122,8 +122,9 @@ const maxHealthRecords = 10_000
 // maxSkipReasons bounds how many skipped records are named in the answer.
 const maxSkipReasons = 5
 
-// Restore merges persisted or shared channel health: a record replaces the
-// module's own only when it changed later. A bad record (wrong type, unknown
+// Restore merges persisted or shared channel health at the caller's time
+// (nowMs: whether a record's open time is over is judged then): a record
+// replaces the module's own only when it changed later. A bad record (wrong type, unknown
 // key, a field beyond its bound) is skipped and named, and the others are
 // still taken; only a document that is not a health batch at all is refused.
 func (m *Module) Restore(input []byte) ([]byte, error) {
@@ -135,7 +136,8 @@ func (m *Module) Restore(input []byte) ([]byte, error) {
 		return nil, err
 	}
 	d := decoder{prefix: "health"}
-	d.object(v, "", "channels")
+	d.object(v, "", "nowMs", "channels")
+	now, _ := d.uint(v.Get("nowMs"), "nowMs", true, maxMs)
 	records := v.Get("channels")
 	if d.err == nil && records.IsArray() {
 		n := 0
@@ -162,7 +164,7 @@ func (m *Module) Restore(input []byte) ([]byte, error) {
 		}
 		hs = append(hs, h)
 	}
-	adopted, _ := m.state.Merge(0, hs) // every record in hs is valid
+	adopted, _ := m.state.Merge(int64(now), hs) // every record in hs is valid
 	var w writer
 	w.beginObject("")
 	w.int("channels", int64(len(list)))
