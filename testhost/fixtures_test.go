@@ -229,11 +229,13 @@ type step struct {
 	note  string
 }
 
-func configure(in, want string) step    { return step{export: "configure", in: in, want: want} }
-func decide(in, want string) step       { return step{export: "decide", in: in, want: want} }
-func snapshot(want string) step         { return step{export: "snapshot", want: want} }
-func restore(in, want string) step      { return step{export: "restore", in: restoreInput(in), want: want} }
-func fails(export, in, err string) step { return step{export: export, in: restoreInput(in), wantErr: err} }
+func configure(in, want string) step { return step{export: "configure", in: in, want: want} }
+func decide(in, want string) step    { return step{export: "decide", in: in, want: want} }
+func snapshot(want string) step      { return step{export: "snapshot", want: want} }
+func restore(in, want string) step   { return step{export: "restore", in: restoreInput(in), want: want} }
+func fails(export, in, err string) step {
+	return step{export: export, in: restoreInput(in), wantErr: err}
+}
 
 // restoreInput makes a health document (a snapshot) a restore input at
 // time 0, the tables' epoch, unless it names its time already.
