@@ -141,7 +141,7 @@ test('(e) a restarted host still avoids a tripped primary, and returns to it aft
   // tool round each): under load a probe can settle after the first request.
   assert.ok(third.filter((q) => q.model === SECONDARY.model).length <= 3);
   const audit = await auditRecords(h);
-  assert.ok(audit.some((a) => a.type === 'probe-result' && a.channel === P && a.ok));
+  assert.ok(audit.some((a) => a.type === 'probe-result' && `${a.channel.provider}/${a.channel.model}` === P && a.ok));
   const healed = JSON.parse(await readFile(join(h.dsh, 'dsh-resilience/health.json'), 'utf8'));
   assert.equal(healed.channels.find((c) => `${c.channel.provider}/${c.channel.model}` === P).state, 'closed');
 });

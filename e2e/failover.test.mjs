@@ -36,7 +36,7 @@ describe('failover in the real host', () => {
       { from: failover.from, to: failover.to, code: failover.code },
       { from: `${PRIMARY.provider}/${PRIMARY.model}`, to: `${SECONDARY.provider}/${SECONDARY.model}`, code: 'RATE_LIMIT' },
     );
-    assert.ok(audit.some((a) => a.type === 'circuit-open' && a.channel === `${PRIMARY.provider}/${PRIMARY.model}`));
+    assert.ok(audit.some((a) => a.type === 'circuit-open' && a.channel.provider === PRIMARY.provider && a.channel.model === PRIMARY.model));
   });
 
   test('402 insufficient balance: failover on the first failure, no host retries wasted', async (t) => {

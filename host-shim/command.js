@@ -3,7 +3,9 @@
 //   /resilience backup <prov/model>  try this channel first when failing over
 //   /resilience backup off           back to the configured chain alone
 
-const when = (ms) => (ms ? new Date(ms).toISOString().replace('T', ' ').slice(0, 19) : '-');
+import { isoTime } from './effects.js';
+
+const when = (ms) => (ms ? (isoTime(ms) ?? String(ms)).replace('T', ' ').slice(0, 19) : '-');
 
 export function renderTable(resolved, health, backup, nowMs) {
   const rows = [['channel', 'state', 'failures', 'opens', 'open until / next probe', 'last code']];

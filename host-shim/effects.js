@@ -4,7 +4,20 @@
 
 import { toolAuditRecord } from './tools.js';
 
+// A channel's identity in records is {provider, model}: either part may hold
+// a "/", so a joined text would make {a/b, c} and {a, b/c} one channel.
+// "provider/model" is for people only (log lines, /resilience).
+export const channelId = (c) => ({ provider: c.provider, model: c.model });
 const ch = (c) => `${c.provider}/${c.model}`;
+
+/**
+ * An ISO time for any number the module may answer, or undefined: nothing
+ * here may throw (a throw would skip the rest of the step's effects).
+ */
+export function isoTime(ms) {
+  const d = new Date(ms);
+  return Number.isFinite(d.getTime()) ? d.toISOString() : undefined;
+}
 
 /** Cordis events this plugin emits, with the effect that causes each. */
 export const EVENTS = {
@@ -29,7 +42,7 @@ export function carryOut(effects, env) {
     let event;
     switch (fx.kind) {
       case 'circuit':
-        record = { type: `circuit-${fx.to}`, channel: ch(fx.channel), from: fx.from, cause: fx.cause, class: fx.class, openUntil: fx.openUntilMs && new Date(fx.openUntilMs).toISOString() };
+        record = { type: `circuit-${fx.to}`, channel: channelId(fx.channel), from: fx.from, cause: fx.cause, class: fx.class, openUntil: fx.openUntilMs ? isoTime(fx.openUntilMs) : undefined };
         if (fx.to === 'open') event = EVENTS.circuitOpened;
         if (fx.to === 'closed') event = EVENTS.circuitClosed;
         logger.info('circuit %s: %s -> %s (%s)', ch(fx.channel), fx.from, fx.to, fx.cause);
@@ -40,24 +53,24 @@ export function carryOut(effects, env) {
         continue; // timer bookkeeping: not worth an audit line
       case 'probe':
         // Announced (EVENTS.probe) with its outcome, when the probe settles.
-        record = { type: 'probe', channel: ch(fx.channel) };
+        record = { type: 'probe', channel: channelId(fx.channel) };
         env.probe(fx.channel);
         break;
       case 'effort-dropped':
-        record = { type: 'effort-dropped', agent: fx.agent, channel: ch(fx.channel), effort: fx.effort };
+        record = { type: 'effort-dropped', agent: fx.agent, channel: channelId(fx.channel), effort: fx.effort };
         logger.info('dropping reasoningEffort %s: %s does not list it', fx.effort, ch(fx.channel));
         break;
       case 'failover':
-        record = { type: 'failover', agent: fx.agent, from: ch(fx.from), to: ch(fx.to), code: fx.code, class: fx.class };
+        record = { type: 'failover', agent: fx.agent, from: channelId(fx.from), to: channelId(fx.to), code: fx.code, class: fx.class };
         event = EVENTS.failover;
         logger.info('failover %s -> %s on %s (%s)', ch(fx.from), ch(fx.to), fx.code, fx.class);
         break;
       case 'retry':
-        record = { type: 'retry', agent: fx.agent, channel: ch(fx.channel), attempt: fx.attempt, delayMs: fx.delayMs, code: fx.code };
+        record = { type: 'retry', agent: fx.agent, channel: channelId(fx.channel), attempt: fx.attempt, delayMs: fx.delayMs, code: fx.code };
         logger.info('retry %s #%d in %d ms on %s', ch(fx.channel), fx.attempt, fx.delayMs, fx.code);
         break;
       case 'give-up':
-        record = { type: 'give-up', agent: fx.agent, channel: ch(fx.channel), reason: fx.reason, code: fx.code };
+        record = { type: 'give-up', agent: fx.agent, channel: channelId(fx.channel), reason: fx.reason, code: fx.code };
         event = EVENTS.giveUp;
         logger.info('give up on %s: %s (%s)', ch(fx.channel), fx.reason, fx.code);
         break;
@@ -70,7 +83,7 @@ export function carryOut(effects, env) {
         logger.info('%s (%s) can be served again', fx.keys.join(', ') || 'a target', ch(fx.channel));
         break;
       case 'stall':
-        record = { type: 'stall', route: ch(fx.channel), purpose: fx.purpose, bound: fx.bound, silenceMs: fx.silenceMs, limitMs: fx.limitMs, chunks: fx.chunks };
+        record = { type: 'stall', route: channelId(fx.channel), purpose: fx.purpose, bound: fx.bound, silenceMs: fx.silenceMs, limitMs: fx.limitMs, chunks: fx.chunks };
         event = EVENTS.stall;
         logger.info('stalled stream cut on %s: no output for %d ms (%s limit %d ms)', ch(fx.channel), fx.silenceMs, fx.bound, fx.limitMs);
         break;

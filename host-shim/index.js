@@ -15,7 +15,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { AuditLog } from './audit.js';
 import { loadBackup, saveBackup } from './backup.js';
 import { parseCommand, renderTable } from './command.js';
-import { carryOut, EVENTS } from './effects.js';
+import { carryOut, channelId, EVENTS } from './effects.js';
 import { disposedEvent, requestErrorEvent, requestEvent, settledEvent } from './events.js';
 import { DEFAULT_PRUNE_MS, DEFAULT_REFRESH_MS, HealthStore } from './health.js';
 import { compileModule, Policy } from './policy.js';
@@ -79,7 +79,6 @@ export function resolveStateDir(configured) {
 const ADAPTERS_SETTLE_MS = 250;
 
 const randomDraw = () => Math.floor(Math.random() * 2 ** 53);
-const key = (c) => `${c.provider}/${c.model}`;
 
 /**
  * A credential by reference, through the host's credential service (which may
@@ -158,7 +157,7 @@ export async function apply(ctx, config = {}) {
       const llm = ctx.get('llm');
       const settle = (ev) => {
         if (lifetime.signal.aborted) return;
-        report({ type: 'probe-result', channel: key(channel), ok: ev.ok, code: ev.failure?.code, ms: Date.now() - started });
+        report({ type: 'probe-result', channel: channelId(channel), ok: ev.ok, code: ev.failure?.code, ms: Date.now() - started });
         emit(EVENTS.probe, { channel, ok: ev.ok, code: ev.failure?.code, ms: Date.now() - started });
         decide(ev);
       };
@@ -195,7 +194,7 @@ export async function apply(ctx, config = {}) {
     return out;
   }
 
-  report({ type: 'boot', pid: process.pid, chain: policy.resolved.chain.map(key), toolRetry: policy.resolved.tools?.retry,
+  report({ type: 'boot', pid: process.pid, chain: policy.resolved.chain.map(channelId), toolRetry: policy.resolved.tools?.retry,
     ...(sharedConfig.redis ? { shared: 'redis' } : {}) });
   await health.refresh(); // what earlier runs and other host processes learnt
   // Hosts on other machines: what they know now, then each change as it happens.
@@ -349,13 +348,13 @@ export async function apply(ctx, config = {}) {
     const llm = ctx.get('llm');
     if (channel && llm) {
       const known = await llm.resolveModelInfo(channel.provider, channel.model, lifetime.signal).then(() => true, () => false);
-      if (!known) return `dsh-resilience: the host knows no model ${key(channel)}`;
+      if (!known) return `dsh-resilience: the host knows no model ${channel.provider}/${channel.model}`;
     }
     if (!decide({ kind: 'set-backup', ...(channel ? { channel } : {}) })) {
       return 'dsh-resilience: the policy module failed; see the audit log';
     }
     backup = channel;
-    report({ type: 'backup', channel: backup ? key(backup) : null, source });
+    report({ type: 'backup', channel: backup ? channelId(backup) : null, source });
     await saveBackup(backupFile, backup).catch((e) => report({ type: 'backup-not-saved', reason: String(e.message).slice(0, 200) }));
     if (backup && llm) describe(llm, backup);
     return undefined;

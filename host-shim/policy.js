@@ -1,7 +1,8 @@
 // The policy module behind a fail-open wrapper: decisions come from the wasm
 // module; a trap or a broken answer is logged once per kind, the instance is
-// rebuilt (config and channel health restored), and the caller falls back to
-// the host's own behaviour for that one event.
+// rebuilt (told again everything the old one knew: config, channel health,
+// the user's backup, model info), and the caller falls back to the host's own
+// behaviour for that one event.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ModuleInstance, ModuleError, TrapError } from './kernel.js';
@@ -36,7 +37,15 @@ export class Policy {
     this.configJson = JSON.stringify(config, nonFinite);
     this.logger = logger;
     this.report = report;
-    this.health = undefined; // last snapshot JSON, restored into a rebuilt instance
+    // Channel health for a rebuilt instance: the last snapshot's JSON, taken
+    // lazily (on save, or on rebuild when breakers changed since), never per
+    // decision: at 100 channels one snapshot cost more than the decision.
+    this.health = undefined;
+    this.healthDirty = false;
+    // What the module was told besides health, replayed into a rebuilt
+    // instance: the last set-backup, and model info per channel.
+    this.backupEvent = undefined;
+    this.modelInfo = new Map(); // JSON of the channel -> model-info event
     this.failures = new Map(); // kind -> count, for "log once"
     this.instance = new ModuleInstance(compiled);
     try {
@@ -53,7 +62,8 @@ export class Policy {
   decide(nowMs, event) {
     try {
       const out = JSON.parse(this.instance.call('decide', JSON.stringify({ nowMs, event })));
-      if (out.effects.some((fx) => fx.kind === 'circuit')) this.health = this.instance.call('snapshot', '{}');
+      this.remember(event);
+      for (const fx of out.effects) if (fx.kind === 'circuit') this.healthDirty = true;
       return out;
     } catch (e) {
       this.fail(e, event.kind);
@@ -61,10 +71,30 @@ export class Policy {
     }
   }
 
+  /** Keeps what a rebuilt instance must be told again (the module took it). */
+  remember(event) {
+    if (event.kind === 'set-backup') this.backupEvent = event;
+    if (event.kind === 'model-info') this.modelInfo.set(JSON.stringify([event.channel.provider, event.channel.model]), event);
+  }
+
+  /**
+   * Tells another instance what this one was told besides its config and
+   * health: the user's backup and the model info (a rebuilt or reconfigured
+   * module must not forget them).
+   */
+  retell(instance, nowMs = Date.now()) {
+    for (const event of [this.backupEvent, ...this.modelInfo.values()]) {
+      if (event) instance.call('decide', JSON.stringify({ nowMs, event }));
+    }
+  }
+
   /** Channel health as the module reports it now (WIT `health`). */
   snapshot() {
     try {
-      return JSON.parse(this.instance.call('snapshot', '{}'));
+      const text = this.instance.call('snapshot', '{}');
+      this.health = text;
+      this.healthDirty = false;
+      return JSON.parse(text);
     } catch (e) {
       this.fail(e, 'snapshot');
       return undefined;
@@ -72,16 +102,18 @@ export class Policy {
   }
 
   /**
-   * Merges a health snapshot (JSON text) into the module: a record replaces
-   * the module's own when it changed later; a bad record is skipped and named.
+   * Merges a health snapshot (JSON text, WIT `health`) into the module at
+   * nowMs: a record replaces the module's own when it changed later; a bad
+   * record is skipped and named.
    * @returns {{channels: number, adopted: number, skipped?: number, skipReasons?: string[]}}
    * @throws {ModuleError} when the module refuses the document as a whole (not
    *   a health batch, nested too deep, too many records).
    */
-  restore(json) {
+  restore(json, nowMs = Date.now()) {
+    const input = restoreInput(json, nowMs); // a SyntaxError is the document's, not the module's
     try {
-      const out = JSON.parse(this.instance.call('restore', json));
-      this.health = this.instance.call('snapshot', '{}');
+      const out = JSON.parse(this.instance.call('restore', input));
+      if (out.adopted > 0) this.healthDirty = true;
       return out;
     } catch (e) {
       if (!(e instanceof ModuleError)) this.fail(e, 'restore'); // a trap: rebuild, the file is not to blame
@@ -107,10 +139,21 @@ export class Policy {
   }
 
   rebuild() {
+    if (this.healthDirty) {
+      // The trapped instance's memory is still readable, and its snapshot is
+      // newer than the last save's. If it cannot answer, the last save's it is.
+      try {
+        const text = this.instance.call('snapshot', '{}');
+        JSON.parse(text);
+        this.health = text;
+      } catch { /* keep the last saved snapshot */ }
+    }
     try {
       const fresh = new ModuleInstance(this.compiled);
       fresh.call('configure', this.configJson);
-      if (this.health) fresh.call('restore', this.health);
+      const now = Date.now();
+      if (this.health) fresh.call('restore', restoreInput(this.health, now));
+      this.retell(fresh, now);
       this.instance = fresh;
     } catch (e) {
       // Keep the broken instance: every call fails open until a rebuild works.
@@ -118,6 +161,14 @@ export class Policy {
       this.failures.set('rebuild', (this.failures.get('rebuild') ?? 0) + 1);
     }
   }
+}
+
+/** A health document (JSON text) as the restore input at nowMs (WIT `restore-input`). */
+function restoreInput(json, nowMs) {
+  const health = JSON.parse(json);
+  const isObject = health !== null && typeof health === 'object' && !Array.isArray(health);
+  // Anything else is the module's to reject, with its own wording.
+  return isObject ? JSON.stringify({ ...health, nowMs: Math.max(0, Math.floor(nowMs)) }) : json;
 }
 
 export { TrapError, ModuleError };

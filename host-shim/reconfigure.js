@@ -28,9 +28,11 @@ export function reconfigure(policy, config) {
   const next = new Policy(policy.compiled, config, policy.logger, policy.report);
   const health = policy.snapshot();
   if (health) next.restore(JSON.stringify(health));
+  policy.retell(next.instance); // the backup and the model info, too
   policy.instance = next.instance;
   policy.configJson = next.configJson;
   policy.resolved = next.resolved;
-  policy.health = next.health;
+  policy.health = JSON.stringify(health ?? { channels: [] });
+  policy.healthDirty = false;
   return policy.resolved;
 }

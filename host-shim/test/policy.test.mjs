@@ -60,3 +60,38 @@ test('a module error answer is reported once and counted after', () => {
   assert.equal(reports.length, 1);
   assert.deepEqual(p.failureCounts(), { 'ModuleError:request': 3 });
 });
+
+test('a rebuilt instance is told everything the old one knew: health, the backup, model info', async () => {
+  const { TrapError } = await import('../policy.js');
+  const CH3 = [...CHAIN, { provider: 'q', model: 'c' }];
+  const backup = { provider: 'v/x', model: 'm' };
+  const p = new Policy(compiled, { chain: CH3, cooldownMs: 5000 }, quiet);
+  p.decide(1000, { kind: 'set-backup', channel: backup });
+  p.decide(1000, { kind: 'model-info', channel: backup, known: true, efforts: ['high'] });
+  p.decide(1000, { kind: 'request', agent: 'a1', proposed: CHAIN[0] });
+  assert.equal(p.decide(1001, quota(1001)).verdict.kind, 'retry');
+  assert.equal(p.health, undefined, 'no snapshot per decision');
+  assert.equal(p.healthDirty, true);
+
+  p.fail(new TrapError(new Error('boom')), 'request'); // rebuilds
+
+  const swapped = p.decide(1002, { kind: 'request', agent: 'a3', proposed: CHAIN[0], reasoningEffort: 'high' });
+  assert.deepEqual(swapped.verdict, { kind: 'swap', provider: 'v/x', model: 'm' }, 'the backup, keeping the effort its model lists');
+});
+
+test('health is snapshotted lazily: on snapshot (the save), not per decision', () => {
+  const p = new Policy(compiled, { chain: CHAIN }, quiet);
+  p.decide(1000, { kind: 'request', agent: 'a1', proposed: CHAIN[0] });
+  p.decide(1001, quota(1001));
+  assert.equal(p.health, undefined);
+  p.snapshot();
+  assert.match(p.health, /"open"/);
+  assert.equal(p.healthDirty, false);
+});
+
+test('a trapped instance whose breakers changed is rebuilt with its last answerable snapshot', () => {
+  const p = new Policy(faultCompiled, { chain: CHAIN }, quiet);
+  p.restore(JSON.stringify({ channels: [{ channel: CHAIN[0], state: 'open', failures: 1, opens: 1, openUntilMs: 9e15, lastCode: 'QUOTA', changedAtMs: 5 }] }), 1000);
+  assert.equal(p.decide(1001, { kind: 'request', agent: 'a1', proposed: CHAIN[0] }), undefined); // traps, rebuilds
+  assert.deepEqual(p.snapshot().channels.map((c) => [c.channel.model, c.state]), [['a', 'open']]);
+});
