@@ -81,9 +81,18 @@ test-e2e: pack $(FAULT_WASM)
 demo: deps pack
 	$(WITH_NODE) node e2e/demo.mjs
 
+# Every part runs, then the target exits non-zero if any part missed a
+# target: the scale case (testhost/scale_test.go records the streams that
+# host-shim/bench/scale.mjs replays), the sequential agents, Node memory.
 bench: $(WASM)
-	$(GO) test -run '^$$' -bench . -benchtime=20000x $(NATIVE_PKGS)
-	$(WITH_NODE) node --expose-gc host-shim/bench/bench.mjs
+	@status=0; \
+	$(GO) test -run '^$$' -bench . -benchtime=20000x $(NATIVE_PKGS) || status=1; \
+	DSH_RESILIENCE_BENCH=1 $(GO) test -count=1 -timeout 60m -v -run '^(TestScaleBench|TestSequentialAgentsBench)$$' ./testhost/ \
+		| grep -v '^=== ' || status=1; \
+	$(WITH_NODE) node --expose-gc host-shim/bench/bench.mjs || status=1; \
+	$(WITH_NODE) node host-shim/bench/scale.mjs || status=1; \
+	if [ $$status -ne 0 ]; then echo 'make bench: a target was missed (see above)'; fi; \
+	exit $$status
 
 clean:
 	rm -rf build

@@ -11,14 +11,17 @@ package main
 
 import (
 	"fmt"
+	"runtime/debug"
+	"runtime/metrics"
 
 	"github.com/dsh-resilience/dsh-resilience/plugin/codec"
 	"github.com/extism/go-pdk"
 )
 
 // module holds the policy state for the life of the instance. An instance is
-// single-threaded, so nothing else guards it.
-var module codec.Module
+// single-threaded, so nothing else guards it. Its output buffer is shared
+// across calls: pdk.Output copies it out before the next call.
+var module = codec.Module{ShareOutput: true}
 
 // faultHook is nil in every shipped build. A test build (tag dshr_fault) sets
 // it to make exports trap, so the shim's fail-open path is proven against a
@@ -26,6 +29,7 @@ var module codec.Module
 var faultHook func(export string)
 
 func call(export string) (rc int32) {
+	paceGC()
 	if faultHook != nil {
 		faultHook(export)
 	}
@@ -55,6 +59,46 @@ func snapshot() int32 { return call("snapshot") }
 
 //go:wasmexport restore
 func restore() int32 { return call("restore") }
+
+// The guest's collector pace. Linear memory never shrinks, so its
+// high-water mark is what a host pays for good; and in a single-threaded
+// guest every collection's marking is paid by the calls that allocate while
+// it runs, in proportion to what they allocate over the pace. So: collect
+// eagerly while the live heap is small (the policy of a few agents holds a few
+// hundred KB; Go's default lets the heap reach 4 MB before its first
+// collection, and 10^5 agents one after another then cost 3 MB more than 10^3),
+// and at the default pace once it is large (10^4 agents in flight: at 25 %
+// the marking made the slowest 1 % of decisions 5x slower). Measured by
+// make bench (testhost/scale_test.go).
+const (
+	eagerGCPercent = 25
+	largeHeapBytes = 1 << 20
+	gcCheckEvery   = 1024 // calls between looks at the live heap
+)
+
+var gc = struct {
+	calls   int
+	percent int
+	sample  []metrics.Sample
+}{percent: eagerGCPercent, sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
+
+func init() { debug.SetGCPercent(eagerGCPercent) }
+
+// paceGC picks the collector's pace from the live heap, now and then.
+func paceGC() {
+	if gc.calls++; gc.calls%gcCheckEvery != 0 {
+		return
+	}
+	metrics.Read(gc.sample)
+	want := eagerGCPercent
+	if s := gc.sample[0].Value; s.Kind() == metrics.KindUint64 && s.Uint64() > largeHeapBytes {
+		want = 100
+	}
+	if want != gc.percent {
+		gc.percent = want
+		debug.SetGCPercent(want)
+	}
+}
 
 // main is required by the toolchain but never runs in c-shared mode.
 func main() {}

@@ -1,5 +1,7 @@
 package policy
 
+import "strings"
+
 // The agent table. A host may run thousands of agents at once (sub-agents,
 // parallel tasks, a shared box), so every operation here is O(1): a map by id
 // plus two intrusive lists in least-recently-used order.
@@ -109,6 +111,7 @@ func (t *agentTable) lookup(id string) *agent { return t.byID[id] }
 func (t *agentTable) get(id string, now int64) *agent {
 	a := t.byID[id]
 	if a == nil {
+		id = strings.Clone(id) // not the decoded input it was sliced from
 		a = &agent{id: id}
 		t.byID[id] = a
 		t.idle.push(a)

@@ -30,3 +30,7 @@ func (c Channel) compare(o Channel) int {
 	}
 	return strings.Compare(c.Model, o.Model)
 }
+
+// clone copies the names out of whatever they were sliced from (a decoded
+// input document), so a channel the state keeps does not keep the document.
+func (c Channel) clone() Channel { return Channel{strings.Clone(c.Provider), strings.Clone(c.Model)} }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -56,6 +57,12 @@ func (s *State) servable(now int64, ch Channel) bool {
 // unservable is reported once per code; a later answer that resolves it
 // (an adapter registered since) makes it routable again, and says so.
 func (s *State) onModelInfo(now int64, e ModelInfo, fx *[]Effect) {
+	// Kept: copied out of the decoded input its names were sliced from.
+	e.Channel, e.Code = e.Channel.clone(), strings.Clone(e.Code)
+	e.Efforts = slices.Clone(e.Efforts)
+	for i := range e.Efforts {
+		e.Efforts[i] = strings.Clone(e.Efforts[i])
+	}
 	wasServable := s.servable(now, e.Channel)
 	prev, had := s.models[e.Channel]
 	s.models[e.Channel] = e

@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // State is everything the policy remembers. The caller owns it and passes it to
@@ -21,6 +22,7 @@ type State struct {
 	backup    Channel
 	wakes     wakeIndex
 	wakeAt    int64 // the last ScheduleWake sent
+	names     map[Channel]Channel // interned channels (intern)
 
 	due []*circuit // onWake's scratch, reused
 }
@@ -39,11 +41,30 @@ func NewState(cfg Config) (*State, error) {
 		return nil, err
 	}
 	s := &State{cfg: cfg, circuits: map[Channel]*circuit{}, providers: map[string]*provider{},
-		agents: newAgentTable(), models: map[Channel]ModelInfo{}}
+		agents: newAgentTable(), models: map[Channel]ModelInfo{}, names: map[Channel]Channel{}}
 	for _, ch := range cfg.Chain { // indexed once, so routing never creates them
 		s.provider(ch.Provider)
 	}
 	return s, nil
+}
+
+// maxInterned bounds the interned channel names: a host has a few dozen
+// channels; beyond this many, names are copied instead.
+const maxInterned = 4096
+
+// intern returns one shared copy of ch's names. What an agent keeps (its home
+// and routed channels) would otherwise keep alive the whole decoded input its
+// names were sliced from, for every agent: most of the live heap at 10^4
+// agents, and so most of the guest's collection work.
+func (s *State) intern(ch Channel) Channel {
+	if c, ok := s.names[ch]; ok {
+		return c
+	}
+	c := ch.clone()
+	if len(s.names) < maxInterned {
+		s.names[c] = c
+	}
+	return c
 }
 
 // Config returns the config the state runs under.
@@ -53,6 +74,7 @@ func (s *State) circuit(ch Channel) *circuit {
 	c := s.circuits[ch]
 	if c == nil {
 		p := s.provider(ch.Provider)
+		ch = ch.clone()
 		c = &circuit{channel: ch, state: Closed, parent: &p.breaker, wakes: &s.wakes, heapAt: -1}
 		p.breaker.kids = append(p.breaker.kids, c)
 		s.circuits[ch] = c
@@ -63,6 +85,7 @@ func (s *State) circuit(ch Channel) *circuit {
 func (s *State) provider(name string) *provider {
 	p := s.providers[name]
 	if p == nil {
+		name = strings.Clone(name)
 		p = &provider{breaker: circuit{channel: Channel{Provider: name, Model: providerModel}, state: Closed, heapAt: -1}}
 		p.breaker.wakes = &s.wakes
 		s.providers[name] = p

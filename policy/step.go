@@ -6,8 +6,13 @@ import "fmt"
 // returns the verdict for the host plus the effects for the shell, in order.
 // The state is updated in place; the same state, time and event always give
 // the same output.
-func Step(s *State, now int64, ev Event) Output {
-	var fx []Effect
+func Step(s *State, now int64, ev Event) Output { return StepInto(s, now, ev, nil) }
+
+// StepInto is Step appending the effects to buf[:0], so a caller that
+// encodes each output before the next step (the wasm entry) reuses one slice
+// instead of growing a new one per call.
+func StepInto(s *State, now int64, ev Event, buf []Effect) Output {
+	fx := buf[:0]
 	v := Verdict{Kind: Pass}
 	switch e := ev.(type) {
 	case Request:
@@ -36,7 +41,7 @@ func Step(s *State, now int64, ev Event) Output {
 		s.onModelInfo(now, e, &fx)
 	case SetBackup:
 		if e.Channel.IsZero() || (e.Channel.Provider != "" && e.Channel.Model != "") {
-			s.backup = e.Channel
+			s.backup = e.Channel.clone()
 		} // a half-named backup is refused (the codec says why); the chain refuses them too
 	case ToolResult:
 		v = s.onToolResult(e, &fx)
@@ -79,7 +84,7 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 	s.settle(now, a, fx)
 	if a.routed.IsZero() || e.Proposed != a.routed {
 		// Not what this policy routed last: the user or the host chose it.
-		a.home = e.Proposed
+		a.home = s.intern(e.Proposed)
 	}
 	target, ok := s.firstRoutable(now, s.preferences(a, e.Proposed), Channel{})
 	if !ok {
@@ -91,7 +96,7 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 		c.admit(now, e.Agent, fx)
 	}
 	s.provider(target.Provider).budget.request(now)
-	a.routed, a.inFlight, a.pending, a.sentAtMs, a.counted = target, true, false, now, false
+	a.routed, a.inFlight, a.pending, a.sentAtMs, a.counted = s.intern(target), true, false, now, false
 	if target == e.Proposed {
 		return Verdict{Kind: Pass}
 	}

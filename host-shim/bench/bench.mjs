@@ -47,5 +47,7 @@ console.log(`node-shim memory over ${MEMORY_CALLS} calls (${((Date.now() - start
   `wasm ${mb(wasm0)} → ${mb(policy.instance.memoryBytes)} MB, rss ${mb(mem0.rss)} → ${mb(mem1.rss)} MB, ` +
   `js heap ${mb(mem0.heapUsed)} → ${mb(mem1.heapUsed)} MB`);
 const growth = Math.max(policy.instance.memoryBytes - wasm0, mem1.rss - mem0.rss);
-console.log(`node-shim growth: ${mb(growth)} MB (target < 10 MB): ${growth < 10 * 2 ** 20 ? 'OK' : 'OVER'}`);
+const grownOk = growth < 10 * 2 ** 20;
+console.log(`node-shim growth: ${mb(growth)} MB (target < 10 MB): ${grownOk ? 'OK' : 'MISSED'}`);
+if (!grownOk) process.exitCode = 1; // make bench fails on a missed target
 if (Object.keys(policy.failureCounts()).length) console.log('module failures:', policy.failureCounts());

@@ -136,8 +136,8 @@ func (d *decoder) channel(v gjson.Result, path string) policy.Channel {
 		return policy.Channel{}
 	}
 	return policy.Channel{
-		Provider: d.str(v.Get("provider"), path+".provider", true),
-		Model:    d.str(v.Get("model"), path+".model", true),
+		Provider: d.strAt(v.Get("provider"), path, "provider", true),
+		Model:    d.strAt(v.Get("model"), path, "model", true),
 	}
 }
 

@@ -128,3 +128,23 @@ func (d *decoder) oneOf(v gjson.Result, path string, required bool, allowed ...s
 	}
 	return s
 }
+
+// strAt and uintAt read path.key, joining the path only when there is an
+// error to name it in: the hot decisions (request, request-error) then
+// decode without building a string per field.
+func (d *decoder) strAt(v gjson.Result, path, key string, required bool) string {
+	if v.Type == gjson.String {
+		return v.Str
+	}
+	return d.str(v, join(path, key), required)
+}
+
+func (d *decoder) uintAt(v gjson.Result, path, key string, required bool, max uint64) (uint64, bool) {
+	if !present(v) && !required {
+		return 0, false
+	}
+	if v.Type == gjson.Number && v.Num >= 0 && v.Num == math.Trunc(v.Num) && v.Num <= float64(max) && v.Uint() <= max {
+		return v.Uint(), true
+	}
+	return d.uint(v, join(path, key), required, max)
+}

@@ -12,6 +12,9 @@ type writer struct {
 	first []bool // per open object/array: no member written yet
 }
 
+// reset empties the writer, keeping its buffers.
+func (w *writer) reset() { w.b, w.first = w.b[:0], w.first[:0] }
+
 func (w *writer) sep() {
 	if n := len(w.first); n > 0 {
 		if !w.first[n-1] {

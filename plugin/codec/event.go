@@ -88,11 +88,11 @@ func (d *decoder) failure(v gjson.Result, path string) policy.Failure {
 	if !d.object(v, path, "code", "message", "status", "providerRetryAfterMs") {
 		return policy.Failure{}
 	}
-	status, _ := d.uint(v.Get("status"), path+".status", false, math.MaxUint32)
-	ra, _ := d.uint(v.Get("providerRetryAfterMs"), path+".providerRetryAfterMs", false, maxMs)
+	status, _ := d.uintAt(v.Get("status"), path, "status", false, math.MaxUint32)
+	ra, _ := d.uintAt(v.Get("providerRetryAfterMs"), path, "providerRetryAfterMs", false, maxMs)
 	return policy.Failure{
-		Code:         d.str(v.Get("code"), path+".code", true),
-		Message:      d.str(v.Get("message"), path+".message", false),
+		Code:         d.strAt(v.Get("code"), path, "code", true),
+		Message:      d.strAt(v.Get("message"), path, "message", false),
 		Status:       int(status),
 		RetryAfterMs: int64(ra),
 	}
@@ -102,11 +102,21 @@ func (d *decoder) hostRetry(v gjson.Result, path string) *policy.HostRetryPolicy
 	if !present(v) || !d.object(v, path, "mode", "maxRetries", "retryableCodes") {
 		return nil
 	}
-	h := &policy.HostRetryPolicy{Mode: d.str(v.Get("mode"), path+".mode", true)}
-	n, _ := d.uint(v.Get("maxRetries"), path+".maxRetries", false, math.MaxInt32)
+	h := &policy.HostRetryPolicy{Mode: d.strAt(v.Get("mode"), path, "mode", true)}
+	n, _ := d.uintAt(v.Get("maxRetries"), path, "maxRetries", false, math.MaxInt32)
 	h.MaxRetries = int(n)
-	for i, c := range d.array(v.Get("retryableCodes"), path+".retryableCodes", true) {
-		h.RetryableCodes = append(h.RetryableCodes, d.str(c, path+".retryableCodes["+strconv.Itoa(i)+"]", true))
+	codes := v.Get("retryableCodes")
+	if !codes.IsArray() {
+		d.array(codes, path+".retryableCodes", true) // names what is wrong
+		return h
 	}
+	codes.ForEach(func(k, c gjson.Result) bool {
+		if c.Type != gjson.String {
+			d.str(c, path+".retryableCodes["+strconv.Itoa(len(h.RetryableCodes))+"]", true)
+			return false
+		}
+		h.RetryableCodes = append(h.RetryableCodes, c.Str)
+		return true
+	})
 	return h
 }

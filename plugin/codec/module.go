@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -16,6 +17,12 @@ var Exports = []string{"configure", "decide", "snapshot", "restore"}
 // unconfigured: every export but configure answers an error until configure succeeds.
 type Module struct {
 	state *policy.State
+	// ShareOutput makes Decide answer from one buffer reused by every call,
+	// valid until the next call: for the wasm entry, which copies it out at
+	// once. A decision then allocates no output or effect slices.
+	ShareOutput bool
+	out         writer
+	fx          []policy.Effect
 }
 
 // ErrNotConfigured is returned by exports called before configure.
@@ -83,10 +90,15 @@ func (m *Module) Decide(input []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := policy.Step(m.state, now, ev)
-	var w writer
-	writeOutput(&w, out)
-	return w.b, nil
+	out := policy.StepInto(m.state, now, ev, m.fx)
+	m.out.reset()
+	writeOutput(&m.out, out)
+	clear(out.Effects) // hold no effect past the call
+	m.fx = out.Effects[:0]
+	if m.ShareOutput {
+		return m.out.b, nil
+	}
+	return bytes.Clone(m.out.b), nil
 }
 
 // Snapshot encodes the channel health worth persisting.

@@ -1,0 +1,118 @@
+// `make bench` (Node side of the scale case): replays the event streams that
+// testhost/scale_test.go recorded (build/bench/scale-<agents>x<channels>.jsonl)
+// through the shim's own Policy (JSON encode, the kernel, the module, JSON
+// decode), timing every decision; then 10^5 distinct agents one after another.
+// Targets (exit status 1 when one is missed):
+//   - request and failure-after-host p99 at 10^4 × 100 ≤ 2 × those at 1 × 2;
+//   - no failure handed back as unknown-channel;
+//   - wasm memory after 10^5 sequential agents within 2 MB of that after 10^3.
+// As in Go, each decision's time is its fastest of RUNS replays (the replays
+// make the same decisions with the same work), which strips a loaded
+// machine's preemption; the first run's own p99 is printed as raw.
+import { readFileSync } from 'node:fs';
+import { compileModule, Policy } from '../policy.js';
+
+const RUNS = Number(process.env.BENCH_SCALE_RUNS ?? 3);
+const CASES = ['1x2', '1x100', '4096x100', '10000x100'];
+const quiet = { warn() {}, info() {} };
+const compiled = await compileModule();
+let missed = 0;
+
+function load(name) {
+  const lines = readFileSync(new URL(`../../build/bench/scale-${name}.jsonl`, import.meta.url), 'utf8').trimEnd().split('\n');
+  const config = JSON.parse(lines[0]);
+  const tags = [];
+  const inputs = [];
+  for (let i = 1; i < lines.length; i++) {
+    const tab = lines[i].indexOf('\t');
+    tags.push(lines[i].slice(0, tab));
+    inputs.push(JSON.parse(lines[i].slice(tab + 1)));
+  }
+  return { config, tags, inputs };
+}
+
+const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
+const sortNum = (a) => Float64Array.from(a).sort();
+
+function replay({ config, tags, inputs }) {
+  const n = inputs.length;
+  const best = new Float64Array(n).fill(Infinity);
+  const raw = {};
+  const stats = { afterHost: 0, handedBack: 0, unknownChannel: 0, failures: {} };
+  for (let run = 0; run < RUNS; run++) {
+    const policy = new Policy(compiled, config, quiet);
+    for (let i = 0; i < n; i++) {
+      const { nowMs, event } = inputs[i];
+      const s = process.hrtime.bigint();
+      const out = policy.decide(nowMs, event);
+      const us = Number(process.hrtime.bigint() - s) / 1000;
+      if (us < best[i]) best[i] = us;
+      if (run > 0) continue;
+      if (out === undefined) throw new Error(`decision ${i} failed: ${JSON.stringify(policy.failureCounts())}`);
+      if (i >= n / 4) (raw[tags[i]] ??= []).push(us);
+      if (tags[i] === 'failure-after-host') {
+        stats.afterHost++;
+        if (out.verdict.kind === 'delegate') {
+          stats.handedBack++;
+          if (out.verdict.reason === 'unknown-channel') stats.unknownChannel++;
+        }
+      }
+    }
+  }
+  const byTag = {};
+  for (let i = Math.floor(n / 4); i < n; i++) (byTag[tags[i]] ??= []).push(best[i]);
+  for (const [tag, xs] of Object.entries(byTag)) {
+    const sorted = sortNum(xs);
+    stats[tag] = { p50: pct(sorted, 0.5), p99: pct(sorted, 0.99), raw99: pct(sortNum(raw[tag] ?? []), 0.99) };
+  }
+  return stats;
+}
+
+const f = (x) => (x ?? 0).toFixed(1);
+console.log(`node-shim scale: ${RUNS} runs; µs p50 / p99 over the last 3/4, each decision's fastest run; raw: the first run's p99 (Node ${process.version})`);
+console.log('| agents×ch  | runner | request | failure after host retry | raw p99 request / failure | after-host handed back |');
+const results = {};
+for (const name of CASES) {
+  const s = replay(load(name));
+  results[name] = s;
+  const rq = s.request ?? {};
+  const fa = s['failure-after-host'] ?? {};
+  console.log(`| ${name.padEnd(10)} | node   | ${f(rq.p50)} / ${f(rq.p99)} | ${f(fa.p50)} / ${f(fa.p99)} | ${f(rq.raw99)} / ${f(fa.raw99)} | ` +
+    `${s.handedBack} of ${s.afterHost} (${(100 * s.handedBack / Math.max(1, s.afterHost)).toFixed(1)} %), ${s.unknownChannel} unknown-channel |`);
+  if (s.unknownChannel > 0) {
+    missed++;
+    console.log(`target MISSED: ${name}: ${s.unknownChannel} failures handed back as unknown-channel`);
+  }
+}
+for (const tag of ['request', 'failure-after-host']) {
+  const a = results['1x2'][tag].p99;
+  const b = results['10000x100'][tag].p99;
+  const ok = b <= 2 * a;
+  if (!ok) missed++;
+  console.log(`target node ${tag} p99 10000x100 ≤ 2× 1x2: ${f(b)} ≤ 2×${f(a)} µs: ${ok ? 'OK' : 'MISSED'}`);
+}
+
+// 10^5 distinct agents one after another, with and without agent/disposed.
+const CHAIN = [{ provider: 'p', model: 'a' }, { provider: 'p', model: 'b' }];
+for (const disposed of [false, true]) {
+  const policy = new Policy(compiled, { chain: CHAIN }, quiet);
+  let now = 1_000_000;
+  let at1k = 0;
+  for (let i = 0; i < 100_000; i++) {
+    const agent = `seq-${i}`;
+    now += 10;
+    policy.decide(now, { kind: 'request', agent, proposed: CHAIN[0] });
+    policy.decide(now + 5, { kind: 'settled', agent });
+    if (disposed) policy.decide(now + 6, { kind: 'disposed', agent });
+    if (i + 1 === 1000) at1k = policy.instance.memoryBytes;
+  }
+  const end = policy.instance.memoryBytes;
+  const ok = end - at1k <= 2 * 2 ** 20;
+  if (!ok) missed++;
+  console.log(`node-shim sequential agents (disposed=${disposed}): wasm memory ${(at1k / 2 ** 20).toFixed(2)} MB after 10^3, ` +
+    `${(end / 2 ** 20).toFixed(2)} MB after 10^5 (target: within 2 MB): ${ok ? 'OK' : 'MISSED'}`);
+}
+if (missed) {
+  console.log(`node-shim scale: ${missed} target(s) missed`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,498 @@
+package testhost
+
+import (
+	"bytes"
+	"container/heap"
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dsh-resilience/dsh-resilience/plugin/codec"
+	"github.com/tidwall/gjson"
+)
+
+// The scale benchmark (`make bench`, not `make test`): many agents with
+// requests in flight across a long chain while a few channels are sick. A
+// driver simulates the host against the native module (requests, successes,
+// failures before and after the host's own retries, waits, failovers, wakes
+// and probes) and records the event stream; the stream is then replayed,
+// timing every decision, natively, in wazero and (host-shim/bench/scale.mjs)
+// through the Node shim. Because the policy is deterministic, every replay
+// makes exactly the recorded decisions (checked here for wazero).
+//
+// Set DSH_RESILIENCE_BENCH=1 to run it; BENCH_SCALE_EVENTS sets the stream
+// length per case. Streams are written to build/bench/ for the Node side.
+
+// scaleCase is agents in flight × channels in the chain.
+type scaleCase struct{ agents, channels int }
+
+func (c scaleCase) String() string { return fmt.Sprintf("%dx%d", c.agents, c.channels) }
+
+var scaleCases = []scaleCase{{1, 2}, {1, 100}, {4096, 100}, {10_000, 100}}
+
+// Failure model: 3 % of requests fail, 70 % on the channels that are sick,
+// a new few every 90 s.
+const (
+	scaleFailP     = 0.03
+	scaleSickP     = 0.70
+	scaleSickEvery = 90_000
+	scaleHostRetry = `{"mode":"normal","maxRetries":2,"retryableCodes":["RATE_LIMIT","SERVER","TIMEOUT"]}`
+)
+
+// Tags of recorded inputs: what kind of decision each is.
+const (
+	tagRequest = "request"
+	tagBefore  = "failure-before-host"
+	tagAfter   = "failure-after-host"
+	tagOther   = "other" // settled, wake, probe result
+)
+
+// scaleStream is a recorded stream. Inputs and outputs live in two flat byte
+// buffers indexed by offsets, which hold no pointers: the benchmark's own
+// collector then has nothing of the stream to scan while it times decisions.
+type scaleStream struct {
+	config   []byte
+	tags     []uint8
+	in, out  []byte
+	inAt     []int32 // input i is in[inAt[i]:inAt[i+1]]
+	outAt    []int32
+	nDecided int
+}
+
+var tagNames = []string{tagRequest, tagBefore, tagAfter, tagOther}
+
+func tagIndex(tag string) uint8 { return uint8(slices.Index(tagNames, tag)) }
+
+func (st *scaleStream) add(tag string, input, output []byte) {
+	if st.inAt == nil {
+		st.inAt, st.outAt = []int32{0}, []int32{0}
+	}
+	st.tags = append(st.tags, tagIndex(tag))
+	st.in = append(st.in, input...)
+	st.out = append(st.out, output...)
+	st.inAt = append(st.inAt, int32(len(st.in)))
+	st.outAt = append(st.outAt, int32(len(st.out)))
+	st.nDecided++
+}
+
+func (st *scaleStream) input(i int) []byte  { return st.in[st.inAt[i]:st.inAt[i+1]] }
+func (st *scaleStream) output(i int) []byte { return st.out[st.outAt[i]:st.outAt[i+1]] }
+func (st *scaleStream) tag(i int) string    { return tagNames[st.tags[i]] }
+
+type simAction struct {
+	at    int64
+	seq   int
+	agent int    // -1: a probe result
+	kind  string // "start", "complete", "after-host", "probe"
+	ch    ch
+}
+
+type simQueue []simAction
+
+func (q simQueue) Len() int { return len(q) }
+func (q simQueue) Less(i, j int) bool {
+	if q[i].at != q[j].at {
+		return q[i].at < q[j].at
+	}
+	return q[i].seq < q[j].seq
+}
+func (q simQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *simQueue) Push(x any)   { *q = append(*q, x.(simAction)) }
+func (q *simQueue) Pop() any {
+	old := *q
+	x := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return x
+}
+
+func scaleChain(n int) []ch {
+	var out []ch
+	if n <= 5 {
+		for m := range n {
+			out = append(out, ch{"p0", fmt.Sprint("m", m)})
+		}
+		return out
+	}
+	for p := 0; len(out) < n; p++ { // 5 models per provider
+		for m := 0; m < 5 && len(out) < n; m++ {
+			out = append(out, ch{fmt.Sprint("p", p), fmt.Sprint("m", m)})
+		}
+	}
+	return out
+}
+
+// recordScale drives the native module through events decisions of sc.
+func recordScale(tb testing.TB, sc scaleCase, events int, seed int64) scaleStream {
+	r := rand.New(rand.NewSource(seed))
+	chain := scaleChain(sc.channels)
+	st := scaleStream{config: []byte(configJSON(chain))}
+	var m codec.Module
+	if _, err := m.Configure(st.config); err != nil {
+		tb.Fatal(err)
+	}
+	now := int64(1_700_000_000_000)
+	sick := map[ch]bool{}
+	nextSick := now
+	reSick := func() {
+		clear(sick)
+		for range max(1, sc.channels/20) {
+			sick[chain[r.Intn(len(chain))]] = true
+		}
+		nextSick += scaleSickEvery
+	}
+	var q simQueue
+	seq := 0
+	push := func(at int64, agent int, kind string, c ch) {
+		seq++
+		heap.Push(&q, simAction{at: at, seq: seq, agent: agent, kind: kind, ch: c})
+	}
+	routed := make([]ch, sc.agents)
+	for a := range sc.agents {
+		push(now+int64(r.Intn(10_000)), a, "start", ch{})
+	}
+	wakeAt := int64(0)
+	fails := func(c ch) bool {
+		if sick[c] {
+			return r.Float64() < scaleSickP
+		}
+		return r.Float64() < scaleFailP
+	}
+	// Failures come in bursts: a failed request's retries by the host fail
+	// too half the time, as often as the channel fails when it is sick.
+	hostRetriesFail := func(c ch) bool { return r.Float64() < max(0.5, map[bool]float64{true: scaleSickP}[sick[c]]) }
+	failure := func() string {
+		switch d := r.Intn(100); {
+		case d < 40:
+			return failure("RATE_LIMIT", "", 429, 0)
+		case d < 70:
+			return failure("SERVER", "", 500, 0)
+		case d < 85:
+			return failure("QUOTA", "Insufficient Balance", 402, 0)
+		default:
+			return failure("RATE_LIMIT", "", 429, int64(5_000+r.Intn(25_000)))
+		}
+	}
+	agentID := func(a int) string { return "agent-" + strconv.Itoa(a) }
+	decideOne := func(tag, input string) gjson.Result {
+		out, err := m.Decide([]byte(input))
+		if err != nil {
+			tb.Fatalf("%s: %v", input, err)
+		}
+		st.add(tag, []byte(input), out)
+		res := gjson.ParseBytes(out)
+		for _, fx := range res.Get("effects").Array() {
+			switch fx.Get("kind").String() {
+			case "schedule-wake":
+				wakeAt = fx.Get("atMs").Int()
+			case "probe":
+				c := fx.Get("channel")
+				push(now+500, -1, "probe", ch{c.Get("provider").String(), c.Get("model").String()})
+			}
+		}
+		return res.Get("verdict")
+	}
+	// onVerdict carries out a failure's verdict for agent a.
+	onVerdict := func(a int, v gjson.Result) {
+		switch v.Get("kind").String() {
+		case "retry":
+			push(now+1, a, "start", ch{})
+		case "wait":
+			push(now+v.Get("delayMs").Int(), a, "start", ch{})
+		case "defer":
+			if hostRetriesFail(routed[a]) {
+				push(now+2_000, a, "after-host", ch{})
+			} else {
+				push(now+2_000+int64(r.Intn(5_000)), a, "start", ch{})
+			}
+		default: // handed back: the turn ends; a new one starts later
+			decideOne(tagOther, fmt.Sprintf(`{"nowMs":%d,"event":{"kind":"settled","agent":%q}}`, now, agentID(a)))
+			push(now+5_000+int64(r.Intn(55_000)), a, "start", ch{})
+		}
+	}
+	for st.nDecided < events {
+		if wakeAt > 0 && (len(q) == 0 || wakeAt <= q[0].at) {
+			now = max(now, wakeAt)
+			wakeAt = 0
+			decideOne(tagOther, fmt.Sprintf(`{"nowMs":%d,"event":{"kind":"wake"}}`, now))
+			continue
+		}
+		act := heap.Pop(&q).(simAction)
+		now = max(now, act.at)
+		for now >= nextSick {
+			reSick()
+		}
+		switch act.kind {
+		case "probe":
+			if fails(act.ch) {
+				decideOne(tagOther, fmt.Sprintf(`{"nowMs":%d,"event":{"kind":"probe-result","channel":%s,"ok":false,"failure":%s}}`, now, act.ch.json(), failure()))
+			} else {
+				decideOne(tagOther, fmt.Sprintf(`{"nowMs":%d,"event":{"kind":"probe-result","channel":%s,"ok":true}}`, now, act.ch.json()))
+			}
+		case "start":
+			home := chain[act.agent%len(chain)]
+			v := decideOne(tagRequest, request(now, agentID(act.agent), home))
+			routed[act.agent] = home
+			if v.Get("kind").String() == "swap" {
+				routed[act.agent] = ch{v.Get("provider").String(), v.Get("model").String()}
+			}
+			push(now+1_000+int64(r.Intn(19_000)), act.agent, "complete", ch{})
+		case "complete":
+			if !fails(routed[act.agent]) {
+				if r.Intn(10) == 0 { // the turn ends
+					decideOne(tagOther, fmt.Sprintf(`{"nowMs":%d,"event":{"kind":"settled","agent":%q}}`, now, agentID(act.agent)))
+					push(now+5_000+int64(r.Intn(55_000)), act.agent, "start", ch{})
+				} else { // the next step, after its tools ran
+					push(now+int64(r.Intn(2_000)), act.agent, "start", ch{})
+				}
+				continue
+			}
+			in := requestErr(now, agentID(act.agent), routed[act.agent].provider, beforeHost, failure(), scaleHostRetry, uint64(r.Int63n(1<<53)))
+			onVerdict(act.agent, decideOne(tagBefore, in))
+		case "after-host":
+			in := requestErr(now, agentID(act.agent), routed[act.agent].provider, afterHost, failure(), scaleHostRetry, uint64(r.Int63n(1<<53)))
+			v := decideOne(tagAfter, in)
+			if v.Get("kind").String() == "defer" {
+				v = gjson.Parse(`{"kind":"delegate"}`)
+			}
+			onVerdict(act.agent, v)
+		}
+	}
+	return st
+}
+
+// scaleStats is one replay's numbers.
+type scaleStats struct {
+	p50, p99       map[string]time.Duration // per decision, the fastest of the runs
+	rawP99         map[string]time.Duration // the first run's, as measured
+	afterHost      int // after-host decisions
+	handedBack     int // of them, handed back to the host (delegate)
+	unknownChannel int // handed back because the agent had been forgotten
+	opens, closes  int
+	wakes, probes  int
+}
+
+func (s scaleStats) row(sc scaleCase, runner string) string {
+	us := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Nanoseconds())/1000, 'f', 1, 64) }
+	pct := 0.0
+	if s.afterHost > 0 {
+		pct = 100 * float64(s.handedBack) / float64(s.afterHost)
+	}
+	return fmt.Sprintf("| %-10s | %-6s | %s / %s | %s / %s | %s / %s | %d of %d (%.1f %%), %d unknown-channel | %d / %d | %d / %d |",
+		sc, runner, us(s.p50[tagRequest]), us(s.p99[tagRequest]), us(s.p50[tagAfter]), us(s.p99[tagAfter]),
+		us(s.rawP99[tagRequest]), us(s.rawP99[tagAfter]),
+		s.handedBack, s.afterHost, pct, s.unknownChannel, s.opens, s.closes, s.wakes, s.probes)
+}
+
+// replayScale times every decision of the stream, runs times, each time
+// through a fresh decider from fresh() (configured with the stream's config).
+// A decision's time is its fastest of the runs: the replays make the same
+// decisions with the same work (the guest's collections included, which
+// depend only on what it allocated), so the minimum strips what a loaded
+// machine adds (preemption: a few ms on ~1 % of calls with six builds on two
+// cores) and keeps what the policy costs. The first run's own p99 is kept
+// too (raw). Percentiles skip the first quarter (warm-up). check, when set,
+// sees each answer of the first run, outside the timing.
+func replayScale(tb testing.TB, st scaleStream, runs int, fresh func() decider, check func(i int, out []byte)) scaleStats {
+	n := st.nDecided
+	best := make([]time.Duration, n)
+	raw := map[string][]time.Duration{}
+	s := scaleStats{p50: map[string]time.Duration{}, p99: map[string]time.Duration{}, rawP99: map[string]time.Duration{}}
+	warm := n / 4
+	for run := range runs {
+		d := fresh()
+		for i := range n {
+			in := st.input(i)
+			start := time.Now()
+			out, err := d(in)
+			el := time.Since(start)
+			if err != nil {
+				tb.Fatalf("decision %d: %v", i, err)
+			}
+			if run > 0 {
+				best[i] = min(best[i], el)
+				continue
+			}
+			best[i] = el
+			if i >= warm {
+				raw[st.tag(i)] = append(raw[st.tag(i)], el)
+			}
+			if check != nil {
+				check(i, out)
+			}
+			if st.tag(i) == tagAfter {
+				s.afterHost++
+				if v := gjson.GetBytes(out, "verdict"); v.Get("kind").String() == "delegate" {
+					s.handedBack++
+					if v.Get("reason").String() == "unknown-channel" {
+						s.unknownChannel++
+					}
+				}
+			}
+			s.opens += bytes.Count(out, []byte(`"to":"open"`))
+			s.closes += bytes.Count(out, []byte(`"to":"closed"`))
+			s.probes += bytes.Count(out, []byte(`"kind":"probe"`))
+			if bytes.Contains(in, []byte(`"kind":"wake"`)) {
+				s.wakes++
+			}
+		}
+	}
+	times := map[string][]time.Duration{}
+	for i := warm; i < len(best); i++ {
+		times[st.tag(i)] = append(times[st.tag(i)], best[i])
+	}
+	for tag, ds := range times {
+		slices.Sort(ds)
+		s.p50[tag], s.p99[tag] = percentile(ds, 0.50), percentile(ds, 0.99)
+	}
+	for tag, ds := range raw {
+		slices.Sort(ds)
+		s.rawP99[tag] = percentile(ds, 0.99)
+	}
+	return s
+}
+
+// writeStream writes the stream for the Node replay: the config on the first
+// line, then "<tag>\t<input>" per decision.
+func writeStream(tb testing.TB, path string, st scaleStream) {
+	var b bytes.Buffer
+	b.Write(st.config)
+	b.WriteByte('\n')
+	for i := range st.nDecided {
+		b.WriteString(st.tag(i))
+		b.WriteByte('\t')
+		b.Write(st.input(i))
+		b.WriteByte('\n')
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func TestScaleBench(t *testing.T) {
+	if os.Getenv("DSH_RESILIENCE_BENCH") == "" {
+		t.Skip("a benchmark: make bench runs it (DSH_RESILIENCE_BENCH=1)")
+	}
+	events, runs := 150_000, 3
+	if n, err := strconv.Atoi(os.Getenv("BENCH_SCALE_EVENTS")); err == nil && n > 0 {
+		events = n
+	}
+	if n, err := strconv.Atoi(os.Getenv("BENCH_SCALE_RUNS")); err == nil && n > 0 {
+		runs = n
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var report strings.Builder
+	fmt.Fprintf(&report, "\nscale: %d decisions per case, %d runs; µs p50 / p99 over the last 3/4, each decision's fastest run; raw: the first run's p99\n", events, runs)
+	report.WriteString("| agents×ch  | runner | request | failure after host retry | raw p99 request / failure | after-host handed back | opens / closes | wakes / probes |\n")
+	results := map[string]map[scaleCase]scaleStats{"native": {}, "wazero": {}}
+	only := os.Getenv("BENCH_SCALE_CASES") // e.g. "1x2,10000x100", for exploring
+	for _, sc := range scaleCases {
+		if only != "" && !slices.Contains(strings.Split(only, ","), sc.String()) {
+			continue
+		}
+		st := recordScale(t, sc, events, 9)
+		writeStream(t, filepath.Join(root, "build", "bench", "scale-"+sc.String()+".jsonl"), st)
+
+		native := replayScale(t, st, runs, func() decider {
+			m := &codec.Module{ShareOutput: true} // as the wasm entry runs it
+			if _, err := m.Configure(st.config); err != nil {
+				t.Fatal(err)
+			}
+			return m.Decide
+		}, nil)
+		var last *Instance
+		wz := replayScale(t, st, runs, func() decider {
+			if last != nil {
+				_ = last.Close(context.Background()) // one instance's memory at a time
+			}
+			in := newInstance(t)
+			last = in
+			if _, err := in.Call("configure", st.config); err != nil {
+				t.Fatal(err)
+			}
+			return func(b []byte) ([]byte, error) { return in.Call("decide", b) }
+		}, func(i int, out []byte) {
+				if !bytes.Equal(out, st.output(i)) {
+					t.Fatalf("%s decision %d: wazero answered\n%s\nnative recorded\n%s", sc, i, out, st.output(i))
+				}
+			})
+		results["native"][sc], results["wazero"][sc] = native, wz
+		report.WriteString(native.row(sc, "native") + "\n")
+		report.WriteString(wz.row(sc, "wazero") + "\n")
+	}
+	t.Log(report.String())
+	small, big := scaleCases[0], scaleCases[len(scaleCases)-1]
+	if only != "" {
+		return
+	}
+	for _, runner := range []string{"native", "wazero"} {
+		for _, tag := range []string{tagRequest, tagAfter} {
+			a, b := results[runner][small].p99[tag], results[runner][big].p99[tag]
+			verdict := "OK"
+			if b > 2*a {
+				verdict = "MISSED"
+				t.Errorf("%s %s p99 at %s is %v, more than 2× the %v at %s", runner, tag, big, b, a, small)
+			}
+			t.Logf("target %s %s p99 %s ≤ 2× %s: %v ≤ 2×%v: %s", runner, tag, big, small, b, a, verdict)
+		}
+		for _, sc := range scaleCases {
+			if n := results[runner][sc].unknownChannel; n != 0 {
+				t.Errorf("%s %s: %d failures handed back as unknown-channel", runner, sc, n)
+			}
+		}
+	}
+}
+
+// TestSequentialAgentsBench runs 10^5 distinct agents one after another
+// (request, settled, with and without disposed) through wazero: the guest's
+// memory after them must stay within 2 MB of its memory after 10^3.
+func TestSequentialAgentsBench(t *testing.T) {
+	if os.Getenv("DSH_RESILIENCE_BENCH") == "" {
+		t.Skip("a benchmark: make bench runs it (DSH_RESILIENCE_BENCH=1)")
+	}
+	const agents, early, limit = 100_000, 1_000, 2 << 20
+	for _, disposed := range []bool{false, true} {
+		in := newInstance(t)
+		if _, err := in.Call("configure", []byte(configJSON([]ch{chA, chB}))); err != nil {
+			t.Fatal(err)
+		}
+		var at1k uint64
+		now := int64(1_000_000)
+		for i := range agents {
+			id := "seq-" + strconv.Itoa(i)
+			now += 10
+			calls := []string{request(now, id, chA), fmt.Sprintf(`{"nowMs":%d,"event":{"kind":"settled","agent":%q}}`, now+5, id)}
+			if disposed {
+				calls = append(calls, fmt.Sprintf(`{"nowMs":%d,"event":{"kind":"disposed","agent":%q}}`, now+6, id))
+			}
+			for _, c := range calls {
+				if _, err := in.Call("decide", []byte(c)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if i+1 == early {
+				at1k = in.MemorySize()
+			}
+		}
+		end := in.MemorySize()
+		verdict := "OK"
+		if end > at1k+limit {
+			verdict = "MISSED"
+			t.Errorf("disposed=%v: guest memory %d bytes after %d agents, %d after %d: more than 2 MB apart", disposed, end, agents, at1k, early)
+		}
+		t.Logf("sequential agents (disposed=%v): guest memory %.2f MB after 10^3, %.2f MB after 10^5 (target: within 2 MB): %s",
+			disposed, float64(at1k)/(1<<20), float64(end)/(1<<20), verdict)
+	}
+}
