@@ -21,7 +21,7 @@ type State struct {
 	models    map[Channel]ModelInfo
 	backup    Channel
 	wakes     wakeIndex
-	wakeAt    int64 // the last ScheduleWake sent
+	wakeAt    int64               // the last ScheduleWake sent
 	names     map[Channel]Channel // interned channels (intern)
 
 	due []*circuit // onWake's scratch, reused

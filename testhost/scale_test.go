@@ -271,9 +271,9 @@ func recordScale(tb testing.TB, sc scaleCase, events int, seed int64) scaleStrea
 type scaleStats struct {
 	p50, p99       map[string]time.Duration // per decision, the fastest of the runs
 	rawP99         map[string]time.Duration // the first run's, as measured
-	afterHost      int // after-host decisions
-	handedBack     int // of them, handed back to the host (delegate)
-	unknownChannel int // handed back because the agent had been forgotten
+	afterHost      int                      // after-host decisions
+	handedBack     int                      // of them, handed back to the host (delegate)
+	unknownChannel int                      // handed back because the agent had been forgotten
 	opens, closes  int
 	wakes, probes  int
 }
@@ -424,10 +424,10 @@ func TestScaleBench(t *testing.T) {
 			}
 			return func(b []byte) ([]byte, error) { return in.Call("decide", b) }
 		}, func(i int, out []byte) {
-				if !bytes.Equal(out, st.output(i)) {
-					t.Fatalf("%s decision %d: wazero answered\n%s\nnative recorded\n%s", sc, i, out, st.output(i))
-				}
-			})
+			if !bytes.Equal(out, st.output(i)) {
+				t.Fatalf("%s decision %d: wazero answered\n%s\nnative recorded\n%s", sc, i, out, st.output(i))
+			}
+		})
 		results["native"][sc], results["wazero"][sc] = native, wz
 		report.WriteString(native.row(sc, "native") + "\n")
 		report.WriteString(wz.row(sc, "wazero") + "\n")
