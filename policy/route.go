@@ -2,8 +2,9 @@ package policy
 
 // prefs is the order in which an agent's request looks for a channel: its
 // home (Return) or its current channel (Stay) first, then the user's chosen
-// backup, then the chain. It is walked by index, so a decision allocates no
-// list as long as the chain. Duplicates are harmless: the first routable wins.
+// backup, then the chain. It is walked in place, the chain by its index
+// (State.chainCirc), so a decision builds no list and hashes no chain entry.
+// Duplicates are harmless: the first routable wins.
 type prefs struct {
 	first, backup Channel
 	chain         []Channel
@@ -17,23 +18,16 @@ func (s *State) preferences(a *agent, current Channel) prefs {
 	return prefs{first: first, backup: s.backup, chain: s.cfg.Chain}
 }
 
-func (p prefs) len() int { return 2 + len(p.chain) }
-
-func (p prefs) at(i int) Channel {
-	switch i {
-	case 0:
-		return p.first
-	case 1:
-		return p.backup
-	}
-	return p.chain[i-2]
-}
-
 // firstRoutable returns the first preference that could take a request now,
 // skipping avoid and every channel the host said it cannot serve. It changes nothing.
 func (s *State) firstRoutable(now int64, ps prefs, avoid Channel) (Channel, bool) {
-	for i := range ps.len() {
-		if ch := ps.at(i); ch != avoid && !ch.IsZero() && s.servable(now, ch) && s.routable(now, ch) {
+	for _, ch := range [2]Channel{ps.first, ps.backup} {
+		if ch != avoid && !ch.IsZero() && s.servable(now, ch) && s.routable(now, ch) {
+			return ch, true
+		}
+	}
+	for i, ch := range ps.chain {
+		if s.routableInChain(now, i) && ch != avoid && s.servable(now, ch) {
 			return ch, true
 		}
 	}
@@ -46,12 +40,19 @@ func (s *State) firstRoutable(now int64, ps prefs, avoid Channel) (Channel, bool
 func (s *State) earliestReopen(now int64, ps prefs) (Channel, int64) {
 	var best Channel
 	at := int64(-1)
-	for i := range ps.len() {
-		ch := ps.at(i)
+	for _, ch := range [2]Channel{ps.first, ps.backup} {
 		if ch.IsZero() || !s.servable(now, ch) {
 			continue
 		}
 		if t := s.reopensAt(now, ch); at < 0 || t < at {
+			best, at = ch, t
+		}
+	}
+	for i, ch := range ps.chain {
+		if !s.servable(now, ch) {
+			continue
+		}
+		if t := s.reopensAtInChain(now, i); at < 0 || t < at {
 			best, at = ch, t
 		}
 	}

@@ -49,8 +49,23 @@ var (
 // servable reports whether the host may serve ch: it has not said it cannot
 // (or a mark made from a failed request has run out).
 func (s *State) servable(now int64, ch Channel) bool {
+	if s.unservableMarks == 0 {
+		return true // the usual case, without a lookup per chain entry walked
+	}
 	info, ok := s.models[ch]
 	return !ok || info.Known || !unservableCode(info.Code) || (info.untilMs != 0 && now >= info.untilMs)
+}
+
+// setModel records info, counting the channels marked unservable.
+func (s *State) setModel(info ModelInfo) {
+	marked := func(m ModelInfo) bool { return !m.Known && unservableCode(m.Code) }
+	if prev, ok := s.models[info.Channel]; ok && marked(prev) {
+		s.unservableMarks--
+	}
+	if marked(info) {
+		s.unservableMarks++
+	}
+	s.models[info.Channel] = info
 }
 
 // onModelInfo records what the host said of a channel. A channel found
@@ -65,7 +80,7 @@ func (s *State) onModelInfo(now int64, e ModelInfo, fx *[]Effect) {
 	}
 	wasServable := s.servable(now, e.Channel)
 	prev, had := s.models[e.Channel]
-	s.models[e.Channel] = e
+	s.setModel(e)
 	switch {
 	case !e.Known && unservableCode(e.Code) && (!had || prev.Known || prev.Code != e.Code || prev.untilMs != 0):
 		*fx = append(*fx, Unroutable{Channel: e.Channel, Keys: s.targetKeys(e.Channel), Code: e.Code})
@@ -87,7 +102,7 @@ func (s *State) onUnservable(now int64, a *agent, e RequestError, ch Channel, cl
 		c.release(e.Agent)
 	}
 	if s.servable(now, ch) {
-		s.models[ch] = ModelInfo{Channel: ch, Code: strings.ToUpper(e.Failure.Code), untilMs: now + s.cfg.MaxCooldownMs}
+		s.setModel(ModelInfo{Channel: ch, Code: strings.Clone(strings.ToUpper(e.Failure.Code)), untilMs: now + s.cfg.MaxCooldownMs})
 		*fx = append(*fx, Unroutable{Channel: ch, Keys: s.targetKeys(ch), Code: strings.ToUpper(e.Failure.Code)})
 	}
 	if a.recoveringSince == 0 {

@@ -23,6 +23,15 @@ type State struct {
 	wakes     wakeIndex
 	wakeAt    int64               // the last ScheduleWake sent
 	names     map[Channel]Channel // interned channels (intern)
+	// unservableMarks counts the models entries that mark a channel the host
+	// cannot serve (servable.go); at 0, servable needs no lookup.
+	unservableMarks int
+
+	// The chain, indexed once at configure: each entry's breaker (nil until it
+	// has one) and provider, so walking the chain hashes nothing.
+	chainIdx  map[Channel]int
+	chainCirc []*circuit
+	chainProv []*provider
 
 	due []*circuit // onWake's scratch, reused
 }
@@ -42,8 +51,12 @@ func NewState(cfg Config) (*State, error) {
 	}
 	s := &State{cfg: cfg, circuits: map[Channel]*circuit{}, providers: map[string]*provider{},
 		agents: newAgentTable(), models: map[Channel]ModelInfo{}, names: map[Channel]Channel{}}
-	for _, ch := range cfg.Chain { // indexed once, so routing never creates them
-		s.provider(ch.Provider)
+	s.chainIdx = make(map[Channel]int, len(cfg.Chain))
+	s.chainCirc = make([]*circuit, len(cfg.Chain))
+	s.chainProv = make([]*provider, len(cfg.Chain))
+	for i, ch := range cfg.Chain { // indexed once, so routing never creates nor hashes them
+		s.chainIdx[ch] = i
+		s.chainProv[i] = s.provider(ch.Provider)
 	}
 	return s, nil
 }
@@ -78,6 +91,9 @@ func (s *State) circuit(ch Channel) *circuit {
 		c = &circuit{channel: ch, state: Closed, parent: &p.breaker, wakes: &s.wakes, heapAt: -1}
 		p.breaker.kids = append(p.breaker.kids, c)
 		s.circuits[ch] = c
+		if i, ok := s.chainIdx[ch]; ok {
+			s.chainCirc[i] = c
+		}
 	}
 	return c
 }
@@ -111,6 +127,26 @@ func (s *State) routable(now int64, ch Channel) bool {
 		return false
 	}
 	return true
+}
+
+// routableInChain is routable for the chain's entry i, by its index.
+func (s *State) routableInChain(now int64, i int) bool {
+	if c := s.chainCirc[i]; c != nil {
+		return c.routable(now) && c.parent.routable(now)
+	}
+	return s.chainProv[i].breaker.routable(now)
+}
+
+// reopensAtInChain is reopensAt for the chain's entry i, by its index.
+func (s *State) reopensAtInChain(now int64, i int) int64 {
+	at := now
+	if c := s.chainCirc[i]; c != nil {
+		at = max(at, c.reopensAt(now))
+	}
+	if p := &s.chainProv[i].breaker; p.state == Open {
+		at = max(at, p.openUntilMs)
+	}
+	return at
 }
 
 // reopensAt is when ch will next be routable.
