@@ -58,6 +58,30 @@ func reviewScenarios() []scenario {
 	}
 }
 
-func TestReviewScenarios(t *testing.T) { runScenarios(t, reviewScenarios()) }
+// busyAgentScenario: an agent whose failure was deferred to the host's
+// retries outlives 5000 agents that come and go (more than the table keeps
+// idle): its after-host failure still knows its channel and fails over,
+// rather than going back to the host as unknown-channel.
+func busyAgentScenario() scenario {
+	steps := []step{
+		engConfigure([]ch{chA, chB}, `"probes":false`),
+		decide(request(1000, "busy", chA), out(vPass)),
+		decide(requestErr(1000, "busy", "mock", beforeHost, code("SERVER"), hostRetryNormal, 0), out(vDefer)),
+	}
+	for i := range 5000 {
+		id := fmt.Sprint("passer-", i)
+		steps = append(steps, decide(request(int64(1001+i), id, chA), out(vPass)), decide(settled(int64(1001+i), id), out(vPass)))
+	}
+	steps = append(steps, decide(requestErr(7000, "busy", "mock", afterHost, code("SERVER"), hostRetryNormal, 0), out(vRetry,
+		fxCircuit(chA, "closed", "open", "SERVER", "transient", 67000),
+		fxFailover("busy", chA, chB, "SERVER", "transient"))))
+	return scenario{name: "agent table: a busy agent outlives thousands of others", steps: steps}
+}
 
-func TestReviewDifferential(t *testing.T) { differential(t, reviewScenarios()) }
+func TestReviewScenarios(t *testing.T) {
+	runScenarios(t, append(reviewScenarios(), busyAgentScenario()))
+}
+
+func TestReviewDifferential(t *testing.T) {
+	differential(t, append(reviewScenarios(), busyAgentScenario()))
+}
