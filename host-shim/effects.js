@@ -75,11 +75,11 @@ export function carryOut(effects, env) {
         logger.info('give up on %s: %s (%s)', ch(fx.channel), fx.reason, fx.code);
         break;
       case 'unroutable':
-        record = { type: 'unroutable', keys: fx.keys, channel: ch(fx.channel), code: fx.code };
+        record = { type: 'unroutable', keys: fx.keys, channel: channelId(fx.channel), code: fx.code };
         logger.warn('dsh-resilience: %s (%s) cannot be served by this host (%s): it is never failed over to', fx.keys.join(', ') || 'a target', ch(fx.channel), fx.code);
         break;
       case 'routable':
-        record = { type: 'routable', keys: fx.keys, channel: ch(fx.channel) };
+        record = { type: 'routable', keys: fx.keys, channel: channelId(fx.channel) };
         logger.info('%s (%s) can be served again', fx.keys.join(', ') || 'a target', ch(fx.channel));
         break;
       case 'stall':
