@@ -66,10 +66,10 @@ async function runScenario(fp, s) {
     seen.retries = retries.length;
     const audit = await auditRecords(home);
     for (const a of audit.slice(seen.audit)) {
-      if (a.type === 'circuit-open') console.log(`${stamp()} plugin    ${yellow('circuit OPEN')} ${a.channel}: ${a.cause} (class ${a.class}) until ${a.openUntil.slice(11, 19)}`);
-      if (a.type === 'failover') console.log(`${stamp()} plugin    ${yellow('FAILOVER')} ${a.from} → ${a.to}, reason ${bold(a.code)} (${a.class})`);
-      if (a.type === 'give-up') console.log(`${stamp()} plugin    gave up on ${a.channel}: ${a.reason} (${a.code})`);
-      if (a.type === 'stall') console.log(`${stamp()} plugin    ${yellow('STALL CUT')} ${a.route}: no output for ${(a.silenceMs / 1000).toFixed(1)} s, connection closed`);
+      if (a.type === 'circuit-open') console.log(`${stamp()} plugin    ${yellow('circuit OPEN')} ${name(a.channel)}: ${a.cause} (class ${a.class}) until ${a.openUntil.slice(11, 19)}`);
+      if (a.type === 'failover') console.log(`${stamp()} plugin    ${yellow('FAILOVER')} ${name(a.from)} → ${name(a.to)}, reason ${bold(a.code)} (${a.class})`);
+      if (a.type === 'give-up') console.log(`${stamp()} plugin    gave up on ${name(a.channel)}: ${a.reason} (${a.code})`);
+      if (a.type === 'stall') console.log(`${stamp()} plugin    ${yellow('STALL CUT')} ${name(a.route)}: no output for ${(a.silenceMs / 1000).toFixed(1)} s, connection closed`);
     }
     seen.audit = audit.length;
   };
