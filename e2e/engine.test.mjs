@@ -12,7 +12,6 @@ import { auditRecords, makeHome, PRIMARY, runHeadless, SECONDARY, sessionEvents 
 
 const CHAIN = [PRIMARY, SECONDARY];
 const P = `${PRIMARY.provider}/${PRIMARY.model}`;
-const S = `${SECONDARY.provider}/${SECONDARY.model}`;
 const ours = (events) => events.filter((e) => e.type === 'llm/retry' && e.data.policyKey === '["dsh-resilience"]');
 const hosts = (events) => events.filter((e) => e.type === 'llm/retry' && e.data.policyKey !== '["dsh-resilience"]');
 const isProbe = (r) => r.body?.max_tokens === 8 || r.body?.max_completion_tokens === 8;
@@ -108,7 +107,7 @@ test('(d) a failover target without reasoning support: the effort is dropped and
   const onSecondary = headers.find((c) => c.model === SECONDARY.model);
   assert.equal(onSecondary.reasoningEffort, undefined);
   const dropped = (await auditRecords(h)).find((a) => a.type === 'effort-dropped');
-  assert.deepEqual([dropped.channel, dropped.effort], [S, 'high']);
+  assert.deepEqual([dropped.channel, dropped.effort], [SECONDARY, 'high']);
 });
 
 test('(e) a restarted host still avoids a tripped primary, and returns to it after a probe', async (t) => {

@@ -13,7 +13,7 @@ const LIMIT_MS = 2000; // both bounds, small so the test is quick
 const ADAPTER_IDLE_MS = 300_000; // the stock default: what a stall costs without the plugin
 const SLACK_MS = 1000; // timers, the event loop and a busy machine
 
-const route = (c) => `${c.provider}/${c.model}`;
+const route = (c) => ({ provider: c.provider, model: c.model }); // audit records carry channels as objects
 
 describe('stalled streams in the real host', () => {
   let fp;
@@ -44,7 +44,7 @@ describe('stalled streams in the real host', () => {
     const stalls = (await auditRecords(h)).filter((a) => a.type === 'stall');
     assert.equal(stalls.length, primary.length, `one audited cut per primary attempt: ${JSON.stringify(stalls)}`);
     for (const s of stalls) {
-      assert.equal(s.route, route(PRIMARY));
+      assert.deepEqual(s.route, route(PRIMARY));
       assert.equal(s.bound, bound);
       assert.equal(s.limitMs, LIMIT_MS);
       assert.ok(s.silenceMs >= LIMIT_MS && s.silenceMs < LIMIT_MS + SLACK_MS, `silence measured: ${s.silenceMs} ms`);

@@ -46,7 +46,7 @@ describe('stock host retry settings', () => {
       assert.equal(hosts(events).length, 2, 'the host retried twice; the third failure pre-empted the rest of its budget');
       assert.equal(ours(events).length, 0, 'no wait of the plugin\'s own');
       const failover = (await auditRecords(h)).find((a) => a.type === 'failover');
-      assert.deepEqual([failover.from, failover.code], [P, code]);
+      assert.deepEqual([failover.from, failover.code], [PRIMARY, code]);
       // The host's fourth request would have come 3.5 s (±10%) after the first: it never came.
       const ms = askedAfter(SECONDARY.model);
       assert.ok(ms < 3150, `the secondary was asked ${ms} ms after the primary's first request`);
@@ -67,7 +67,7 @@ describe('stock host retry settings', () => {
     assert.equal(fp.requests.find((q) => q.model === PRIMARY.model).closed, true, 'the cut closed the connection');
     const audit = await auditRecords(h);
     assert.equal(audit.filter((a) => a.type === 'stall').length, 1);
-    assert.ok(audit.some((a) => a.type === 'circuit-open' && a.channel === P && a.cause === 'stall'));
+    assert.ok(audit.some((a) => a.type === 'circuit-open' && `${a.channel.provider}/${a.channel.model}` === P && a.cause === 'stall'));
     // One silence limit, not two: a second cut would put the secondary 10 s out.
     const ms = askedAfter(SECONDARY.model);
     assert.ok(ms >= 4500 && ms < 10_000, `the secondary was asked ${ms} ms after the primary's request`);
@@ -120,8 +120,8 @@ describe('stock host retry settings', () => {
     assert.deepEqual(fp.counts(), { [PRIMARY.model]: 3, [SECONDARY.model]: 1 });
     const audit = await auditRecords(h);
     const warned = audit.filter((a) => a.type === 'unroutable');
-    assert.deepEqual(warned.map((a) => [a.keys, a.channel, a.code]), [[['chain[1]'], 'missing-provider/x', 'NO_ADAPTER']]);
-    assert.deepEqual(audit.filter((a) => a.type === 'failover').map((a) => a.to), [`${SECONDARY.provider}/${SECONDARY.model}`]);
+    assert.deepEqual(warned.map((a) => [a.keys, a.channel, a.code]), [[['chain[1]'], { provider: 'missing-provider', model: 'x' }, 'NO_ADAPTER']]);
+    assert.deepEqual(audit.filter((a) => a.type === 'failover').map((a) => a.to), [SECONDARY]);
     assert.equal(ours(await sessionEvents(h)).length, 0, 'no request held');
     t.diagnostic(`missing provider skipped: answer at ${r.ms} ms`);
   });
