@@ -67,6 +67,7 @@ describe('hosts on two machines sharing health through Redis', () => {
     const homeA = await redisHome(fpA, redis.url, { defaultModel: `${SECONDARY.provider}/${SECONDARY.model}` });
     const homeB = await redisHome(fpB, redis.url);
     t.after(() => Promise.all([homeA.cleanup(), homeB.cleanup()]));
+    const name = (c) => `${c.provider}/${c.model}`; // audit records carry channels as {provider, model}
     const flash = `${PRIMARY.provider}/${PRIMARY.model}`;
     const mockB = `${SECONDARY.provider}/${SECONDARY.model}`;
     const pro = `${PRIMARY_PRO.provider}/${PRIMARY_PRO.model}`;
@@ -82,16 +83,16 @@ describe('hosts on two machines sharing health through Redis', () => {
     await until('B is in its loop on the primary', () => (fpB.counts()[PRIMARY.model] ?? 0) >= 2);
     const a = await runHeadless(homeA, 'Reply with OK', { timeoutMs: 90_000 });
     assert.equal(a.stdout.trim(), 'A done', a.stderr);
-    const tripped = (await auditRecords(homeA)).find((x) => x.type === 'circuit-open' && x.channel === mockB);
+    const tripped = (await auditRecords(homeA)).find((x) => x.type === 'circuit-open' && name(x.channel) === mockB);
     await until('B heard of it', async () => (await auditRecords(homeB)).some((x) => x.type === 'shared-merged'), 10_000);
     const heardMs = Date.parse((await auditRecords(homeB)).find((x) => x.type === 'shared-merged').at) - Date.parse(tripped.at);
     fpB.script(PRIMARY.model, ['insufficient_balance']);
     const rb = await b;
     assert.equal(rb.stdout.trim(), 'B done', rb.stderr);
     const failover = (await auditRecords(homeB)).find((x) => x.type === 'failover');
-    t.diagnostic(`A tripped ${mockB}; B heard it ${heardMs} ms later (B's audit); B failed over ${Date.parse(failover.at) - Date.parse(tripped.at)} ms after the trip, to ${failover.to}`);
+    t.diagnostic(`A tripped ${mockB}; B heard it ${heardMs} ms later (B's audit); B failed over ${Date.parse(failover.at) - Date.parse(tripped.at)} ms after the trip, to ${name(failover.to)}`);
     assert.ok(heardMs < 1_000, `B heard of the trip within 1 s: ${heardMs} ms`);
-    assert.deepEqual([failover.from, failover.to], [flash, pro], 'B skipped the channel A found spent');
+    assert.deepEqual([name(failover.from), name(failover.to)], [flash, pro], 'B skipped the channel A found spent');
     assert.equal(fpB.counts()[SECONDARY.model] ?? 0, 0, 'B never asked it');
 
     // ---- 2. B works on (on pro now: its own file says the others are down).
