@@ -12,7 +12,6 @@ package main
 import (
 	"fmt"
 	"runtime/debug"
-	"runtime/metrics"
 
 	"github.com/dsh-resilience/dsh-resilience/plugin/codec"
 	"github.com/extism/go-pdk"
@@ -64,36 +63,35 @@ func restore() int32 { return call("restore") }
 // high-water mark is what a host pays for good; and in a single-threaded
 // guest every collection's marking is paid by the calls that allocate while
 // it runs, in proportion to what they allocate over the pace. So: collect
-// eagerly while the live heap is small (the policy of a few agents holds a few
-// hundred KB; Go's default lets the heap reach 4 MB before its first
-// collection, and 10^5 agents one after another then cost 3 MB more than 10^3),
-// and at a relaxed pace once it is large (10^4 agents in flight: at 25 %
-// the marking made the slowest 1 % of decisions 5x slower; at 200 % the heap
-// may reach three times the live state, a few MB). Measured by make bench
-// (testhost/scale_test.go).
+// eagerly while the policy holds few agents (Go's default lets the heap reach
+// 4 MB before its first collection, and 10^5 agents one after another then
+// cost 3 MB more than 10^3), and at a relaxed pace once it holds many (10^4
+// agents in flight: at 25 % the marking made the slowest 1 % of decisions 5x
+// slower; at 200 % the heap may reach three times the live state, a few MB).
+// The switch goes by the agent table's size, not the live heap's: the heap
+// also holds the runtime's own, and its size moved the switch with every
+// unrelated change. Measured by make bench (testhost/scale_test.go).
 const (
 	eagerGCPercent   = 25
 	relaxedGCPercent = 200
-	largeHeapBytes   = 1 << 20
-	gcCheckEvery     = 1024 // calls between looks at the live heap
+	manyAgents       = 2048 // more than the table keeps idle (policy/agents.go)
+	gcCheckEvery     = 1024 // calls between looks
 )
 
 var gc = struct {
 	calls   int
 	percent int
-	sample  []metrics.Sample
-}{percent: eagerGCPercent, sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
+}{percent: eagerGCPercent}
 
 func init() { debug.SetGCPercent(eagerGCPercent) }
 
-// paceGC picks the collector's pace from the live heap, now and then.
+// paceGC picks the collector's pace from the agent table's size, now and then.
 func paceGC() {
 	if gc.calls++; gc.calls%gcCheckEvery != 0 {
 		return
 	}
-	metrics.Read(gc.sample)
 	want := eagerGCPercent
-	if s := gc.sample[0].Value; s.Kind() == metrics.KindUint64 && s.Uint64() > largeHeapBytes {
+	if module.Agents() > manyAgents {
 		want = relaxedGCPercent
 	}
 	if want != gc.percent {

@@ -101,6 +101,10 @@ type agentTable struct {
 
 func newAgentTable() agentTable { return agentTable{byID: map[string]*agent{}} }
 
+// Agents is how many agents the state holds: busy ones, and up to
+// maxIdleAgents idle ones.
+func (s *State) Agents() int { return s.agents.len() }
+
 // len is how many agents the table holds.
 func (t *agentTable) len() int { return len(t.byID) }
 

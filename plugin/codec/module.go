@@ -25,6 +25,15 @@ type Module struct {
 	fx          []policy.Effect
 }
 
+// Agents is how many agents the policy holds (0 before configure): the wasm
+// entry paces its collector by it.
+func (m *Module) Agents() int {
+	if m.state == nil {
+		return 0
+	}
+	return m.state.Agents()
+}
+
 // ErrNotConfigured is returned by exports called before configure.
 var ErrNotConfigured = errors.New("not configured: call configure first")
 
