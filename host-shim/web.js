@@ -25,6 +25,18 @@ const DECISIONS = new Set(['failover', 'give-up', 'return', 'retry', 'circuit-op
 const MAX_ROW_RECORDS = 500;
 
 const key = (c) => `${c.provider}/${c.model}`;
+/**
+ * A record as the page reads it: the audit names channels as {provider,
+ * model} (unambiguous), the page shows and matches them as "provider/model".
+ */
+function forPage(record) {
+  const out = { ...record };
+  for (const f of ['channel', 'from', 'to', 'route']) {
+    const v = out[f];
+    if (v && typeof v === 'object' && typeof v.provider === 'string') out[f] = key(v);
+  }
+  return out;
+}
 /** The browser names a session by its id; the host's agent id may carry a `session-` prefix. */
 const sameSession = (agent, session) => !!session && (agent === session || agent === `session-${session}` || `session-${agent}` === session);
 const lookup = (map, session) => {
@@ -61,7 +73,7 @@ export class WebHalf {
       write: (record) => {
         const written = log.write(record);
         try {
-          this.observe({ at: new Date().toISOString(), ...record });
+          this.observe(forPage({ at: new Date().toISOString(), ...record }));
         } catch { /* the page's view never costs a record */ }
         return written;
       },
@@ -190,7 +202,7 @@ export class WebHalf {
     const opens = [];
     for (const line of lines) {
       let r;
-      try { r = JSON.parse(line); } catch { continue; }
+      try { r = forPage(JSON.parse(line)); } catch { continue; }
       if (r.type === 'circuit-open') opens.push(r);
       else if (ROW_TYPES.has(r.type) && sameSession(r.agent, session)) out.push(r);
     }

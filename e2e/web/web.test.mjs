@@ -12,6 +12,7 @@ import { CARD, CHIP, DOCK, enterWorkspace, openPluginSettings, openSession, ROW,
 
 const PRIMARY_KEY = `${PRIMARY.provider}/${PRIMARY.model}`;
 const MOCK_A = 'mock/mock-a';
+const name = (c) => `${c.provider}/${c.model}`; // audit records carry channels as {provider, model}
 const TITLE = 'Reply with OK';
 
 describe('the web client in the real web UI', { concurrency: false }, () => {
@@ -60,7 +61,7 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
     assert.ok(channels.includes(MOCK_A) && channels.includes('deepseek-official/deepseek-v4-pro'), channels.join(' '));
     await page.locator(`[role=menu] [data-channel="${MOCK_A}"]`).click();
     await until(async () => (await page.locator(CHIP).innerText()) === `Backup: ${MOCK_A}`, 'the chip to follow the choice');
-    assert.ok((await auditRecords(home)).some((a) => a.type === 'backup' && a.channel === MOCK_A && a.source === 'web'));
+    assert.ok((await auditRecords(home)).some((a) => a.type === 'backup' && name(a.channel) === MOCK_A && a.source === 'web'));
 
     fp.reset();
     fp.script(PRIMARY.model, ['rate_limit']);
@@ -109,7 +110,7 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
     const pro = 'deepseek-official/deepseek-v4-pro';
     await send(page, `/resilience backup ${pro}`);
     await until(async () => (await page.locator(CHIP).innerText()) === `Backup: ${pro}`, 'the chip to follow the command');
-    const backups = (await auditRecords(home)).filter((a) => a.type === 'backup').map((a) => [a.channel, a.source]);
+    const backups = (await auditRecords(home)).filter((a) => a.type === 'backup').map((a) => [a.channel && name(a.channel), a.source]);
     assert.deepEqual(backups.slice(-2), [[MOCK_A, 'web'], [pro, 'command']]);
   });
 
@@ -174,7 +175,7 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
       await page.getByText('answer after two failures').waitFor({ timeout: 30_000 });
       assert.deepEqual(fp.counts(), { [PRIMARY.model]: 2, [SECONDARY.model]: 1 }, 'the channel opened at the second failure, not the fourth');
       const audit = await auditRecords(home);
-      assert.equal(audit.find((a) => a.type === 'circuit-open' && a.channel === PRIMARY_KEY)?.cause, 'SERVER');
+      assert.equal(audit.find((a) => a.type === 'circuit-open' && name(a.channel) === PRIMARY_KEY)?.cause, 'SERVER');
 
       // Another live change keeps the channel's health: the primary stays open.
       await openPluginSettings(page);
@@ -188,7 +189,7 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
       const st = await (await fetch(`${web.url}/dsh-resilience/status`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'client-request', rpcId: 'r1', method: 'status', payload: {} }) })).json();
       assert.equal(st.result.value.channels.find((c) => c.channel === PRIMARY_KEY)?.state, 'open', 'health kept across the reconfiguration');
       assert.equal(st.result.value.backup, MOCK_A, 'the card\'s backup went through the shared write path');
-      assert.deepEqual((await auditRecords(home)).filter((a) => a.type === 'backup').map((a) => [a.channel, a.source]), [[MOCK_A, 'web']], 'written once, when it changed');
+      assert.deepEqual((await auditRecords(home)).filter((a) => a.type === 'backup').map((a) => [a.channel && name(a.channel), a.source]), [[MOCK_A, 'web']], 'written once, when it changed');
     } finally {
       home = oldHome;
       seenErrors.push(...errors);
