@@ -48,6 +48,9 @@ type Verdict struct {
 	// go to the target: the host refuses an effort the model does not list
 	// before sending, outside agent/request-error, which ends the turn.
 	DropReasoningEffort bool
+	// ReasoningEffort, on a Swap, replaces the proposed effort: the target
+	// pool route's own, which its model lists.
+	ReasoningEffort string
 	// DelayMs is a Wait's delay.
 	DelayMs int64
 	// Reason is a Delegate's reason; empty when the policy simply has no opinion.

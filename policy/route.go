@@ -4,6 +4,9 @@ package policy
 // its home (Return) or its current channel (Stay) first, then the user's
 // chosen backup, then the chain. Duplicates are harmless: the first routable wins.
 func (s *State) preferences(a *agent, current Channel) []Channel {
+	if pool := s.poolPreferences(a); pool != nil {
+		return pool
+	}
 	first := current
 	if s.cfg.Recovery == Return && !a.home.IsZero() {
 		first = a.home

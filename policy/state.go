@@ -19,7 +19,8 @@ type State struct {
 	models    map[string]ModelInfo // by Channel.Key()
 	budgets   map[string]*budget   // by provider
 	backup    Channel
-	wakeAt    int64 // the last ScheduleWake sent
+	wakeAt    int64      // the last ScheduleWake sent
+	q         quotaState // readings, refreshes and marks (balance.go)
 }
 
 // agent is what the policy needs to know of one agent between events.
@@ -33,7 +34,8 @@ type agent struct {
 	// recoveringSince is the time of the first failure since the agent's last
 	// success; 0 when it is not recovering.
 	recoveringSince int64
-	seen            int64 // last event time, for eviction
+	seen            int64      // last event time, for eviction
+	q               agentQuota // per-session quota settings and long-term wait (quota.go)
 	// counted: the before-host question counted the latest failure (burst.go).
 	counted bool
 	// origin is the failure that made the agent leave home, kept until its
@@ -54,7 +56,7 @@ func NewState(cfg Config) (*State, error) {
 		return nil, err
 	}
 	return &State{cfg: cfg, circuits: map[string]*circuit{}, providers: map[string]*circuit{},
-		agents: map[string]*agent{}, models: map[string]ModelInfo{}, budgets: map[string]*budget{}}, nil
+		agents: map[string]*agent{}, models: map[string]ModelInfo{}, budgets: map[string]*budget{}, q: newQuotaState()}, nil
 }
 
 // Config returns the config the state runs under.

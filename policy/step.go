@@ -16,7 +16,7 @@ func Step(s *State, now int64, ev Event) Output {
 		v = s.onRequestError(now, e, &fx)
 	case Settled:
 		if a := s.agents[e.Agent]; a != nil {
-			s.settle(now, a, &fx)
+			s.settle(now, a, e.Agent, &fx)
 		}
 	case Disposed:
 		if a := s.agents[e.Agent]; a != nil {
@@ -37,10 +37,17 @@ func Step(s *State, now int64, ev Event) Output {
 		v = s.onToolResult(e, &fx)
 	case StreamCheck:
 		v = s.onStreamCheck(now, e, &fx)
+	case SetQuota:
+		s.onSetQuota(now, e, &fx)
+	case SetPool:
+		s.onSetPool(now, e, &fx)
+	case BalanceReading:
+		s.onBalanceReading(now, e, &fx)
 	default:
 		panic(fmt.Sprintf("policy: unknown event %T", ev))
 	}
 	s.scheduleWake(now, &fx)
+	s.refreshBalances(now, &fx)
 	return Output{Verdict: v, Effects: fx}
 }
 
@@ -49,12 +56,13 @@ func Step(s *State, now int64, ev Event) Output {
 // it was sent before the channel was known to be down (another agent, or
 // another host, tripped it meanwhile), so its success does not close it;
 // that is the probe's job.
-func (s *State) settle(now int64, a *agent, fx *[]Effect) {
+func (s *State) settle(now int64, a *agent, id string, fx *[]Effect) {
 	if !a.inFlight {
 		return
 	}
 	a.inFlight = false
 	a.forgetRecovery()
+	s.quotaSettled(a, id, fx)
 	if c := s.circuits[a.routed.Key()]; c != nil {
 		if c.state != Closed && a.sentAtMs < c.changedAtMs {
 			return
@@ -70,16 +78,17 @@ func (s *State) settle(now int64, a *agent, fx *[]Effect) {
 func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 	a := s.agent(e.Agent, now)
 	// A new request while the last one is still in flight means it went through.
-	s.settle(now, a, fx)
+	s.settle(now, a, e.Agent, fx)
 	if a.routed.IsZero() || e.Proposed != a.routed {
 		// Not what this policy routed last: the user or the host chose it.
 		a.home = e.Proposed
 	}
+	s.quotaBeforeRequest(now, a, e.Agent, e.Proposed, fx)
 	target, ok := s.firstRoutable(now, s.preferences(a, e.Proposed), Channel{})
 	if !ok {
 		// Nothing is routable (a wait ran out early, or another agent took the
 		// probe slot): let the proposed channel try rather than invent one.
-		target = e.Proposed
+		target = s.fallbackTarget(a, e.Proposed)
 	}
 	if c := s.circuits[target.Key()]; c != nil { // an unseen channel is closed: nothing to admit
 		c.admit(now, e.Agent, fx)
@@ -90,7 +99,9 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 		return Verdict{Kind: Pass}
 	}
 	v := Verdict{Kind: Swap, Channel: target}
-	if e.ReasoningEffort != "" && !s.keepsEffort(target, e.ReasoningEffort) {
+	if effort, ok := s.routeEffort(a, target); ok {
+		v.ReasoningEffort = effort // a pool route's own effort
+	} else if e.ReasoningEffort != "" && !s.keepsEffort(target, e.ReasoningEffort) {
 		v.DropReasoningEffort = true
 		*fx = append(*fx, EffortDropped{Agent: e.Agent, Channel: target, Effort: e.ReasoningEffort})
 	}
@@ -138,6 +149,9 @@ func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) Verdict 
 			c.release(e.Agent) // a cancelled probe says nothing about the channel
 		}
 		return s.giveUp(a, e, ch, NotRecoverable, fx)
+	}
+	if class == ClassQuota && s.cfg.quotaActive() {
+		return s.onQuotaFailure(now, a, e, ch, fx) // quota.go: marks, pool failover, long-term wait
 	}
 	if a.recoveringSince == 0 {
 		a.recoveringSince = now
