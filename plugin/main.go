@@ -56,5 +56,8 @@ func snapshot() int32 { return call("snapshot") }
 //go:wasmexport restore
 func restore() int32 { return call("restore") }
 
+//go:wasmexport inspect
+func inspect() int32 { return call("inspect") }
+
 // main is required by the toolchain but never runs in c-shared mode.
 func main() {}

@@ -64,6 +64,7 @@ func resolved(chs []ch, overrides ...string) string {
 		{"recovery", `"return"`}, {"probes", "true"}, {"classes", "[]"},
 		{"stall", stallDefault}, // stall_test.go
 		{"tools", toolsDefault}, // toolretry_test.go
+		{"pools", "[]"}, {"quota", quotaDefault}, // quota_test.go
 	}
 	for _, o := range overrides {
 		k, v, _ := strings.Cut(o, ":")
