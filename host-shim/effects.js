@@ -20,7 +20,8 @@ export const EVENTS = {
 /**
  * @param {object[]} effects - the module's effects, in order.
  * @param {object} env - `ctx`, `audit`, `logger`, and the shell's own actions:
- *   `scheduleWake(atMs)`, `probe(channel)`, `healthChanged()`.
+ *   `scheduleWake(atMs)`, `probe(channel)`, `healthChanged()`, and `quota`
+ *   (quota.js: long-term waits, routes, balance scripts, which emit their own events).
  */
 export function carryOut(effects, env) {
   const { ctx, audit, logger } = env;
@@ -79,6 +80,24 @@ export function carryOut(effects, env) {
         event = EVENTS.toolRetry;
         logger.info('tool %s (%s): %s after attempt %d (%s)', fx.tool, fx.call, fx.outcome, fx.attempt, fx.reason ?? 'ok');
         break;
+      case 'quota-wait':
+        record = { type: `quota-wait-${fx.phase}`, agent: fx.agent, provider: fx.provider, pool: fx.pool, reason: fx.reason, attempts: fx.attempts, nextAttemptAt: fx.phase === 'left' ? undefined : new Date(fx.nextAttemptAtMs).toISOString() };
+        logger.info('quota wait %s for %s on %s (%d attempts)', fx.phase, fx.agent, fx.provider, fx.attempts);
+        env.quota.onWait(fx);
+        break;
+      case 'quota-routed':
+        record = { type: 'quota-routed', agent: fx.agent, pool: fx.pool, from: fx.from && ch(fx.from), to: ch(fx.to), cause: fx.cause };
+        env.quota.onRouted(fx);
+        break;
+      case 'quota-session':
+        record = { type: 'quota-session', agent: fx.agent, enabled: fx.enabled, enabledSource: fx.enabledSource, pool: fx.pool, poolSource: fx.poolSource, route: fx.route && ch(fx.route) };
+        break;
+      case 'refresh-balance':
+        env.quota.refresh(fx.provider); // audited with its reading
+        continue;
+      case 'schedule-refresh':
+        env.quota.scheduleRefresh(fx.atMs);
+        continue;
       default:
         throw new Error(`dsh-resilience: unknown effect kind "${fx.kind}"`);
     }

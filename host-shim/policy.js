@@ -61,6 +61,16 @@ export class Policy {
     }
   }
 
+  /** The quota rules' state (WIT `quota-report`); undefined when the module failed. */
+  inspect(nowMs, agent) {
+    try {
+      return JSON.parse(this.instance.call('inspect', JSON.stringify(agent === undefined ? { nowMs } : { nowMs, agent })));
+    } catch (e) {
+      this.fail(e, 'inspect');
+      return undefined;
+    }
+  }
+
   /** Channel health as the module reports it now (WIT `health`). */
   snapshot() {
     try {
