@@ -307,7 +307,7 @@ export async function apply(ctx, config = {}) {
       policy.fail(e, 'llm/retry append');
     }
     const agentId = String(payload.agent?.id ?? 'unknown');
-    const hold = held ? quota.holdSignal(agentId) : undefined;
+    const hold = held ? quota.hold(agentId) : undefined;
     const signal = hold ? (payload.signal ? AbortSignal.any([payload.signal, hold.signal]) : hold.signal) : payload.signal;
     const slept = await waits.sleep(delayMs, signal);
     if (hold) quota.releaseHold(agentId, hold);

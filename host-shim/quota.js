@@ -88,6 +88,7 @@ export class QuotaRules {
     const t = this.agents.get(fx.agent) ?? {};
     const base = { session: t.session, agent: fx.agent, provider: fx.provider, pool: fx.pool, turn: t.turn, step: t.step,
       enteredAt: fx.enteredAtMs, attempts: fx.attempts };
+    if (fx.phase !== 'left') this.hold(fx.agent); // the wait is pending from here: isRetrying, and the switch can end it
     if (fx.phase === 'entered') {
       this.emit(QUOTA_EVENTS.entered, { ...base, failure: t.failure, nextAttemptAt: fx.nextAttemptAtMs });
     } else if (fx.phase === 'left') {
@@ -137,11 +138,13 @@ export class QuotaRules {
 
   // ---- long-term waits
 
-  /** A signal the session's switch aborts, for the wait the module just entered. */
-  holdSignal(agentId) {
-    this.waits.get(agentId)?.abort();
-    const ac = new AbortController();
-    this.waits.set(agentId, ac);
+  /** The controller the session's switch aborts, for the wait the module just entered. */
+  hold(agentId) {
+    let ac = this.waits.get(agentId);
+    if (!ac || ac.signal.aborted) {
+      ac = new AbortController();
+      this.waits.set(agentId, ac);
+    }
     return ac;
   }
 
