@@ -67,8 +67,9 @@ type Verdict struct {
 
 // Effect is a side effect for the shell, carried out in order. The set is
 // closed: CircuitChanged, FailedOver, Retrying, GaveUp, ScheduleWake, Probe,
-// EffortDropped (here), Unroutable and Routable (servable.go), ToolRetried (toolretry.go)
-// and Stalled (stall.go).
+// EffortDropped (here), Unroutable and Routable (servable.go), ToolRetried
+// (toolretry.go), Stalled (stall.go), QuotaWait, QuotaRouted, QuotaSession
+// (quota.go), RefreshBalance and ScheduleRefresh (balance.go).
 type Effect interface{ isEffect() }
 
 // CircuitChanged reports every breaker transition: the shell logs it, emits
