@@ -53,12 +53,13 @@ export class QuotaRules {
   track(agent) {
     const id = String(agent?.id ?? 'unknown');
     let t = this.agents.get(id);
-    if (t) {
+    // A rebuilt module instance (after a trap) knows no session settings: send them again.
+    if (t && t.instance === this.policy.instance) {
       t.agent = agent;
       return t;
     }
     const session = agent?.session?.id ? String(agent.session.id) : undefined;
-    t = { agent, session };
+    t = { ...t, agent, session, instance: this.policy.instance };
     this.agents.set(id, t);
     if (session && this.active) {
       this.bySession.set(session, id);

@@ -231,12 +231,17 @@ func (s *State) quotaBeforeRequest(now int64, a *agent, id string, proposed Chan
 		return
 	}
 	if a.q.pool != p.Name || !p.holds(a.q.route.Channel) {
+		// A session new to the pool: it keeps the pool route it is on when that
+		// is usable, else it gets route choice (a low reading keeps new
+		// sessions off a provider).
 		a.q.pool = p.Name
 		if r, ok := p.route(proposed); ok {
-			a.q.route = r // the session is on one of the pool's routes already
-		} else {
-			a.q.route, _ = s.chooseRoute(now, p, Channel{})
+			if t, _ := s.routeTier(now, r); t >= 0 {
+				a.q.route = r
+				return
+			}
 		}
+		a.q.route, _ = s.chooseRoute(now, p, Channel{})
 	}
 	if s.routable(now, a.q.route.Channel) {
 		return

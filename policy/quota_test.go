@@ -480,6 +480,9 @@ func TestLowReadingNeverMovesARunningSession(t *testing.T) {
 	if r, _, _ := m.s.PickRoute(m.now, "main"); r != rB {
 		t.Fatalf("a new session gets %v, want B", r.Channel)
 	}
+	if v := m.request("s3", rA.Channel); v.Kind != Swap || v.Channel != rB.Channel {
+		t.Fatalf("a new session proposing the low provider: %+v, want B", v)
+	}
 	out := m.step(SetPool{Agent: "s2", Mode: PoolNamed, Pool: "main"})
 	if s := effectsOf[QuotaSession](out); s[0].Route != rB {
 		t.Fatalf("a session put into the pool: %+v", s)

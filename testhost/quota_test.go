@@ -130,6 +130,7 @@ func quotaScenarios() []scenario {
 			configureOnly(quotaRow),
 			decide(wake(1000), out(vPass, `{"kind":"refresh-balance","provider":"pa"}`, `{"kind":"schedule-refresh","atMs":7000}`)),
 			decide(balanceReading(1500, "pa", false, ""), out(vPass, `{"kind":"schedule-refresh","atMs":11000}`)),
+			decide(request(1550, "s0", qA), out(vPass)), // nothing reported: usable (failOpen)
 			// An out-of-schedule reading (a route pick refreshing first) counts as a run.
 			decide(balanceReading(1600, "pa", true, "2"), out(vPass, `{"kind":"schedule-refresh","atMs":11600}`)), // below 2.5: new sessions go to pb
 			inspects(inspect(1700, ""), `{"active":true,"defaultEnabled":true,`+
@@ -138,8 +139,9 @@ func quotaScenarios() []scenario {
 				`{"route":{"provider":"pb","model":"m1","reasoningEffort":"high"},"usable":true,"why":"no-reading"}]}],`+
 				`"providers":[{"provider":"pa","hasBalance":true,"unit":"CNY","minimumRemaining":2.5,"refreshMs":10000,"stale":false,"refreshing":false,"reading":{"atMs":1600,"ok":true,"remaining":2}},`+
 				`{"provider":"pb","hasBalance":false}]}`),
-			decide(request(2000, "s1", qA), out(vPass)),
-			decide(requestErr(2100, "s1", "pa", beforeHost, failure("HTTP_402", "", 402, 0), "", 0), ""),
+			decide(request(2000, "s1", qA), out(vSwap(qB))), // a new session is kept off the low provider
+			decide(request(2050, "s0", qA), out(vPass)),     // a running one is never moved by a reading
+			decide(requestErr(2100, "s0", "pa", beforeHost, failure("HTTP_402", "", 402, 0), "", 0), ""),
 			decide(balanceReading(12_100, "pa", true, "50.75"), out(vPass, fxCircuit(ch{"pa", "*"}, "open", "closed", "balance-restored", "", 0),
 				`{"kind":"schedule-refresh","atMs":22100}`)),
 		}},
