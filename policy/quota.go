@@ -65,7 +65,8 @@ func (q QuotaConfig) validate() error {
 	return validateBalances(q.Balances)
 }
 
-func (c *Config) quotaActive() bool { return c.Quota.Active || len(c.Pools) > 0 }
+// QuotaActive reports whether the quota rules apply: the row has pools or a quota object.
+func (c *Config) QuotaActive() bool { return c.Quota.Active || len(c.Pools) > 0 }
 
 // Per-session settings.
 
@@ -218,7 +219,7 @@ func (s *State) sessionEffect(id string, a *agent) QuotaSession {
 // is open), in which case it moves to the best usable route of its pool. A
 // low balance reading alone never moves a running session.
 func (s *State) quotaBeforeRequest(now int64, a *agent, id string, proposed Channel, fx *[]Effect) {
-	if !s.cfg.quotaActive() {
+	if !s.cfg.QuotaActive() {
 		return
 	}
 	on := a.q.route.Channel

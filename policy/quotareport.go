@@ -63,7 +63,7 @@ type SessionReport struct {
 
 // QuotaReport reports the quota rules at now; agent "" reports no session.
 func (s *State) QuotaReport(now int64, id string) QuotaReport {
-	out := QuotaReport{Active: s.cfg.quotaActive(), DefaultEnabled: s.cfg.Quota.DefaultEnabled}
+	out := QuotaReport{Active: s.cfg.QuotaActive(), DefaultEnabled: s.cfg.Quota.DefaultEnabled}
 	for i := range s.cfg.Pools {
 		p := &s.cfg.Pools[i]
 		pr := PoolReport{Name: p.Name}

@@ -150,7 +150,7 @@ func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) Verdict 
 		}
 		return s.giveUp(a, e, ch, NotRecoverable, fx)
 	}
-	if class == ClassQuota && s.cfg.quotaActive() {
+	if class == ClassQuota && s.cfg.QuotaActive() {
 		return s.onQuotaFailure(now, a, e, ch, fx) // quota.go: marks, pool failover, long-term wait
 	}
 	if a.recoveringSince == 0 {

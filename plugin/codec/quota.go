@@ -142,7 +142,7 @@ func writeQuotaConfig(w *writer, c policy.Config) {
 	w.endArray()
 	q := c.Quota
 	w.beginObject("quota")
-	w.boolean("active", q.Active || len(c.Pools) > 0)
+	w.boolean("active", c.QuotaActive())
 	w.int("longTermDelayMs", q.LongTermDelayMs)
 	w.boolean("defaultEnabled", q.DefaultEnabled)
 	w.boolean("failOpen", q.FailOpen)
@@ -151,12 +151,7 @@ func writeQuotaConfig(w *writer, c policy.Config) {
 	for _, b := range q.Balances {
 		w.beginObject("")
 		w.str("provider", b.Provider)
-		w.beginArray("script")
-		for _, a := range b.Script {
-			w.sep()
-			w.b = appendString(w.b, a)
-		}
-		w.endArray()
+		w.strings("script", b.Script)
 		w.int("timeoutMs", b.TimeoutMs)
 		w.int("refreshMs", b.RefreshMs)
 		if b.APIKeyEnv != "" {
