@@ -4,6 +4,9 @@
 // file is the one store everywhere; it is never silently process-local. A
 // forked or delegated session takes its nearest ancestor's explicit setting
 // once, as a snapshot: later changes to the ancestor do not follow it.
+// Host processes sharing a DSH_HOME share the file: every save merges what
+// is on disk first, the newer record per session winning, so no process
+// erases another's setting.
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -29,14 +32,20 @@ export class QuotaSettings {
       return;
     }
     try {
-      const doc = JSON.parse(text);
-      for (const [id, s] of Object.entries(doc.sessions ?? {})) {
-        if (s && typeof s === 'object') this.sessions.set(id, s);
-      }
+      this.merge(JSON.parse(text));
     } catch (e) {
       const aside = `${this.path}.corrupt-${Date.now()}`;
       await rename(this.path, aside).catch(() => {});
       this.audit({ type: 'quota-settings-set-aside', file: aside, reason: String(e.message).slice(0, 200) });
+    }
+  }
+
+  /** Takes each session record of doc that is newer than the one held. */
+  merge(doc) {
+    for (const [id, s] of Object.entries(doc?.sessions ?? {})) {
+      if (!s || typeof s !== 'object') continue;
+      const mine = this.sessions.get(id);
+      if (!mine || (Number(s.at) || 0) > (Number(mine.at) || 0)) this.sessions.set(id, s);
     }
   }
 
@@ -85,6 +94,11 @@ export class QuotaSettings {
 
   save() {
     this.queue = this.queue.then(async () => {
+      try {
+        this.merge(JSON.parse(await readFile(this.path, 'utf8')));
+      } catch {
+        // missing or unreadable: ours is what there is
+      }
       while (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value);
       await mkdir(dirname(this.path), { recursive: true });
       const tmp = `${this.path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;

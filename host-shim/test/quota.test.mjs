@@ -52,6 +52,14 @@ test('settings survive a reload; a fork takes its nearest ancestor\'s explicit s
   assert.deepEqual([two.get('root').pool, two.get('child').pool, two.get('grandchild').pool], ['main', 'spare', 'spare']);
   assert.equal(two.get('grandchild').quota, 'off');
   assert.equal(two.adopt('orphan', undefined).pool, undefined);
+  // Two processes sharing the file: each save merges the other's newer records.
+  const other = new QuotaSettings(path, () => {});
+  await other.load();
+  await other.set('elsewhere', 'pool', 'spare');
+  await two.set('root', 'quota', 'on');
+  const merged = new QuotaSettings(path, () => {});
+  await merged.load();
+  assert.deepEqual([merged.get('elsewhere').pool, merged.get('root').quota], ['spare', 'on']);
   // An unreadable file is set aside, not fatal.
   await writeFile(path, '{not json');
   const three = new QuotaSettings(path, (r) => audit.push(r));
