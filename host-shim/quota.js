@@ -75,6 +75,8 @@ export class QuotaRules {
     const t = this.agents.get(id);
     if (t?.session) this.bySession.delete(t.session);
     this.agents.delete(id);
+    this.waits.get(id)?.abort(new Error('agent disposed'));
+    this.waits.delete(id);
   }
 
   /** What the events need of a failed request: its turn, step and failure. */
