@@ -52,6 +52,23 @@ test('402 on route A of a pool: the provider is marked and the next requests go 
   assert.match(routes.result.result.text, /deepseek-official\/deepseek-v4-flash\s+no\s+exhausted\s+\(no script\)\s+\d{4}-/);
 });
 
+test('a pool route\'s own reasoning effort is applied when the session is moved there', async (t) => {
+  fp.reset();
+  fp.script(B.model, ['insufficient_balance']);
+  fp.script('deepseek-v4-pro', [{ kind: 'success', text: 'thought hard on pro' }]);
+  const pools = [{ name: 'plan', routes: [B, { provider: 'deepseek-official', model: 'deepseek-v4-pro', reasoningEffort: 'low' }] }];
+  const h = await makeHome({ baseURL: fp.baseURL, plugin: { pools, probes: false }, defaultModel: `${B.provider}/${B.model}` });
+  t.after(h.cleanup);
+
+  const r = await runHeadless(h, 'Reply with OK');
+
+  assert.equal(r.stdout.trim(), 'thought hard on pro', r.stderr);
+  assert.deepEqual(fp.counts(), { [B.model]: 1, 'deepseek-v4-pro': 1 });
+  const headers = (await sessionEvents(h)).filter((e) => e.type === 'request/header').map((e) => e.data.header.config);
+  const onPro = headers.find((c) => c.model === 'deepseek-v4-pro');
+  assert.equal(onPro.reasoningEffort, 'low', JSON.stringify(headers));
+});
+
 test('the whole pool exhausted: a long-term wait (entered, llm/retry row), then recovery (left)', async (t) => {
   fp.reset();
   fp.script(A.model, ['insufficient_balance', { kind: 'success', text: 'recovered on A' }]);
