@@ -50,6 +50,13 @@ test('402 on route A of a pool: the provider is marked and the next requests go 
   const [routes] = await lines(join(h.dsh, 'command-runner/results.jsonl'));
   assert.match(routes.result.result.text, /pool main: new sessions get mock\/mock-b/);
   assert.match(routes.result.result.text, /deepseek-official\/deepseek-v4-flash\s+no\s+exhausted\s+\(no script\)\s+\d{4}-/);
+
+  // A restarted host still knows the allowance is spent: the next session starts on B.
+  fp.script(B.model, [{ kind: 'success', text: 'the next run, on B' }]);
+  const again = await runHeadless(h, 'Reply with OK');
+  assert.equal(again.stdout.trim(), 'the next run, on B', again.stderr);
+  assert.deepEqual(fp.counts(), { [A.model]: 1, [B.model]: 3 });
+  assert.ok((await auditRecords(h)).some((a) => a.type === 'quota-mark-restored' && a.provider === A.provider));
 });
 
 test('a pool route\'s own reasoning effort is applied when the session is moved there', async (t) => {

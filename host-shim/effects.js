@@ -35,6 +35,7 @@ export function carryOut(effects, env) {
         if (fx.to === 'closed') event = EVENTS.circuitClosed;
         logger.info('circuit %s: %s -> %s (%s)', ch(fx.channel), fx.from, fx.to, fx.cause);
         env.healthChanged();
+        env.quota?.noteCircuit(fx); // exhaustion marks outlive the process
         break;
       case 'schedule-wake':
         env.scheduleWake(fx.atMs);

@@ -197,7 +197,8 @@ export async function apply(ctx, config = {}) {
   }
 
   // The quota rules' shell (quota.js): per-session settings, long-term waits, balance scripts.
-  const quota = new QuotaRules({ ctx, policy, decide, settingsPath: join(stateDir, 'quota-sessions.json'), report, emit, lifetime: lifetime.signal });
+  const quota = new QuotaRules({ ctx, policy, decide, settingsPath: join(stateDir, 'quota-sessions.json'),
+    marksPath: join(stateDir, 'quota-marks.json'), report, emit, lifetime: lifetime.signal });
   env.quota = quota;
   await quota.load();
 

@@ -3,6 +3,7 @@
 // scripts on the policy's schedule, the llm-quota-retry Cordis events, the
 // llmQuotaRetry service and the quotaRetry session projection.
 import { runBalance } from './balance.js';
+import { QuotaMarks } from './quota-marks.js';
 import { QuotaSettings } from './quota-settings.js';
 
 /** Cordis events, named as the quota plugin named them so its listeners keep working. */
@@ -22,13 +23,15 @@ export class QuotaRules {
    * @param {import('./policy.js').Policy} o.policy
    * @param {(event: object) => object|undefined} o.decide - one policy step with its effects carried out.
    * @param {string} o.settingsPath - the per-session settings file.
+   * @param {string} [o.marksPath] - the exhaustion marks file.
    * @param {(record: object) => void} o.report - the audit log.
    * @param {(name: string, payload: object) => void} o.emit
    * @param {AbortSignal} o.lifetime
    */
-  constructor({ ctx, policy, decide, settingsPath, report, emit, lifetime }) {
+  constructor({ ctx, policy, decide, settingsPath, marksPath, report, emit, lifetime }) {
     Object.assign(this, { ctx, policy, decide, report, emit, lifetime });
     this.settings = new QuotaSettings(settingsPath, report);
+    this.marks = marksPath ? new QuotaMarks(marksPath, report) : undefined;
     this.agents = new Map(); // agent id -> {agent, session, turn, step, failure}
     this.bySession = new Map(); // session id -> agent id
     this.waits = new Map(); // agent id -> AbortController of its pending long-term wait
@@ -45,8 +48,19 @@ export class QuotaRules {
     return this.resolved.quota?.active === true;
   }
 
-  load() {
-    return this.settings.load();
+  async load() {
+    await this.settings.load();
+    if (!this.active || !this.marks) return;
+    await this.marks.load();
+    for (const ev of this.marks.restoreEvents(Date.now())) {
+      this.report({ type: 'quota-mark-restored', provider: ev.provider, until: new Date(ev.untilMs).toISOString() });
+      this.decide(ev);
+    }
+  }
+
+  /** A provider breaker changed (effects.js): marks are kept for the next process. */
+  noteCircuit(fx) {
+    if (this.active && fx.channel.model === '*') this.marks?.note(fx, Date.now());
   }
 
   /** Knows the agent, and on first sight sends its session's settings to the module. */
@@ -136,7 +150,7 @@ export class QuotaRules {
   dispose() {
     clearTimeout(this.refreshTimer);
     for (const w of this.waits.values()) w.abort(new Error('dsh-resilience disposed'));
-    return Promise.allSettled([...this.running.values(), this.settings.queue]);
+    return Promise.allSettled([...this.running.values(), this.settings.queue, this.marks?.queue]);
   }
 
   // ---- long-term waits

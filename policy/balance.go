@@ -166,6 +166,30 @@ func (s *State) mark(now int64, provider string, retryAfterMs int64, code string
 	p.transition(now, Open, code, ClassQuota, fx)
 }
 
+// RestoreMark re-applies an exhaustion mark an earlier host process (or
+// another one sharing the state directory) recorded: a spent allowance
+// outlives the process that learnt of it. Like merged health it is news, not
+// a transition of this state's own, so it emits nothing; an expired mark, or
+// one shorter than the provider's current one, changes nothing.
+type RestoreMark struct {
+	Provider            string
+	MarkedAtMs, UntilMs int64
+}
+
+func (RestoreMark) isEvent() {}
+
+func (s *State) onRestoreMark(now int64, e RestoreMark) {
+	if e.Provider == "" || e.UntilMs <= now || e.MarkedAtMs > now {
+		return
+	}
+	p := s.provider(e.Provider)
+	if p.state == Open && p.openUntilMs >= e.UntilMs {
+		return
+	}
+	s.q.markedAt[e.Provider] = e.MarkedAtMs
+	p.state, p.openUntilMs, p.changedAtMs, p.probeAgent = Open, e.UntilMs, e.MarkedAtMs, ""
+}
+
 // marked reports whether the provider carries a live exhaustion mark.
 func (s *State) marked(now int64, provider string) bool {
 	if _, ok := s.q.markedAt[provider]; !ok {

@@ -141,6 +141,41 @@ func TestExhaustionMarksAndTheirLapse(t *testing.T) {
 	}
 }
 
+// A mark recorded by an earlier process is re-applied until it lapses, and
+// a success after it lifts it as a fresh one would be.
+func TestRestoredMarks(t *testing.T) {
+	m := quotaSim(t, nil)
+	start := m.now
+	tests := []struct {
+		name   string
+		ev     RestoreMark
+		marked bool
+	}{
+		{"expired", RestoreMark{"pa", start - 10_000, start}, false},
+		{"from the future", RestoreMark{"pa", start + 1, start + 60_000}, false},
+		{"live", RestoreMark{"pa", start - 10_000, start + 60_000}, true},
+		{"shorter than the one held changes nothing", RestoreMark{"pa", start - 5_000, start + 30_000}, true},
+	}
+	for _, tt := range tests {
+		if out := m.step(tt.ev); len(effectsOf[CircuitChanged](out)) != 0 {
+			t.Fatalf("%s: a restored mark is news, not a transition: %+v", tt.name, out.Effects)
+		}
+		if got := m.s.marked(m.now, "pa"); got != tt.marked {
+			t.Fatalf("%s: marked %v, want %v", tt.name, got, tt.marked)
+		}
+	}
+	if u := m.s.providers["pa"].openUntilMs; u != start+60_000 {
+		t.Fatalf("until %d", u)
+	}
+	if v := m.request("s1", rA.Channel); v.Kind != Swap || v.Channel != rB.Channel {
+		t.Fatalf("a restored mark keeps sessions off: %+v", v)
+	}
+	m.advance(60_000)
+	if m.s.marked(m.now, "pa") {
+		t.Fatal("the restored mark lapses at its time")
+	}
+}
+
 // Refresh rules: every script runs at once, then one refresh interval after
 // its last run started; one in flight is not started again until its timeout
 // (plus slack) has passed; a reading ends the run.

@@ -43,6 +43,8 @@ func Step(s *State, now int64, ev Event) Output {
 		s.onSetPool(now, e, &fx)
 	case BalanceReading:
 		s.onBalanceReading(now, e, &fx)
+	case RestoreMark:
+		s.onRestoreMark(now, e)
 	default:
 		panic(fmt.Sprintf("policy: unknown event %T", ev))
 	}

@@ -275,7 +275,10 @@ func (g *eventGen) event() (string, []byte, bool) {
 	agent := genAgents[g.pick(len(genAgents))]
 	var ev string
 	if g.quota && g.pick(12) == 0 {
-		switch g.pick(3) {
+		switch g.pick(4) {
+		case 3:
+			ev = fmt.Sprintf(`{"kind":"restore-mark","provider":%s,"markedAtMs":%d,"untilMs":%d}`,
+				js(g.channel().provider), g.now-int64(g.pick(5000)), g.now+int64(g.pick(20_000))-2000)
 		case 0:
 			ev = fmt.Sprintf(`{"kind":"set-quota","agent":%s,"mode":%q}`, agent, []string{"on", "off", "default"}[g.pick(3)])
 		case 1:

@@ -145,6 +145,13 @@ func quotaScenarios() []scenario {
 			decide(balanceReading(12_100, "pa", true, "50.75"), out(vPass, fxCircuit(ch{"pa", "*"}, "open", "closed", "balance-restored", "", 0),
 				`{"kind":"schedule-refresh","atMs":22100}`)),
 		}},
+		{name: "a mark recorded by an earlier process keeps new sessions off until it lapses", steps: []step{
+			configureOnly(`{"probes":false,"pools":[{"name":"main","routes":[{"provider":"pa","model":"m1"},{"provider":"pb","model":"m1"}]}]}`),
+			decide(`{"nowMs":5000,"event":{"kind":"restore-mark","provider":"pa","markedAtMs":1000,"untilMs":9000}}`, out(vPass)),
+			decide(request(6000, "s1", qA), out(vSwap(qB))),
+			decide(request(9000, "s2", qA), out(vPass)),
+			failsRaw("decide", `{"nowMs":1,"event":{"kind":"restore-mark","provider":"pa","markedAtMs":1}}`, `input "event.untilMs": is required`),
+		}},
 		{name: "quota config errors name the key", steps: []step{
 			fails("configure", `{"pools":[{"name":"default","routes":[{"provider":"p","model":"m"}]}]}`, `config key "pools[0].name": "default" is reserved`),
 			fails("configure", `{"pools":[{"name":"Main","routes":[{"provider":"p","model":"m"}]}]}`, `config key "pools[0].name": "Main": only lowercase letters, digits and hyphens`),

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { parseReading } from '../balance.js';
 import { compileModule, Policy } from '../policy.js';
 import { parseQuotaCommand, QuotaRules } from '../quota.js';
+import { QuotaMarks } from '../quota-marks.js';
 import { QuotaSettings } from '../quota-settings.js';
 
 const quiet = { warn() {} };
@@ -144,4 +145,28 @@ test('the quotaRetry projection folds the session\'s own commands and route', ()
   s = p.apply(s, ev('command/run', { name: 'quota-pool', args: 'off' }));
   assert.deepEqual([p.view(s).pool, p.view(s).poolSource], [null, 'off']);
   assert.deepEqual(p.view(s).pools.map((x) => x.name), ['main', 'spare']);
+});
+
+test('exhaustion marks outlive the process: noted, merged across processes, restored while live, lifted, expired', async () => {
+  const path = join(await mkdtemp(join(tmpdir(), 'quota-')), 'quota-marks.json');
+  const now = Date.now();
+  const open = (provider, until) => ({ channel: { provider, model: '*' }, to: 'open', class: 'quota', openUntilMs: until });
+  const one = new QuotaMarks(path, () => {});
+  one.note(open('pa', now + 60_000), now);
+  one.note({ channel: { provider: 'pz', model: '*' }, to: 'open', cause: 'models-open', openUntilMs: now + 60_000 }, now); // not a quota mark
+  await one.queue;
+  const two = new QuotaMarks(path, () => {});
+  await two.load();
+  two.note(open('pb', now + 60_000), now + 1);
+  await two.queue;
+  one.note({ channel: { provider: 'pa', model: '*' }, to: 'closed' }, now + 2); // lifted in the first process
+  await one.queue;
+  const three = new QuotaMarks(path, () => {});
+  await three.load();
+  assert.deepEqual(three.restoreEvents(now + 10).map((e) => e.provider), ['pb'], 'pa lifted, pb from the other process kept, pz never a mark');
+  assert.deepEqual(three.restoreEvents(now + 60_001), [], 'expired');
+  // Restored into a real module: sessions are kept off the marked provider.
+  const policy = new Policy(compiled, ROW, quiet);
+  for (const ev of three.restoreEvents(Date.now())) policy.decide(Date.now(), ev);
+  assert.equal(policy.inspect(Date.now()).providers.find((p) => p.provider === 'pb').markedUntilMs, now + 60_000);
 });
