@@ -172,7 +172,7 @@ test('/quota-pool survives a host restart: the resumed session keeps its pool', 
 
 test('balance scripts: a reading, and a hanging, a garbage and a 10 MB script each a missing reading within their timeout; the credential reaches its script and no log', async (t) => {
   fp.reset();
-  fp.script('*', [{ kind: 'success', text: 'ok', delayMs: 4000 }]); // keep the host up while the scripts run
+  fp.script('*', [{ kind: 'success', text: 'ok' }]);
   const secret = `sk-dshr-${Date.now()}-secret`;
   const balances = [
     { provider: 'deepseek-official', script: script('credential.mjs', 'DSHR_BALANCE_KEY', createHash('sha256').update(secret).digest('hex')), apiKeyEnv: 'DSHR_BALANCE_KEY',
@@ -184,8 +184,10 @@ test('balance scripts: a reading, and a hanging, a garbage and a 10 MB script ea
   ];
   const h = await makeHome({
     baseURL: fp.baseURL,
-    plugin: { pools: POOLS, probes: false, quota: { balances } },
-    extraPlugins: [runner({ commands: ['/resilience routes main'] })],
+    // A pool over every scripted provider: the service's pickRoute on it waits for each run in
+    // flight (bounded by the slowest script's timeout), so the host is up until all have settled.
+    plugin: { pools: [...POOLS, { name: 'scripts', routes: balances.map((b) => ({ provider: b.provider, model: 'deepseek-v4-pro' })) }], probes: false, quota: { balances } },
+    extraPlugins: [runner({ commands: ['/resilience routes main'], service: { pool: 'scripts' } })],
   });
   t.after(h.cleanup);
   // The credential lives in the host's credential store only: not in the host's environment.
@@ -206,6 +208,9 @@ test('balance scripts: a reading, and a hanging, a garbage and a 10 MB script ea
   }
   const [routes] = await lines(join(h.dsh, 'command-runner/results.jsonl'));
   assert.match(routes.result.result.text, /deepseek-official\/deepseek-v4-flash\s+yes\s+reading\s+42 CNY, \d+ s ago/);
+  // pickRoute waited for the pool's readings: the one showing allowance comes first.
+  const [svc] = await lines(join(h.dsh, 'command-runner/service.jsonl'));
+  assert.deepEqual(svc.pickRoute, { provider: 'deepseek-official', model: 'deepseek-v4-pro' });
 
   // The credential is in no log, no state file and no output of the host.
   const leaks = [];
