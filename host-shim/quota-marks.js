@@ -3,9 +3,8 @@
 // by a quota failure) and each lift is kept in a file under the state
 // directory, merged read-modify-write (per provider the newer change wins,
 // expired marks are dropped), and re-applied at start (`restore-mark`).
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { writeJsonAtomic } from './atomic.js';
 
 const changedAt = (r) => Math.max(r.markedAtMs ?? 0, r.liftedAtMs ?? 0);
 
@@ -65,10 +64,7 @@ export class QuotaMarks {
       await this.mergeFile();
       const now = Date.now();
       for (const [provider, r] of this.records) if (r.untilMs <= now) this.records.delete(provider);
-      await mkdir(dirname(this.path), { recursive: true });
-      const tmp = `${this.path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-      await writeFile(tmp, JSON.stringify({ marks: Object.fromEntries(this.records) }) + '\n');
-      await rename(tmp, this.path);
+      await writeJsonAtomic(this.path, { marks: Object.fromEntries(this.records) });
     }).catch((e) => this.audit({ type: 'quota-marks-not-saved', reason: String(e?.message).slice(0, 200) }));
     return this.queue;
   }

@@ -7,9 +7,8 @@
 // Host processes sharing a DSH_HOME share the file: every save merges what
 // is on disk first, the newer record per session winning, so no process
 // erases another's setting.
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile, rename } from 'node:fs/promises';
+import { writeJsonAtomic } from './atomic.js';
 
 /** How far up a lineage an inherited setting is looked for. */
 const MAX_DEPTH = 32;
@@ -100,10 +99,7 @@ export class QuotaSettings {
         // missing or unreadable: ours is what there is
       }
       while (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value);
-      await mkdir(dirname(this.path), { recursive: true });
-      const tmp = `${this.path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-      await writeFile(tmp, JSON.stringify({ sessions: Object.fromEntries(this.sessions) }) + '\n');
-      await rename(tmp, this.path);
+      await writeJsonAtomic(this.path, { sessions: Object.fromEntries(this.sessions) });
     }).catch((e) => this.audit({ type: 'quota-settings-not-saved', reason: String(e?.message).slice(0, 200) }));
     return this.queue;
   }
