@@ -297,6 +297,7 @@ const (
 	UsableFailOpen   = "no-reading"        // nothing reported, failOpen
 	UnusableMarked   = "exhausted"         // its provider carries a mark
 	UnusableCircuit  = "circuit-open"      // the engine's breaker holds it
+	UnusableHost     = "unservable"        // the host cannot serve it (no adapter, unknown model, no credential)
 	UnusableLow      = "below-minimum"     // a reading shows less than minimumRemaining (or nothing)
 	UnusableNoReport = "no-reading-closed" // nothing reported, failOpen false
 )
@@ -307,6 +308,8 @@ func (s *State) routeTier(now int64, r Route) (int, string) {
 	switch {
 	case s.marked(now, r.Channel.Provider):
 		return -1, UnusableMarked
+	case !s.servable(now, r.Channel):
+		return -1, UnusableHost
 	case !s.routable(now, r.Channel):
 		return -1, UnusableCircuit
 	}

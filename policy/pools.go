@@ -107,6 +107,19 @@ func (c *Config) InferPool(ch Channel) *Pool {
 	return found
 }
 
+// poolKeys names the pool routes that are ch, for the operator.
+func (c *Config) poolKeys(ch Channel) []string {
+	var keys []string
+	for i, p := range c.Pools {
+		for j, r := range p.Routes {
+			if r.Channel == ch {
+				keys = append(keys, fmt.Sprintf("pools[%d].routes[%d]", i, j))
+			}
+		}
+	}
+	return keys
+}
+
 func (p *Pool) holds(ch Channel) bool {
 	_, ok := p.route(ch)
 	return ok

@@ -244,7 +244,7 @@ func (s *State) quotaBeforeRequest(now int64, a *agent, id string, proposed Chan
 		}
 		a.q.route, _ = s.chooseRoute(now, p, Channel{})
 	}
-	if s.routable(now, a.q.route.Channel) {
+	if s.servable(now, a.q.route.Channel) && s.routable(now, a.q.route.Channel) {
 		return
 	}
 	if r, ok := s.chooseRoute(now, p, Channel{}); ok && r.Channel != a.q.route.Channel {

@@ -76,6 +76,9 @@ func TestRouteChoice(t *testing.T) {
 		{"failOpen off, nothing reported: the first route, unusable", false, nil, rA, false},
 		{"everything marked: the first route, unusable", true, []setup{markA, markB, markC}, rA, false},
 		{"two readings with allowance: declared order", true, []setup{read("pa", true, 50), read("pb", true, 500)}, rA, true},
+		{"A unservable (the host has no adapter for it)", true, []setup{func(m *sim) {
+			m.step(ModelInfo{Channel: rA.Channel, Known: false, Code: "NO_ADAPTER"})
+		}}, rB, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
