@@ -6,6 +6,8 @@
 // anything else is a missing reading, never an error. Its output is never
 // logged: a reading carries the number, a missing one a short reason.
 
+import { resolveSecret, serviceOf } from './secret.js';
+
 /** Output beyond this is a missing reading: a balance is one small object. */
 export const MAX_OUTPUT_BYTES = 64 * 1024;
 /** How long a timed-out script gets between SIGTERM and SIGKILL. */
@@ -21,19 +23,14 @@ const missing = (provider, why) => ({ kind: 'balance-reading', provider, ok: fal
  * @param {AbortSignal} lifetime - the plugin's lifetime: dispose ends the run.
  */
 export async function runBalance(ctx, b, lifetime) {
-  const subprocess = ctx.get('subprocess');
+  const subprocess = await serviceOf(ctx, 'subprocess');
   if (!subprocess) return missing(b.provider, 'no subprocess service');
   const env = {};
   for (const e of b.env ?? []) env[e.name] = e.value;
   if (b.apiKeyEnv) {
-    let credential;
-    try {
-      credential = await ctx.get('credentials')?.resolve(b.apiKeyEnv);
-    } catch {
-      credential = undefined;
-    }
-    if (typeof credential?.value !== 'string' || credential.value === '') return missing(b.provider, 'credential not found');
-    env[b.apiKeyEnv] = credential.value;
+    const credential = await resolveSecret(ctx, b.apiKeyEnv).catch(() => undefined);
+    if (typeof credential !== 'string' || credential === '') return missing(b.provider, 'credential not found');
+    env[b.apiKeyEnv] = credential;
   }
   const deadline = AbortSignal.timeout(b.timeoutMs);
   const signal = AbortSignal.any([lifetime, deadline]);

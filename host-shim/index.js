@@ -24,6 +24,7 @@ import { runProbe } from './probe.js';
 import { checkShared } from './shared-config.js';
 import { loadRedisClient, SharedHealth } from './shared-redis.js';
 import { parseQuotaCommand, QuotaRules } from './quota.js';
+import { resolveSecret } from './secret.js';
 import { watchStalls } from './stall.js';
 import { later } from './timers.js';
 import { appendRetry, appendRetryStarted } from './retry-events.js';
@@ -81,19 +82,6 @@ const ADAPTERS_SETTLE_MS = 250;
 
 const randomDraw = () => Math.floor(Math.random() * 2 ** 53);
 const key = (c) => `${c.provider}/${c.model}`;
-
-/**
- * A credential by reference, through the host's credential service (which may
- * appear only after activation: waited for briefly), else the environment.
- */
-async function resolveSecret(ctx, ref) {
-  const service = ctx.get('credentials') ?? await new Promise((resolve) => {
-    const timer = later(() => resolve(undefined), 1_000).unref();
-    ctx.inject(['credentials'], (sub) => { timer.clear(); resolve(sub.credentials); });
-  });
-  const found = await service?.resolve?.(ref).catch(() => undefined);
-  return found?.value ?? process.env[ref];
-}
 
 export async function apply(ctx, config = {}) {
   const { shim, policy: policyConfig } = splitConfig(config ?? {});
@@ -437,7 +425,7 @@ export async function apply(ctx, config = {}) {
   });
 
   // Other plugins (subagent templates, ...) call the quota plugin's service by its name.
-  ctx.provide('llmQuotaRetry', quota.service());
+  ctx.provide?.('llmQuotaRetry', quota.service());
   // The client's view of a session's quota settings, folded from host-known events.
   ctx.inject(['sessionProjections'], (sub) => {
     sub.effect(() => sub.sessionProjections.register(quota.projection()), 'dsh-resilience: quotaRetry projection');
