@@ -382,6 +382,7 @@ export async function apply(ctx, config = {}) {
   function applyConfig(next) {
     reconfigure(policy, next);
     if (backup) decide({ kind: 'set-backup', channel: backup });
+    quota.reapplyMarks(); // exhaustion marks are not channel health: the new instance hears them again
     const llm = ctx.get('llm');
     if (llm) describeAll(llm);
     decide({ kind: 'wake' });

@@ -52,6 +52,12 @@ export class QuotaRules {
     await this.settings.load();
     if (!this.active || !this.marks) return;
     await this.marks.load();
+    this.reapplyMarks();
+  }
+
+  /** Hands the live marks to the module: at start, and to a reconfigured module instance. */
+  reapplyMarks() {
+    if (!this.active || !this.marks) return;
     for (const ev of this.marks.restoreEvents(Date.now())) {
       this.report({ type: 'quota-mark-restored', provider: ev.provider, until: new Date(ev.untilMs).toISOString() });
       this.decide(ev);
