@@ -428,6 +428,8 @@ export async function apply(ctx, config = {}) {
   // Other plugins (subagent templates, ...) call the quota plugin's service by its name.
   ctx.provide?.('llmQuotaRetry', quota.service());
   // The client's view of a session's quota settings, folded from host-known events.
+  // Its state is lossless JSON (nulls, never undefined): the host checkpoints it, and a session
+  // must reopen after a restart, with or without the plugin (proven by e2e/web).
   ctx.inject(['sessionProjections'], (sub) => {
     sub.effect(() => sub.sessionProjections.register(quota.projection()), 'dsh-resilience: quotaRetry projection');
   });

@@ -332,7 +332,8 @@ export class QuotaRules {
       key: 'quotaRetry',
       schema: { parse: (v) => v },
       stateVersion: 1,
-      init: () => ({ quota: undefined, pool: undefined, route: undefined }),
+      // Lossless JSON only (the host may checkpoint the state): null, never undefined.
+      init: () => ({ quota: null, pool: null, route: null }),
       apply(state, event) {
         if (event.type === 'request/header') {
           const c = event.data?.header?.config;
@@ -342,9 +343,9 @@ export class QuotaRules {
         if (event.type !== 'command/run') return state;
         const parsed = parseQuotaCommand(event.data?.name, event.data?.args);
         if (!parsed) return state;
-        if (parsed.kind === 'quota' && ['on', 'off', 'default'].includes(parsed.arg)) return { ...state, quota: parsed.arg === 'default' ? undefined : parsed.arg };
+        if (parsed.kind === 'quota' && ['on', 'off', 'default'].includes(parsed.arg)) return { ...state, quota: parsed.arg === 'default' ? null : parsed.arg };
         if (parsed.kind === 'pool' && (parsed.arg === 'off' || parsed.arg === 'default' || names.has(parsed.arg))) {
-          return { ...state, pool: parsed.arg === 'default' ? undefined : parsed.arg };
+          return { ...state, pool: parsed.arg === 'default' ? null : parsed.arg };
         }
         return state;
       },
