@@ -182,6 +182,21 @@ export async function makeHome(o) {
     dsh,
     env: (extra) => baseEnv(dir, extra),
     cleanup: () => rm(dir, { recursive: true, force: true }),
+    /**
+     * Copies this home's profile (plugin, overlay and all) under another name in the same
+     * DSH_HOME, for hosts started at the same moment: give each its own (`runHeadless`'s
+     * `profile`). Every `dsh --profile P` boot rewrites `profiles/P/cordis.yml` in place
+     * (a truncating write of the same empty root list) just before its loader reads that file,
+     * so a host reading while another rewrites can get an empty file and die at boot with
+     * "config file must be a top-level array". Profiles are only the plugin tree: the hosts
+     * still share everything the plugin keeps under DSH_HOME (health file, lock, audit log).
+     * @param {string} name - the new profile's name.
+     * @returns {Promise<string>} the name, for `runHeadless`.
+     */
+    copyProfile: async (name) => {
+      await cp(join(dsh, 'profiles', profile), join(dsh, 'profiles', name), { recursive: true, verbatimSymlinks: true });
+      return name;
+    },
   };
 }
 
@@ -206,12 +221,14 @@ async function installExtraPlugins(dsh, plugins, profileName) {
 
 /**
  * Runs one headless task to completion.
+ * @param {object} [opts] - `profile` picks the profile to boot (default `headless`; see
+ *   `copyProfile` for hosts started at once).
  * @returns {Promise<{code: number|null, signal: string|null, stdout: string, stderr: string, ms: number}>}
  */
-export function runHeadless(home, task, { timeoutMs = 60_000, signal, onStderr } = {}) {
+export function runHeadless(home, task, { timeoutMs = 60_000, signal, onStderr, profile = 'headless' } = {}) {
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const child = spawn(process.execPath, [DSH_BIN, '--profile', 'headless', task], {
+    const child = spawn(process.execPath, [DSH_BIN, '--profile', profile, task], {
       cwd: join(home.dir, 'home'), env: home.env(), stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -26,8 +26,13 @@ describe('five hosts sharing one DSH_HOME', () => {
     // per host); providerThreshold 0 keeps the two models separate records.
     const home = await makeHome({ baseURL: fp.baseURL, plugin: { chain: CHAIN, providerThreshold: 0, probes: false } });
     t.after(home.cleanup);
+    // One profile per host, all in this one DSH_HOME: a boot rewrites its profile's
+    // cordis.yml in place, and a host reading it mid-rewrite dies before asking anything
+    // (harness `copyProfile`). The plugin's state is per DSH_HOME, so it is still shared.
+    const profiles = await Promise.all(Array.from({ length: HOSTS }, (_, i) => home.copyProfile(`host${i}`)));
+    const wave = () => Promise.all(profiles.map((profile) => runHeadless(home, 'Reply with OK', { timeoutMs: 150_000, profile })));
 
-    const runs = await Promise.all(Array.from({ length: HOSTS }, () => runHeadless(home, 'Reply with OK', { timeoutMs: 150_000 })));
+    const runs = await wave();
 
     for (const r of runs) {
       assert.equal(r.code, 0, r.stderr);
@@ -63,7 +68,7 @@ describe('five hosts sharing one DSH_HOME', () => {
     fp.script(PRIMARY.model, ['insufficient_balance']);
     fp.script(PRIMARY_PRO.model, ['insufficient_balance']);
     fp.script(SECONDARY.model, [{ kind: 'success', text: 'answered by the secondary' }]);
-    const again = await Promise.all(Array.from({ length: HOSTS }, () => runHeadless(home, 'Reply with OK', { timeoutMs: 150_000 })));
+    const again = await wave();
     for (const r of again) assert.equal(r.stdout.trim(), 'answered by the secondary', r.stderr);
     assert.deepEqual(fp.counts(), { [SECONDARY.model]: HOSTS });
   });

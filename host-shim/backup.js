@@ -1,9 +1,8 @@
 // The user's backup choice (`/resilience backup`) outlives the process: it is
 // a preference, not a health fact, so it gets a file of its own. An unreadable
 // file is ignored (and audited): no backup is the safe default.
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile, rm } from 'node:fs/promises';
+import { writeJsonAtomic } from './atomic.js';
 
 /** @returns {Promise<{provider: string, model: string} | undefined>} */
 export async function loadBackup(path, audit) {
@@ -30,8 +29,5 @@ export async function saveBackup(path, channel) {
     await rm(path, { force: true });
     return;
   }
-  await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(tmp, JSON.stringify({ channel }) + '\n');
-  await rename(tmp, path);
+  await writeJsonAtomic(path, { channel });
 }

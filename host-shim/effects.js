@@ -9,6 +9,8 @@ import { toolAuditRecord } from './tools.js';
 // "provider/model" is for people only (log lines, /resilience).
 export const channelId = (c) => ({ provider: c.provider, model: c.model });
 const ch = (c) => `${c.provider}/${c.model}`;
+/** A pool route in a record: its channel as an object, and its own reasoning effort. */
+const routeId = (r) => ({ ...channelId(r), ...(r.reasoningEffort ? { reasoningEffort: r.reasoningEffort } : {}) });
 
 /**
  * An ISO time for any number the module may answer, or undefined: nothing
@@ -33,7 +35,8 @@ export const EVENTS = {
 /**
  * @param {object[]} effects - the module's effects, in order.
  * @param {object} env - `ctx`, `audit`, `logger`, and the shell's own actions:
- *   `scheduleWake(atMs)`, `probe(channel)`, `healthChanged()`.
+ *   `scheduleWake(atMs)`, `probe(channel)`, `healthChanged()`, and `quota`
+ *   (quota.js: long-term waits, routes, balance scripts, which emit their own events).
  */
 export function carryOut(effects, env) {
   const { ctx, audit, logger } = env;
@@ -47,6 +50,7 @@ export function carryOut(effects, env) {
         if (fx.to === 'closed') event = EVENTS.circuitClosed;
         logger.info('circuit %s: %s -> %s (%s)', ch(fx.channel), fx.from, fx.to, fx.cause);
         env.healthChanged();
+        env.quota?.noteCircuit(fx); // exhaustion marks outlive the process
         break;
       case 'schedule-wake':
         env.scheduleWake(fx.atMs);
@@ -92,6 +96,24 @@ export function carryOut(effects, env) {
         event = EVENTS.toolRetry;
         logger.info('tool %s (%s): %s after attempt %d (%s)', fx.tool, fx.call, fx.outcome, fx.attempt, fx.reason ?? 'ok');
         break;
+      case 'quota-wait':
+        record = { type: `quota-wait-${fx.phase}`, agent: fx.agent, provider: fx.provider, pool: fx.pool, reason: fx.reason, attempts: fx.attempts, nextAttemptAt: fx.phase === 'left' ? undefined : new Date(fx.nextAttemptAtMs).toISOString() };
+        logger.info('quota wait %s for %s on %s (%d attempts)', fx.phase, fx.agent, fx.provider, fx.attempts);
+        env.quota.onWait(fx);
+        break;
+      case 'quota-routed':
+        record = { type: 'quota-routed', agent: fx.agent, pool: fx.pool, from: fx.from && routeId(fx.from), to: routeId(fx.to), cause: fx.cause };
+        env.quota.onRouted(fx);
+        break;
+      case 'quota-session':
+        record = { type: 'quota-session', agent: fx.agent, enabled: fx.enabled, enabledSource: fx.enabledSource, pool: fx.pool, poolSource: fx.poolSource, route: fx.route && routeId(fx.route) };
+        break;
+      case 'refresh-balance':
+        env.quota.refresh(fx.provider); // audited with its reading
+        continue;
+      case 'schedule-refresh':
+        env.quota.scheduleRefresh(fx.atMs);
+        continue;
       default:
         throw new Error(`dsh-resilience: unknown effect kind "${fx.kind}"`);
     }

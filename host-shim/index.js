@@ -23,6 +23,8 @@ import { hostFailure } from './host-llm.js';
 import { runProbe } from './probe.js';
 import { checkShared } from './shared-config.js';
 import { loadRedisClient, SharedHealth } from './shared-redis.js';
+import { parseQuotaCommand, QuotaRules } from './quota.js';
+import { resolveSecret } from './secret.js';
 import { watchStalls } from './stall.js';
 import { later } from './timers.js';
 import { appendRetry, appendRetryStarted } from './retry-events.js';
@@ -79,19 +81,6 @@ export function resolveStateDir(configured) {
 const ADAPTERS_SETTLE_MS = 250;
 
 const randomDraw = () => Math.floor(Math.random() * 2 ** 53);
-
-/**
- * A credential by reference, through the host's credential service (which may
- * appear only after activation: waited for briefly), else the environment.
- */
-async function resolveSecret(ctx, ref) {
-  const service = ctx.get('credentials') ?? await new Promise((resolve) => {
-    const timer = later(() => resolve(undefined), 1_000).unref();
-    ctx.inject(['credentials'], (sub) => { timer.clear(); resolve(sub.credentials); });
-  });
-  const found = await service?.resolve?.(ref).catch(() => undefined);
-  return found?.value ?? process.env[ref];
-}
 
 export async function apply(ctx, config = {}) {
   const { shim, policy: policyConfig } = splitConfig(config ?? {});
@@ -194,7 +183,14 @@ export async function apply(ctx, config = {}) {
     return out;
   }
 
+  // The quota rules' shell (quota.js): per-session settings, long-term waits, balance scripts.
+  const quota = new QuotaRules({ ctx, policy, decide, settingsPath: join(stateDir, 'quota-sessions.json'),
+    marksPath: join(stateDir, 'quota-marks.json'), report, emit, lifetime: lifetime.signal });
+  env.quota = quota;
+  await quota.load();
+
   report({ type: 'boot', pid: process.pid, chain: policy.resolved.chain.map(channelId), toolRetry: policy.resolved.tools?.retry,
+    pools: policy.resolved.pools.map((p) => p.name), balances: policy.resolved.quota.balances.map((b) => b.provider),
     ...(sharedConfig.redis ? { shared: 'redis' } : {}) });
   await health.refresh(); // what earlier runs and other host processes learnt
   // Hosts on other machines: what they know now, then each change as it happens.
@@ -233,6 +229,7 @@ export async function apply(ctx, config = {}) {
 
   ctx.on('agent/request', async (payload, next) => {
     const proposed = await next();
+    if (quota.active) quota.track(payload.agent); // its session's quota settings reach the module first
     const verdict = decide(requestEvent(payload, proposed))?.verdict;
     if (verdict?.kind !== 'swap') {
       web.routed(payload.agent, proposed, report);
@@ -240,15 +237,20 @@ export async function apply(ctx, config = {}) {
     }
     const swapped = { ...proposed, provider: verdict.provider, model: verdict.model };
     if (verdict.dropReasoningEffort) delete swapped.reasoningEffort;
+    if (verdict.reasoningEffort) swapped.reasoningEffort = verdict.reasoningEffort; // a pool route's own
     web.routed(payload.agent, swapped, report);
     return swapped;
   }, true);
 
   ctx.on('agent/request-error', async (payload, next) => {
+    if (quota.active) quota.noteFailure(payload);
     let out = decide(requestErrorEvent(payload, 'before-host', randomDraw()));
     if (out === undefined) return next();
+    let downstream;
+    let asked = false; // next() already answered (after-host)
     if (out.verdict.kind === 'defer') {
-      const downstream = await next();
+      downstream = await next();
+      asked = true;
       if (downstream !== undefined || payload.signal?.aborted) return downstream;
       out = decide(requestErrorEvent(payload, 'after-host', randomDraw()));
       if (out === undefined || out.verdict.kind === 'delegate' || out.verdict.kind === 'defer') return downstream;
@@ -257,8 +259,14 @@ export async function apply(ctx, config = {}) {
     switch (verdict.kind) {
       case 'retry':
         return { kind: 'retry' };
-      case 'wait':
-        return waitThenRetry(payload, verdict.delayMs, out.effects.find((fx) => fx.kind === 'retry'));
+      case 'wait': {
+        // A long-term quota wait can also be ended by the session's switch:
+        // the failure then goes back to the host, as without the plugin.
+        const held = out.effects.some((fx) => fx.kind === 'quota-wait');
+        const r = await waitThenRetry(payload, verdict.delayMs, out.effects.find((fx) => fx.kind === 'retry'), held);
+        if (r === DISABLED) return asked ? downstream : next();
+        return r;
+      }
       case 'delegate':
         return verdict.original ? handBack(verdict.original, next) : next();
       default:
@@ -278,14 +286,20 @@ export async function apply(ctx, config = {}) {
     throw error;
   }
 
-  async function waitThenRetry(payload, delayMs, effect) {
+  const DISABLED = Symbol('quota wait disabled');
+  async function waitThenRetry(payload, delayMs, effect, held) {
     let retryId;
     try {
       retryId = appendRetry(payload, effect, delayMs);
     } catch (e) {
       policy.fail(e, 'llm/retry append');
     }
-    if (!(await waits.sleep(delayMs, payload.signal))) return undefined; // cancelled: the host ends the turn
+    const agentId = String(payload.agent?.id ?? 'unknown');
+    const hold = held ? quota.hold(agentId) : undefined;
+    const signal = hold ? (payload.signal ? AbortSignal.any([payload.signal, hold.signal]) : hold.signal) : payload.signal;
+    const slept = await waits.sleep(delayMs, signal);
+    if (hold) quota.releaseHold(agentId, hold);
+    if (!slept) return hold?.signal.aborted && !payload.signal?.aborted ? DISABLED : undefined; // cancelled: the host ends the turn
     try {
       if (retryId) appendRetryStarted(payload, retryId, effect?.attempt ?? 1);
     } catch (e) {
@@ -299,6 +313,7 @@ export async function apply(ctx, config = {}) {
   });
   ctx.on('agent/disposed', ({ agent }) => {
     decide(disposedEvent(agent));
+    quota.forget(agent);
   });
 
   // Tool calls the operator declared safe to repeat (tools.js). Prepended, so
@@ -325,7 +340,9 @@ export async function apply(ctx, config = {}) {
     (e) => decide({ kind: 'model-info', channel, known: false, efforts: [], ...(typeof e?.code === 'string' && e.code ? { code: e.code } : {}) }),
   );
   let describeTimer;
-  const describeAll = (llm) => [...policy.resolved.chain, ...(backup ? [backup] : [])].forEach((c) => describe(llm, c));
+  // Pool routes too: route choice skips a route the host cannot serve.
+  const poolRoutes = () => policy.resolved.pools.flatMap((p) => p.routes.map((r) => ({ provider: r.provider, model: r.model })));
+  const describeAll = (llm) => [...policy.resolved.chain, ...poolRoutes(), ...(backup ? [backup] : [])].forEach((c) => describe(llm, c));
   ctx.inject(['llm'], (sub) => {
     describeAll(sub.llm);
     // Asked again once the routes settle: a host shutting down unregisters
@@ -362,7 +379,7 @@ export async function apply(ctx, config = {}) {
 
   /** Live reconfiguration from the settings card: channel health is kept (reconfigure.js). */
   function applyConfig(next) {
-    reconfigure(policy, next);
+    reconfigure(policy, next); // retold the backup, model info and exhaustion marks (Policy.retell)
     if (backup) decide({ kind: 'set-backup', channel: backup });
     const llm = ctx.get('llm');
     if (llm) describeAll(llm);
@@ -373,11 +390,28 @@ export async function apply(ctx, config = {}) {
   web.install(ctx, report, logger);
 
   ctx.inject(['commands'], (sub) => {
+    // The quota plugin's command names stay as aliases, so its users' habits work.
+    const aliases = [
+      ['quota-retry', 'dsh-resilience: this session\'s quota retry (long-term waits)', 'on|off|default|status', (agent, arg) => quota.quotaCommand(agent, arg)],
+      ['quota-pool', 'dsh-resilience: this session\'s route pool', '<pool>|off|default|status', (agent, arg) => quota.poolCommand(agent, arg)],
+      ['quota-routes', 'dsh-resilience: pools, routes, balance readings and exhaustion marks', '[pool]', (_agent, arg) => quota.routesTable(arg)],
+    ];
+    for (const [name, description, hint, run] of aliases) {
+      sub.effect(() => sub.commands.register({
+        name, description, input: { hint },
+        handler: async ({ agent, rawInput }) => run(agent, String(rawInput ?? '').trim().split(/\s+/).filter(Boolean)[0]),
+      }), `dsh-resilience: /${name}`);
+    }
     sub.effect(() => sub.commands.register({
       name: 'resilience',
-      description: 'dsh-resilience: channel health, and the backup to fail over to first',
-      input: { hint: '[backup <provider/model> | backup off]' },
-      handler: async ({ rawInput }) => {
+      description: 'dsh-resilience: channel health, the backup to fail over to first, quota retry, pools and routes',
+      input: { hint: '[backup <provider/model> | backup off | quota on|off|default|status | pool <pool>|off|default|status | routes [pool]]' },
+      handler: async ({ agent, rawInput }) => {
+        const q = parseQuotaCommand('resilience', rawInput);
+        if (q?.kind === 'quota') return quota.quotaCommand(agent, q.arg);
+        if (q?.kind === 'pool') return quota.poolCommand(agent, q.arg);
+        const words = String(rawInput ?? '').trim().split(/\s+/).filter(Boolean);
+        if (words[0] === 'routes') return quota.routesTable(words[1]);
         const cmd = parseCommand(rawInput);
         if (cmd.kind === 'error') return { kind: 'error', text: cmd.text };
         if (cmd.kind === 'backup') {
@@ -389,10 +423,20 @@ export async function apply(ctx, config = {}) {
     }), 'dsh-resilience: /resilience');
   });
 
+  // Other plugins (subagent templates, ...) call the quota plugin's service by its name.
+  ctx.provide?.('llmQuotaRetry', quota.service());
+  // The client's view of a session's quota settings, folded from host-known events.
+  // Its state is lossless JSON (nulls, never undefined): the host checkpoints it, and a session
+  // must reopen after a restart, with or without the plugin (proven by e2e/web).
+  ctx.inject(['sessionProjections'], (sub) => {
+    sub.effect(() => sub.sessionProjections.register(quota.projection()), 'dsh-resilience: quotaRetry projection');
+  });
+
   ctx.effect(() => async () => {
     lifetime.abort(new Error('dsh-resilience disposed'));
     waits.dispose();
     wakeTimer?.clear();
+    await quota.dispose();
     clearTimeout(describeTimer);
     clearInterval(refresher);
     clearTimeout(saveTimer);

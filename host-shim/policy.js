@@ -1,7 +1,7 @@
 // The policy module behind a fail-open wrapper: decisions come from the wasm
 // module; a trap or a broken answer is logged once per kind, the instance is
 // rebuilt (told again everything the old one knew: config, channel health,
-// the user's backup, model info), and the caller falls back to the host's own
+// the user's backup, model info, exhaustion marks), and the caller falls back to the host's own
 // behaviour for that one event.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +46,9 @@ export class Policy {
     // instance: the last set-backup, and model info per channel.
     this.backupEvent = undefined;
     this.modelInfo = new Map(); // JSON of the channel -> model-info event
+    // (resolved config, nowMs) -> more events for a rebuilt or reconfigured
+    // instance (quota.js adds the exhaustion marks).
+    this.retellers = [];
     this.failures = new Map(); // kind -> count, for "log once"
     this.instance = new ModuleInstance(compiled);
     try {
@@ -79,12 +82,26 @@ export class Policy {
 
   /**
    * Tells another instance what this one was told besides its config and
-   * health: the user's backup and the model info (a rebuilt or reconfigured
-   * module must not forget them).
+   * health: the user's backup, the model info, and what the retellers add
+   * (the quota rules' exhaustion marks: provider breakers, not channel
+   * health). A rebuilt or reconfigured module must not forget them.
+   * @param {object} [resolved] - the config the instance runs (a reconfigured
+   *   one's own: whether its quota rules apply decides what it is told).
    */
-  retell(instance, nowMs = Date.now()) {
-    for (const event of [this.backupEvent, ...this.modelInfo.values()]) {
+  retell(instance, nowMs = Date.now(), resolved = this.resolved) {
+    const extra = this.retellers.flatMap((events) => events(resolved, nowMs));
+    for (const event of [this.backupEvent, ...this.modelInfo.values(), ...extra]) {
       if (event) instance.call('decide', JSON.stringify({ nowMs, event }));
+    }
+  }
+
+  /** The quota rules' state (WIT `quota-report`); undefined when the module failed. */
+  inspect(nowMs, agent) {
+    try {
+      return JSON.parse(this.instance.call('inspect', JSON.stringify(agent === undefined ? { nowMs } : { nowMs, agent })));
+    } catch (e) {
+      this.fail(e, 'inspect');
+      return undefined;
     }
   }
 

@@ -28,7 +28,8 @@ export function reconfigure(policy, config) {
   const next = new Policy(policy.compiled, config, policy.logger, policy.report);
   const health = policy.snapshot();
   if (health) next.restore(JSON.stringify(health));
-  policy.retell(next.instance); // the backup and the model info, too
+  // The backup, the model info and the exhaustion marks, as the new config takes them.
+  policy.retell(next.instance, Date.now(), next.resolved);
   policy.instance = next.instance;
   policy.configJson = next.configJson;
   policy.resolved = next.resolved;

@@ -59,6 +59,9 @@ func snapshot() int32 { return call("snapshot") }
 //go:wasmexport restore
 func restore() int32 { return call("restore") }
 
+//go:wasmexport inspect
+func inspect() int32 { return call("inspect") }
+
 // The guest's collector pace. Linear memory never shrinks, so its
 // high-water mark is what a host pays for good; and in a single-threaded
 // guest every collection's marking is paid by the calls that allocate while

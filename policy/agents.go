@@ -41,7 +41,8 @@ type agent struct {
 	// recoveringSince is the time of the first failure since the agent's last
 	// success; 0 when it is not recovering.
 	recoveringSince int64
-	seen            int64 // last event time
+	seen            int64      // last event time
+	q               agentQuota // per-session quota settings and long-term wait (quota.go)
 	// counted: the before-host question counted the latest failure (burst.go).
 	counted bool
 	// origin is the failure that made the agent leave home, kept until its

@@ -84,6 +84,10 @@ type Config struct {
 	Tools ToolRetryConfig
 	// Stall bounds the silence of streaming model calls, the row's `stall` object (stall.go).
 	Stall StallConfig
+	// Pools are named failover orders a session may use instead of the chain (pools.go).
+	Pools []Pool
+	// Quota is the quota rules, the row's `quota` object (quota.go, balance.go).
+	Quota QuotaConfig
 }
 
 // DefaultConfig returns a config with every default and an empty chain.
@@ -104,6 +108,7 @@ func DefaultConfig() Config {
 		Probes:             true,
 		Tools:              DefaultToolRetryConfig(),
 		Stall:              DefaultStallConfig(),
+		Quota:              DefaultQuotaConfig(),
 	}
 }
 
@@ -142,6 +147,12 @@ func (c Config) Validate() error {
 		}
 	}
 	if err := c.Stall.validate(); err != nil {
+		return err
+	}
+	if err := validatePools(c.Pools); err != nil {
+		return err
+	}
+	if err := c.Quota.validate(); err != nil {
 		return err
 	}
 	switch {

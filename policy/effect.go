@@ -48,6 +48,9 @@ type Verdict struct {
 	// go to the target: the host refuses an effort the model does not list
 	// before sending, outside agent/request-error, which ends the turn.
 	DropReasoningEffort bool
+	// ReasoningEffort, on a Swap, replaces the proposed effort: the target
+	// pool route's own, which its model lists.
+	ReasoningEffort string
 	// DelayMs is a Wait's delay.
 	DelayMs int64
 	// Reason is a Delegate's reason; empty when the policy simply has no opinion.
@@ -64,8 +67,9 @@ type Verdict struct {
 
 // Effect is a side effect for the shell, carried out in order. The set is
 // closed: CircuitChanged, FailedOver, Retrying, GaveUp, ScheduleWake, Probe,
-// EffortDropped (here), Unroutable and Routable (servable.go), ToolRetried (toolretry.go)
-// and Stalled (stall.go).
+// EffortDropped (here), Unroutable and Routable (servable.go), ToolRetried
+// (toolretry.go), Stalled (stall.go), QuotaWait, QuotaRouted, QuotaSession
+// (quota.go), RefreshBalance and ScheduleRefresh (balance.go).
 type Effect interface{ isEffect() }
 
 // CircuitChanged reports every breaker transition: the shell logs it, emits

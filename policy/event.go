@@ -2,7 +2,8 @@ package policy
 
 // Event is one input to Step. The set is closed: Request, RequestError,
 // Settled, Disposed, Wake, ProbeResult, ModelInfo, SetBackup (here), ToolResult
-// (toolretry.go) and StreamCheck (stall.go).
+// (toolretry.go), StreamCheck (stall.go), SetQuota, SetPool (quota.go),
+// BalanceReading and RestoreMark (balance.go).
 type Event interface{ isEvent() }
 
 // Phase says when the shim asks about a failed request.

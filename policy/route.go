@@ -4,13 +4,19 @@ package policy
 // home (Return) or its current channel (Stay) first, then the user's chosen
 // backup, then the chain. It is walked in place, the chain by its index
 // (State.chainCirc), so a decision builds no list and hashes no chain entry.
+// An agent in a quota pool walks its pool's routes instead of the chain
+// (pool set, chain nil): a pool has a handful of routes, found by map.
 // Duplicates are harmless: the first routable wins.
 type prefs struct {
 	first, backup Channel
 	chain         []Channel
+	pool          *Pool
 }
 
 func (s *State) preferences(a *agent, current Channel) prefs {
+	if ps, ok := s.poolPreferences(a); ok {
+		return ps
+	}
 	first := current
 	if s.cfg.Recovery == Return && !a.home.IsZero() {
 		first = a.home
@@ -29,6 +35,13 @@ func (s *State) firstRoutable(now int64, ps prefs, avoid Channel) (Channel, bool
 	for i, ch := range ps.chain {
 		if s.routableInChain(now, i) && ch != avoid && s.servable(now, ch) {
 			return ch, true
+		}
+	}
+	if ps.pool != nil {
+		for _, r := range ps.pool.Routes {
+			if ch := r.Channel; ch != avoid && s.servable(now, ch) && s.routable(now, ch) {
+				return ch, true
+			}
 		}
 	}
 	return Channel{}, false
@@ -54,6 +67,16 @@ func (s *State) earliestReopen(now int64, ps prefs) (Channel, int64) {
 		}
 		if t := s.reopensAtInChain(now, i); at < 0 || t < at {
 			best, at = ch, t
+		}
+	}
+	if ps.pool != nil {
+		for _, r := range ps.pool.Routes {
+			if !s.servable(now, r.Channel) {
+				continue
+			}
+			if t := s.reopensAt(now, r.Channel); at < 0 || t < at {
+				best, at = r.Channel, t
+			}
 		}
 	}
 	return best, at

@@ -130,5 +130,5 @@ func (s *State) targetKeys(ch Channel) []string {
 	if s.backup == ch {
 		keys = append(keys, "backup")
 	}
-	return keys
+	return append(keys, s.cfg.poolKeys(ch)...)
 }

@@ -22,6 +22,7 @@ type State struct {
 	backup    Channel
 	wakes     wakeIndex
 	wakeAt    int64               // the last ScheduleWake sent
+	q         quotaState          // readings, refreshes and marks (balance.go)
 	names     map[Channel]Channel // interned channels (intern)
 	// unservableMarks counts the models entries that mark a channel the host
 	// cannot serve (servable.go); at 0, servable needs no lookup.
@@ -50,7 +51,8 @@ func NewState(cfg Config) (*State, error) {
 		return nil, err
 	}
 	s := &State{cfg: cfg, circuits: map[Channel]*circuit{}, providers: map[string]*provider{},
-		agents: newAgentTable(), models: map[Channel]ModelInfo{}, names: map[Channel]Channel{}}
+		agents: newAgentTable(), models: map[Channel]ModelInfo{}, names: map[Channel]Channel{},
+		q: newQuotaState()}
 	s.chainIdx = make(map[Channel]int, len(cfg.Chain))
 	s.chainCirc = make([]*circuit, len(cfg.Chain))
 	s.chainProv = make([]*provider, len(cfg.Chain))

@@ -22,7 +22,7 @@ func StepInto(s *State, now int64, ev Event, buf []Effect) Output {
 	case Settled:
 		if a := s.agents.lookup(e.Agent); a != nil {
 			a.seen = now
-			s.settle(now, a, &fx)
+			s.settle(now, a, e.Agent, &fx)
 			a.pending = false // a turn that ended has nothing left to report
 			s.agents.place(a)
 		}
@@ -47,10 +47,19 @@ func StepInto(s *State, now int64, ev Event, buf []Effect) Output {
 		v = s.onToolResult(e, &fx)
 	case StreamCheck:
 		v = s.onStreamCheck(now, e, &fx)
+	case SetQuota:
+		s.onSetQuota(now, e, &fx)
+	case SetPool:
+		s.onSetPool(now, e, &fx)
+	case BalanceReading:
+		s.onBalanceReading(now, e, &fx)
+	case RestoreMark:
+		s.onRestoreMark(now, e)
 	default:
 		panic(fmt.Sprintf("policy: unknown event %T", ev))
 	}
 	s.scheduleWake(now, &fx)
+	s.refreshBalances(now, &fx)
 	return Output{Verdict: v, Effects: fx}
 }
 
@@ -59,12 +68,13 @@ func StepInto(s *State, now int64, ev Event, buf []Effect) Output {
 // it was sent before the channel was known to be down (another agent, or
 // another host, tripped it meanwhile), so its success does not close it;
 // that is the probe's job.
-func (s *State) settle(now int64, a *agent, fx *[]Effect) {
+func (s *State) settle(now int64, a *agent, id string, fx *[]Effect) {
 	if !a.inFlight {
 		return
 	}
 	a.inFlight = false
 	a.forgetRecovery()
+	s.quotaSettled(a, id, fx)
 	if c := s.circuits[a.routed]; c != nil {
 		if c.state != Closed && a.sentAtMs < c.changedAtMs {
 			return
@@ -81,16 +91,17 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 	a := s.agents.get(e.Agent, now)
 	defer s.agents.place(a)
 	// A new request while the last one is still in flight means it went through.
-	s.settle(now, a, fx)
+	s.settle(now, a, e.Agent, fx)
 	if a.routed.IsZero() || e.Proposed != a.routed {
 		// Not what this policy routed last: the user or the host chose it.
 		a.home = s.intern(e.Proposed)
 	}
+	s.quotaBeforeRequest(now, a, e.Agent, e.Proposed, fx)
 	target, ok := s.firstRoutable(now, s.preferences(a, e.Proposed), Channel{})
 	if !ok {
 		// Nothing is routable (a wait ran out early, or another agent took the
 		// probe slot): let the proposed channel try rather than invent one.
-		target = e.Proposed
+		target = s.fallbackTarget(a, e.Proposed)
 	}
 	if c := s.circuits[target]; c != nil { // an unseen channel is closed: nothing to admit
 		c.admit(now, e.Agent, fx)
@@ -101,7 +112,9 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 		return Verdict{Kind: Pass}
 	}
 	v := Verdict{Kind: Swap, Channel: target}
-	if e.ReasoningEffort != "" && !s.keepsEffort(target, e.ReasoningEffort) {
+	if effort, ok := s.routeEffort(a, target); ok {
+		v.ReasoningEffort = effort // a pool route's own effort
+	} else if e.ReasoningEffort != "" && !s.keepsEffort(target, e.ReasoningEffort) {
 		v.DropReasoningEffort = true
 		*fx = append(*fx, EffortDropped{Agent: e.Agent, Channel: target, Effort: e.ReasoningEffort})
 	}
@@ -153,6 +166,9 @@ func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) Verdict 
 			c.release(e.Agent) // a cancelled probe says nothing about the channel
 		}
 		return s.giveUp(a, e, ch, NotRecoverable, fx)
+	}
+	if class == ClassQuota && s.cfg.QuotaActive() {
+		return s.onQuotaFailure(now, a, e, ch, fx) // quota.go: marks, pool failover, long-term wait
 	}
 	if a.recoveringSince == 0 {
 		a.recoveringSince = now

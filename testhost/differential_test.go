@@ -99,6 +99,7 @@ type eventGen struct {
 	lastProv  map[string]string // agent JSON -> provider of the channel it last proposed
 	snapshots [][]byte
 	chain     []ch
+	quota     bool // the config has pools and quota
 }
 
 var (
@@ -174,6 +175,20 @@ func (g *eventGen) config() string {
 		extra = append(extra, fmt.Sprintf(`"stall":{"firstChunkMs":%d,"idleMs":%d,"purposes":{"compaction":{"idleMs":%d}}}`,
 			g.pick(5)*1000, g.pick(5)*1000, 100+g.pick(5000)))
 	}
+	g.quota = g.pick(2) == 0
+	if g.quota {
+		// Two pools sharing one route (so inference is sometimes ambiguous), and a balance script.
+		var main, other []string
+		for _, i := range g.r.Perm(len(genChannels))[:2+g.pick(3)] {
+			main = append(main, genChannels[i].json())
+		}
+		other = append(other, genChannels[g.pick(len(genChannels))].json())
+		extra = append(extra, fmt.Sprintf(`"pools":[{"name":"main","routes":[%s]},{"name":"other","routes":[%s]}]`,
+			strings.Join(main, ","), strings.Join(other, ",")))
+		extra = append(extra, fmt.Sprintf(`"quota":{"longTermDelayMs":%d,"exhaustedCooldownMs":%d,"failOpen":%v,"defaultEnabled":%v,`+
+			`"balances":[{"provider":%s,"script":["b"],"timeoutMs":500,"refreshMs":%d,"minimumRemaining":%d}]}`,
+			100+g.pick(5000), 100+g.pick(120_000), g.pick(3) > 0, g.pick(3) > 0, js(g.channel().provider), 1000+g.pick(20_000), g.pick(10)))
+	}
 	return configJSON(g.chain, extra...)
 }
 
@@ -220,6 +235,13 @@ func (g *eventGen) hostRetry() string {
 // next returns the next call; valid is false for documents that are
 // deliberately not valid inputs of the export's WIT type.
 func (g *eventGen) next() (export string, input []byte, valid bool) {
+	if g.pick(200) == 0 {
+		agent := ""
+		if g.pick(2) == 0 {
+			agent = `,"agent":` + genAgents[g.pick(len(genAgents))]
+		}
+		return "inspect", []byte(fmt.Sprintf(`{"nowMs":%d%s}`, g.now, agent)), true
+	}
 	switch d := g.pick(1000); {
 	case d < 3:
 		return "configure", []byte(g.config()), true
@@ -261,6 +283,25 @@ func (g *eventGen) event() (string, []byte, bool) {
 		agent = fmt.Sprintf(`"n-%d"`, g.pick(3000))
 	}
 	var ev string
+	if g.quota && g.pick(12) == 0 {
+		switch g.pick(4) {
+		case 3:
+			ev = fmt.Sprintf(`{"kind":"restore-mark","provider":%s,"markedAtMs":%d,"untilMs":%d}`,
+				js(g.channel().provider), g.now-int64(g.pick(5000)), g.now+int64(g.pick(20_000))-2000)
+		case 0:
+			ev = fmt.Sprintf(`{"kind":"set-quota","agent":%s,"mode":%q}`, agent, []string{"on", "off", "default"}[g.pick(3)])
+		case 1:
+			switch m := []string{"pool", "off", "default"}[g.pick(3)]; m {
+			case "pool":
+				ev = fmt.Sprintf(`{"kind":"set-pool","agent":%s,"mode":"pool","pool":%q}`, agent, []string{"main", "other", "nope"}[g.pick(3)])
+			default:
+				ev = fmt.Sprintf(`{"kind":"set-pool","agent":%s,"mode":%q}`, agent, m)
+			}
+		default:
+			ev = fmt.Sprintf(`{"kind":"balance-reading","provider":%s,"ok":%v,"remaining":%d.5}`, js(g.channel().provider), g.pick(4) > 0, g.pick(20)-2)
+		}
+		return "decide", []byte(fmt.Sprintf(`{"nowMs":%d,"event":%s}`, g.now, ev)), true
+	}
 	switch k := g.pick(100); {
 	case k < 42:
 		c := g.channel()
@@ -415,7 +456,8 @@ func TestDifferentialRandomEvents(t *testing.T) {
 		"verdict delegate recovery-timeout", "verdict delegate unknown-channel",
 		"effect circuit", "effect failover", "effect retry", "effect give-up", "effect schedule-wake", "effect probe",
 		"effect effort-dropped", "verdict watch ", "verdict cut ", "verdict tool-retry ", "verdict tool-return ",
-		"effect stall", "effect tool-retry", "snapshot", "restore", "configure", "error"} {
+		"effect stall", "effect tool-retry", "snapshot", "restore", "configure", "error",
+		"effect quota-wait", "effect quota-routed", "effect quota-session", "effect refresh-balance", "effect schedule-refresh", "inspect"} {
 		require.Positive(t, kinds[k], "the generated stream never produced %q", k)
 	}
 }

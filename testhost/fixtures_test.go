@@ -62,8 +62,9 @@ func resolved(chs []ch, overrides ...string) string {
 		{"providerThreshold", "2"}, {"backoffBaseMs", "1000"}, {"backoffMaxMs", "30000"}, {"maxFailovers", "4"},
 		{"giveUpAfterMs", "900000"}, {"retryBudgetPercent", "20"}, {"retryBudgetFloor", "5"},
 		{"recovery", `"return"`}, {"probes", "true"}, {"classes", "[]"},
-		{"stall", stallDefault}, // stall_test.go
-		{"tools", toolsDefault}, // toolretry_test.go
+		{"stall", stallDefault},                  // stall_test.go
+		{"tools", toolsDefault},                  // toolretry_test.go
+		{"pools", "[]"}, {"quota", quotaDefault}, // quota_test.go
 	}
 	for _, o := range overrides {
 		k, v, _ := strings.Cut(o, ":")

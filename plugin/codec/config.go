@@ -13,7 +13,7 @@ import (
 // configKeys are the config row's keys, as the WIT record `config` names them.
 var configKeys = []string{"chain", "failureThreshold", "burstWindowMs", "cooldownMs", "maxCooldownMs",
 	"providerThreshold", "backoffBaseMs", "backoffMaxMs", "maxFailovers", "giveUpAfterMs",
-	"retryBudgetPercent", "retryBudgetFloor", "recovery", "probes", "classes", "stall", "tools"}
+	"retryBudgetPercent", "retryBudgetFloor", "recovery", "probes", "classes", "stall", "tools", "pools", "quota"}
 
 const maxMs = 1 << 53 // JSON numbers are exact up to here
 
@@ -78,6 +78,9 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 	}
 	cfg.Stall = d.stall(v.Get("stall"), "stall")
 	d.toolRetryConfig(v.Get("tools"), &cfg.Tools)
+	cfg.Pools = d.pools(v.Get("pools"))
+	d.quota(v.Get("quota"), &cfg.Quota)
+	cfg.Quota.Active = present(v.Get("pools")) || present(v.Get("quota"))
 	if d.err != nil {
 		return cfg, d.err
 	}
@@ -129,6 +132,7 @@ func writeConfig(w *writer, c policy.Config) {
 	w.endArray()
 	writeStallConfig(w, c.Stall)
 	writeToolRetryConfig(w, c.Tools)
+	writeQuotaConfig(w, c)
 }
 
 func (d *decoder) channel(v gjson.Result, path string) policy.Channel {

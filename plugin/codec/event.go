@@ -67,6 +67,8 @@ func decodeStepInput(v gjson.Result) (int64, policy.Event, error) {
 			ev = d.streamCheck(e)
 		case "tool-result":
 			ev = d.toolResult(e)
+		case "set-quota", "set-pool", "balance-reading", "restore-mark":
+			ev = d.quotaEvent(kind, e)
 		case "settled", "disposed":
 			d.object(e, "event", "kind", "agent")
 			agent := d.str(e.Get("agent"), "event.agent", true)

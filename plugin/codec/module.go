@@ -11,7 +11,7 @@ import (
 )
 
 // Exports names the module's exports, as wit/policy.wit's world declares them.
-var Exports = []string{"configure", "decide", "snapshot", "restore"}
+var Exports = []string{"configure", "decide", "snapshot", "restore", "inspect"}
 
 // Module is one policy instance behind the JSON contract. The zero value is
 // unconfigured: every export but configure answers an error until configure succeeds.
@@ -48,6 +48,8 @@ func (m *Module) Call(export string, input []byte) ([]byte, error) {
 		return m.Snapshot(input)
 	case "restore":
 		return m.Restore(input)
+	case "inspect":
+		return m.Inspect(input)
 	}
 	return nil, fmt.Errorf("unknown export %q", export)
 }

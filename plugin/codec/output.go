@@ -73,6 +73,9 @@ func writeOutput(w *writer, out policy.Output) {
 		case policy.ToolRetried:
 			writeToolEffect(w, e)
 		default:
+			if writeQuotaEffect(w, fx) {
+				break
+			}
 			panic(fmt.Sprintf("codec: effect %T has no wire form", fx))
 		}
 		w.endObject()
@@ -90,6 +93,9 @@ func writeVerdict(w *writer, v policy.Verdict) {
 		w.str("model", v.Channel.Model)
 		if v.DropReasoningEffort {
 			w.boolean("dropReasoningEffort", true)
+		}
+		if v.ReasoningEffort != "" {
+			w.str("reasoningEffort", v.ReasoningEffort)
 		}
 	case policy.Wait:
 		w.int("delayMs", v.DelayMs)

@@ -1,0 +1,412 @@
+// The quota rules' shell (policy/quota.go decides): per-session settings and
+// their commands, long-term waits the session's switch can end, balance
+// scripts on the policy's schedule, the llm-quota-retry Cordis events, the
+// llmQuotaRetry service and the quotaRetry session projection.
+import { runBalance } from './balance.js';
+import { QuotaMarks } from './quota-marks.js';
+import { QuotaSettings } from './quota-settings.js';
+
+/** Cordis events, named as the quota plugin named them so its listeners keep working. */
+export const QUOTA_EVENTS = {
+  entered: 'llm-quota-retry/entered',
+  failover: 'llm-quota-retry/failover',
+  left: 'llm-quota-retry/left',
+};
+
+const routeKey = (r) => (r ? `${r.provider}/${r.model}${r.reasoningEffort ? ` (${r.reasoningEffort})` : ''}` : '-');
+const plainRoute = (r) => (r ? { provider: r.provider, model: r.model, ...(r.reasoningEffort ? { reasoningEffort: r.reasoningEffort } : {}) } : undefined);
+
+export class QuotaRules {
+  /**
+   * @param {object} o
+   * @param {object} o.ctx - the plugin's context (ctx.get reaches optional services).
+   * @param {import('./policy.js').Policy} o.policy
+   * @param {(event: object) => object|undefined} o.decide - one policy step with its effects carried out.
+   * @param {string} o.settingsPath - the per-session settings file.
+   * @param {string} [o.marksPath] - the exhaustion marks file.
+   * @param {(record: object) => void} o.report - the audit log.
+   * @param {(name: string, payload: object) => void} o.emit
+   * @param {AbortSignal} o.lifetime
+   */
+  constructor({ ctx, policy, decide, settingsPath, marksPath, report, emit, lifetime }) {
+    Object.assign(this, { ctx, policy, decide, report, emit, lifetime });
+    this.settings = new QuotaSettings(settingsPath, report);
+    this.marks = marksPath ? new QuotaMarks(marksPath, report) : undefined;
+    this.agents = new Map(); // agent id -> {agent, session, turn, step, failure}
+    this.bySession = new Map(); // session id -> agent id
+    this.waits = new Map(); // agent id -> AbortController of its pending long-term wait
+    this.running = new Map(); // provider -> promise of its balance run
+    this.refreshTimer = undefined;
+    // A rebuilt (after a trap) or reconfigured module instance hears the live
+    // marks again: they are provider breakers, not the channel health it is
+    // restored from. Session settings follow on each agent's next event (track).
+    policy.retellers.push((resolved, nowMs) => this.markEvents(resolved, nowMs));
+  }
+
+  /** The config the module runs now (a live reconfiguration replaces it). */
+  get resolved() {
+    return this.policy.resolved;
+  }
+
+  get active() {
+    return this.resolved.quota?.active === true;
+  }
+
+  async load() {
+    await this.settings.load();
+    if (!this.active || !this.marks) return;
+    await this.marks.load();
+    this.reapplyMarks();
+  }
+
+  /** The restore-mark events of the live marks, for an instance running `resolved`. */
+  markEvents(resolved, nowMs) {
+    return resolved.quota?.active === true && this.marks ? this.marks.restoreEvents(nowMs) : [];
+  }
+
+  /** Hands the live marks to the module at start (Policy.retell tells a new instance). */
+  reapplyMarks() {
+    if (!this.active || !this.marks) return;
+    for (const ev of this.marks.restoreEvents(Date.now())) {
+      this.report({ type: 'quota-mark-restored', provider: ev.provider, until: new Date(ev.untilMs).toISOString() });
+      this.decide(ev);
+    }
+  }
+
+  /** A provider breaker changed (effects.js): marks are kept for the next process. */
+  noteCircuit(fx) {
+    if (this.active && fx.channel.model === '*') this.marks?.note(fx, Date.now());
+  }
+
+  /** Knows the agent, and on first sight sends its session's settings to the module. */
+  track(agent) {
+    const id = String(agent?.id ?? 'unknown');
+    let t = this.agents.get(id);
+    // A rebuilt module instance (after a trap) knows no session settings: send them again.
+    if (t && t.instance === this.policy.instance) {
+      t.agent = agent;
+      return t;
+    }
+    const session = agent?.session?.id ? String(agent.session.id) : undefined;
+    t = { ...t, agent, session, instance: this.policy.instance };
+    this.agents.set(id, t);
+    if (session && this.active) {
+      this.bySession.set(session, id);
+      const s = this.settings.adopt(session, agent.session.header?.parentSession);
+      if (s.quota) this.decide({ kind: 'set-quota', agent: id, mode: s.quota });
+      if (s.pool) this.decide(s.pool === 'off' ? { kind: 'set-pool', agent: id, mode: 'off' } : { kind: 'set-pool', agent: id, mode: 'pool', pool: s.pool });
+    }
+    return t;
+  }
+
+  forget(agent) {
+    const id = String(agent?.id ?? 'unknown');
+    const t = this.agents.get(id);
+    if (t?.session) this.bySession.delete(t.session);
+    this.agents.delete(id);
+    this.waits.get(id)?.abort(new Error('agent disposed'));
+    this.waits.delete(id);
+  }
+
+  /** What the events need of a failed request: its turn, step and failure. */
+  noteFailure(payload) {
+    const t = this.track(payload.agent);
+    Object.assign(t, { turn: payload.turn, step: payload.step, failure: { code: payload.failure?.code, status: payload.failure?.status } });
+  }
+
+  // ---- effects (effects.js calls these)
+
+  onWait(fx) {
+    const t = this.agents.get(fx.agent) ?? {};
+    const base = { session: t.session, agent: fx.agent, provider: fx.provider, pool: fx.pool, turn: t.turn, step: t.step,
+      enteredAt: fx.enteredAtMs, attempts: fx.attempts };
+    if (fx.phase !== 'left') this.hold(fx.agent); // the wait is pending from here: isRetrying, and the switch can end it
+    if (fx.phase === 'entered') {
+      this.emit(QUOTA_EVENTS.entered, { ...base, failure: t.failure, nextAttemptAt: fx.nextAttemptAtMs });
+    } else if (fx.phase === 'left') {
+      this.waits.get(fx.agent)?.abort(new Error(`quota wait left: ${fx.reason}`));
+      this.emit(QUOTA_EVENTS.left, { ...base, reason: fx.reason, leftAt: Date.now() });
+    }
+  }
+
+  onRouted(fx) {
+    if (fx.cause === 'assigned') return; // a command's choice, not a failover
+    const t = this.agents.get(fx.agent) ?? {};
+    this.emit(QUOTA_EVENTS.failover, { session: t.session, agent: fx.agent, failure: fx.cause === 'exhausted' ? undefined : t.failure,
+      provider: fx.from?.provider, from: plainRoute(fx.from), to: plainRoute(fx.to), pool: fx.pool, turn: t.turn, step: t.step });
+  }
+
+  /** Runs a provider's balance script and hands the reading to the module. */
+  refresh(provider) {
+    const b = this.resolved.quota.balances.find((x) => x.provider === provider);
+    if (!b || this.running.has(provider)) return this.running.get(provider);
+    const started = Date.now();
+    const run = runBalance(this.ctx, b, this.lifetime).then((reading) => {
+      this.running.delete(provider);
+      if (this.lifetime.aborted) return;
+      const { why, ...event } = reading;
+      // The audit line has the number or the reason, never the script's output.
+      this.report({ type: 'balance', provider, ok: event.ok, remaining: event.remaining, why, ms: Date.now() - started });
+      this.decide(event);
+    });
+    this.running.set(provider, run);
+    return run;
+  }
+
+  scheduleRefresh(atMs) {
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = undefined;
+    if (atMs > 0 && !this.lifetime.aborted) {
+      this.refreshTimer = setTimeout(() => { this.refreshTimer = undefined; this.decide({ kind: 'wake' }); }, Math.max(0, atMs - Date.now()));
+      this.refreshTimer.unref?.();
+    }
+  }
+
+  dispose() {
+    clearTimeout(this.refreshTimer);
+    for (const w of this.waits.values()) w.abort(new Error('dsh-resilience disposed'));
+    return Promise.allSettled([...this.running.values(), this.settings.queue, this.marks?.queue]);
+  }
+
+  // ---- long-term waits
+
+  /** The controller the session's switch aborts, for the wait the module just entered. */
+  hold(agentId) {
+    let ac = this.waits.get(agentId);
+    if (!ac || ac.signal.aborted) {
+      ac = new AbortController();
+      this.waits.set(agentId, ac);
+    }
+    return ac;
+  }
+
+  releaseHold(agentId, ac) {
+    if (this.waits.get(agentId) === ac) this.waits.delete(agentId);
+  }
+
+  // ---- reports
+
+  inspect(agentId) {
+    return this.policy.inspect(Date.now(), agentId);
+  }
+
+  /** The frozen long-term wait state of a session (service `stateOf`). */
+  stateOf(agentId) {
+    const r = agentId ? this.inspect(agentId) : undefined;
+    const w = r?.session?.wait;
+    const t = this.agents.get(agentId) ?? {};
+    return Object.freeze({
+      pending: this.waits.has(agentId), attempts: w?.attempts ?? 0, enteredAt: w?.enteredAtMs, nextAttemptAt: w?.nextAttemptAtMs,
+      provider: w?.provider, turn: t.turn, step: t.step,
+    });
+  }
+
+  /** The agent id of a session given as an id, a Session, or an Agent. */
+  agentOf(session) {
+    if (session == null) return undefined;
+    if (typeof session === 'string') return this.bySession.get(session) ?? (this.agents.has(session) ? session : undefined);
+    if (session.session?.id) return String(session.id); // an Agent
+    if (session.id !== undefined) return this.bySession.get(String(session.id));
+    return undefined;
+  }
+
+  sessionOf(session) {
+    if (typeof session === 'string') return session;
+    return session?.session?.id ? String(session.session.id) : session?.id !== undefined ? String(session.id) : undefined;
+  }
+
+  // ---- commands
+
+  /** `quota on|off|default|status` for the command's agent. */
+  quotaCommand(agent, arg) {
+    if (!this.active) return { kind: 'error', text: 'dsh-resilience: no pools or quota configured for this row' };
+    const t = this.track(agent);
+    const id = String(agent?.id ?? 'unknown');
+    if (!arg || arg === 'status') return { kind: 'success', text: this.describeSession(id) };
+    if (!['on', 'off', 'default'].includes(arg)) return { kind: 'error', text: 'usage: /resilience quota on|off|default|status' };
+    if (!this.decide({ kind: 'set-quota', agent: id, mode: arg })) return moduleFailed();
+    if (t.session) this.settings.set(t.session, 'quota', arg === 'default' ? undefined : arg);
+    this.report({ type: 'quota-switch', session: t.session, agent: id, mode: arg });
+    return { kind: 'success', text: this.describeSession(id) };
+  }
+
+  /** `pool <pool>|off|default|status` for the command's agent. */
+  poolCommand(agent, arg) {
+    if (!this.active) return { kind: 'error', text: 'dsh-resilience: no pools or quota configured for this row' };
+    const t = this.track(agent);
+    const id = String(agent?.id ?? 'unknown');
+    if (!arg || arg === 'status') return { kind: 'success', text: this.describeSession(id) };
+    const ok = this.setPool(id, t.session, arg);
+    if (ok === undefined) return moduleFailed();
+    if (!ok) return { kind: 'error', text: `no pool "${arg}" (pools: ${this.poolNames().join(', ') || 'none'})` };
+    return { kind: 'success', text: this.describeSession(id) };
+  }
+
+  /** Puts a session into a pool (name), off, or back to default; false for an unknown pool. */
+  setPool(agentId, sessionId, arg) {
+    let ev;
+    if (arg === 'off' || arg === 'default') ev = { kind: 'set-pool', agent: agentId, mode: arg };
+    else if (this.poolNames().includes(arg)) ev = { kind: 'set-pool', agent: agentId, mode: 'pool', pool: arg };
+    else return false;
+    if (agentId !== undefined && !this.decide(ev)) return undefined;
+    if (sessionId) this.settings.set(sessionId, 'pool', arg === 'default' ? undefined : arg);
+    this.report({ type: 'quota-pool', session: sessionId, agent: agentId, pool: arg });
+    return true;
+  }
+
+  poolNames() {
+    return (this.resolved.pools ?? []).map((p) => p.name);
+  }
+
+  describeSession(id) {
+    const s = this.inspect(id)?.session;
+    if (!s) return 'dsh-resilience: the policy module failed; see the audit log';
+    const lines = [
+      `quota retry: ${s.enabled ? 'on' : 'off'} (${s.enabledSource === 'session' ? 'set for this session' : `default: ${this.resolved.quota.defaultEnabled ? 'on' : 'off'}`})`,
+      `pool: ${s.pool ?? (s.poolSource === 'off' ? 'off' : '(none: the chain)')} (${s.poolSource})${s.route ? `, route ${routeKey(s.route)}` : ''}`,
+    ];
+    if (s.wait) lines.push(`waiting since ${iso(s.wait.enteredAtMs)}: ${s.wait.attempts} attempt(s), next at ${iso(s.wait.nextAttemptAtMs)}`);
+    return lines.join('\n');
+  }
+
+  /** `/resilience routes [pool]`: each pool's routes, readings and marks. */
+  routesTable(only) {
+    const r = this.inspect();
+    if (!r) return { kind: 'error', text: 'dsh-resilience: the policy module failed; see the audit log' };
+    const pools = r.pools.filter((p) => !only || p.name === only);
+    if (only && pools.length === 0) return { kind: 'error', text: `no pool "${only}" (pools: ${this.poolNames().join(', ') || 'none'})` };
+    const now = Date.now();
+    const prov = new Map(r.providers.map((p) => [p.provider, p]));
+    const out = [];
+    for (const p of pools) {
+      out.push(`pool ${p.name}: new sessions get ${routeKey(p.choice)}${p.usable ? '' : ' (no route usable)'}`);
+      const rows = [['route', 'usable', 'why', 'last reading', 'exhausted until']];
+      for (const rr of p.routes) {
+        const pr = prov.get(rr.route.provider);
+        rows.push([routeKey(rr.route), rr.usable ? 'yes' : 'no', rr.why, readingText(pr, now), pr?.markedUntilMs ? `${iso(pr.markedUntilMs)} (in ${age(pr.markedUntilMs - now)})` : '-']);
+      }
+      out.push(...table(rows), '');
+    }
+    if (pools.length === 0) out.push('No pools configured.');
+    return { kind: 'success', text: out.join('\n').trimEnd() };
+  }
+
+  // ---- the llmQuotaRetry service
+
+  service() {
+    const self = this;
+    return Object.freeze({
+      isRetrying: (session) => { const id = self.agentOf(session); return id !== undefined && self.waits.has(id); },
+      stateOf: (session) => self.stateOf(self.agentOf(session)),
+      /** Refreshes the pool's stale readings first (bounded by its slowest script), then chooses. */
+      async pickRoute(pool) {
+        let r = self.inspect();
+        const p = r?.pools.find((x) => x.name === pool);
+        if (!p) return undefined;
+        const stale = new Set(p.routes.map((x) => x.route.provider)
+          .filter((name) => r.providers.find((x) => x.provider === name && x.hasBalance && x.stale)));
+        await Promise.all([...stale].map((name) => self.refresh(name)));
+        r = self.inspect();
+        return plainRoute(r?.pools.find((x) => x.name === pool)?.choice);
+      },
+      setPool(session, pool) {
+        const arg = pool === null || pool === undefined ? 'default' : String(pool);
+        if (arg !== 'off' && arg !== 'default' && !self.poolNames().includes(arg)) return false;
+        return self.setPool(self.agentOf(session), self.sessionOf(session), arg) === true;
+      },
+      assignPool(session, pool) { return this.setPool(session, pool); },
+      poolOf(session) {
+        const id = self.agentOf(session);
+        if (id !== undefined) return self.inspect(id)?.session?.pool;
+        const s = self.settings.get(self.sessionOf(session));
+        return s?.pool && s.pool !== 'off' ? s.pool : undefined;
+      },
+      report: () => self.inspect(),
+    });
+  }
+
+  // ---- the quotaRetry session projection
+
+  /**
+   * A pure fold over host-known events: the session's quota commands
+   * (`command/run` with their arguments) and the route of its last request
+   * (`request/header`). A forked session's log starts with its parent's
+   * events, so it shows the inherited settings too.
+   */
+  projection() {
+    const quota = this.resolved.quota;
+    const pools = (this.resolved.pools ?? []).map((p) => ({ name: p.name, routes: p.routes.map(plainRoute) }));
+    const names = new Set(pools.map((p) => p.name));
+    return {
+      key: 'quotaRetry',
+      schema: { parse: (v) => v },
+      stateVersion: 1,
+      // Lossless JSON only (the host may checkpoint the state): null, never undefined.
+      init: () => ({ quota: null, pool: null, route: null }),
+      apply(state, event) {
+        if (event.type === 'request/header') {
+          const c = event.data?.header?.config;
+          if (!c?.provider || (state.route && state.route.provider === c.provider && state.route.model === c.model)) return state;
+          return { ...state, route: { provider: String(c.provider), model: String(c.model) } };
+        }
+        if (event.type !== 'command/run') return state;
+        const parsed = parseQuotaCommand(event.data?.name, event.data?.args);
+        if (!parsed) return state;
+        if (parsed.kind === 'quota' && ['on', 'off', 'default'].includes(parsed.arg)) return { ...state, quota: parsed.arg === 'default' ? null : parsed.arg };
+        if (parsed.kind === 'pool' && (parsed.arg === 'off' || parsed.arg === 'default' || names.has(parsed.arg))) {
+          return { ...state, pool: parsed.arg === 'default' ? null : parsed.arg };
+        }
+        return state;
+      },
+      view(state) {
+        const enabled = state.quota ? state.quota === 'on' : quota.defaultEnabled;
+        let pool = null;
+        let poolSource = 'default';
+        if (state.pool === 'off') poolSource = 'off';
+        else if (state.pool) [pool, poolSource] = [state.pool, 'session'];
+        else if (state.route) {
+          const holding = pools.filter((p) => p.routes.some((r) => r.provider === state.route.provider && r.model === state.route.model));
+          if (holding.length === 1) [pool, poolSource] = [holding[0].name, 'inferred'];
+        }
+        return { enabled, defaultEnabled: quota.defaultEnabled, source: state.quota ? 'session' : 'default', pool, poolSource, pools };
+      },
+    };
+  }
+}
+
+/** `/resilience quota x`, `/quota-retry x`, `/resilience pool x`, `/quota-pool x` as {kind, arg}. */
+export function parseQuotaCommand(name, args) {
+  const words = String(args ?? '').trim().split(/\s+/).filter(Boolean);
+  if (name === 'quota-retry') return { kind: 'quota', arg: words[0] };
+  if (name === 'quota-pool') return { kind: 'pool', arg: words[0] };
+  if (name === 'resilience' && (words[0] === 'quota' || words[0] === 'pool')) return { kind: words[0], arg: words[1] };
+  return undefined;
+}
+
+function moduleFailed() {
+  return { kind: 'error', text: 'dsh-resilience: the policy module failed; see the audit log' };
+}
+
+const iso = (ms) => (ms ? new Date(ms).toISOString().replace('T', ' ').slice(0, 19) : '-');
+
+function age(ms) {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 120) return `${s} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  return `${(s / 3600).toFixed(1)} h`;
+}
+
+function readingText(p, now) {
+  if (!p?.hasBalance) return '(no script)';
+  const r = p.reading;
+  if (!r) return p.refreshing ? '(reading…)' : '(none yet)';
+  if (!r.ok) return `missing, ${age(now - r.atMs)} ago`;
+  return `${r.remaining}${p.unit ? ` ${p.unit}` : ''}, ${age(now - r.atMs)} ago${r.remaining < p.minimumRemaining ? ` (< ${p.minimumRemaining})` : ''}`;
+}
+
+function table(rows) {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  const lines = rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
+  lines.splice(1, 0, widths.map((w) => '-'.repeat(w)).join('  '));
+  return lines;
+}

@@ -1,0 +1,172 @@
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseReading } from '../balance.js';
+import { compileModule, Policy } from '../policy.js';
+import { parseQuotaCommand, QuotaRules } from '../quota.js';
+import { QuotaMarks } from '../quota-marks.js';
+import { QuotaSettings } from '../quota-settings.js';
+
+const quiet = { warn() {} };
+const ROW = {
+  probes: false,
+  pools: [{ name: 'main', routes: [{ provider: 'pa', model: 'm' }, { provider: 'pb', model: 'm' }] }, { name: 'spare', routes: [{ provider: 'pc', model: 'm' }] }],
+  quota: { longTermDelayMs: 1000 },
+};
+let compiled;
+before(async () => { compiled = await compileModule(); });
+
+test('a balance script\'s output: the one documented object, anything else a missing reading', () => {
+  assert.deepEqual(parseReading('p', '{"remaining": 12.5}\n'), { kind: 'balance-reading', provider: 'p', ok: true, remaining: 12.5 });
+  assert.deepEqual(parseReading('p', '{"remaining": 0, "resetsAt": "2030-01-01T00:00:00Z"}'),
+    { kind: 'balance-reading', provider: 'p', ok: true, remaining: 0, resetsAtMs: Date.parse('2030-01-01T00:00:00Z') });
+  for (const [text, why] of [['plenty', 'not JSON'], ['', 'not JSON'], ['[1]', 'no numeric remaining'], ['{"remaining":"5"}', 'no numeric remaining'],
+    ['{"balance":5}', 'no numeric remaining'], ['null', 'no numeric remaining'], ['{"remaining":5,"resetsAt":"soon"}', 'bad resetsAt'],
+    ['{"remaining":1e999}', 'no numeric remaining']]) {
+    assert.deepEqual(parseReading('p', text), { kind: 'balance-reading', provider: 'p', ok: false, why }, text);
+  }
+});
+
+test('the quota commands and their aliases parse to the same thing', () => {
+  assert.deepEqual(parseQuotaCommand('quota-retry', ' off '), { kind: 'quota', arg: 'off' });
+  assert.deepEqual(parseQuotaCommand('resilience', 'quota off'), { kind: 'quota', arg: 'off' });
+  assert.deepEqual(parseQuotaCommand('quota-pool', 'spare'), { kind: 'pool', arg: 'spare' });
+  assert.deepEqual(parseQuotaCommand('resilience', 'pool default'), { kind: 'pool', arg: 'default' });
+  assert.equal(parseQuotaCommand('resilience', 'backup off'), undefined);
+  assert.equal(parseQuotaCommand('compact', ''), undefined);
+});
+
+test('settings survive a reload; a fork takes its nearest ancestor\'s explicit setting once, as a snapshot', async () => {
+  const path = join(await mkdtemp(join(tmpdir(), 'quota-')), 'quota-sessions.json');
+  const audit = [];
+  const one = new QuotaSettings(path, (r) => audit.push(r));
+  await one.set('root', 'pool', 'spare');
+  await one.set('root', 'quota', 'off');
+  one.adopt('child', 'root');
+  one.adopt('grandchild', 'child');
+  await one.set('root', 'pool', 'main'); // later: not followed
+  await one.save();
+  const two = new QuotaSettings(path, () => {});
+  await two.load();
+  assert.deepEqual([two.get('root').pool, two.get('child').pool, two.get('grandchild').pool], ['main', 'spare', 'spare']);
+  assert.equal(two.get('grandchild').quota, 'off');
+  assert.equal(two.adopt('orphan', undefined).pool, undefined);
+  // Two processes sharing the file: each save merges the other's newer records.
+  const other = new QuotaSettings(path, () => {});
+  await other.load();
+  await other.set('elsewhere', 'pool', 'spare');
+  await two.set('root', 'quota', 'on');
+  const merged = new QuotaSettings(path, () => {});
+  await merged.load();
+  assert.deepEqual([merged.get('elsewhere').pool, merged.get('root').quota], ['spare', 'on']);
+  // An unreadable file is set aside, not fatal.
+  await writeFile(path, '{not json');
+  const three = new QuotaSettings(path, (r) => audit.push(r));
+  await three.load();
+  assert.equal(three.get('root'), undefined);
+  assert.ok(audit.some((a) => a.type === 'quota-settings-set-aside'));
+});
+
+function rules(path, emitted = []) {
+  const policy = new Policy(compiled, ROW, quiet);
+  const q = new QuotaRules({
+    ctx: { get: () => undefined }, policy, settingsPath: path, report: () => {}, emit: (name, payload) => emitted.push({ name, payload }),
+    lifetime: new AbortController().signal,
+    decide: (event) => {
+      const out = policy.decide(Date.now(), event);
+      for (const fx of out?.effects ?? []) {
+        if (fx.kind === 'quota-wait') q.onWait(fx);
+        if (fx.kind === 'quota-routed') q.onRouted(fx);
+      }
+      return out;
+    },
+  });
+  return q;
+}
+
+const agent = (id, session, parent) => ({ id, session: { id: session, header: parent ? { parentSession: parent } : {} } });
+
+test('commands, the service and the switch ending a wait, against the real module', async () => {
+  const path = join(await mkdtemp(join(tmpdir(), 'quota-')), 'quota-sessions.json');
+  const emitted = [];
+  const q = rules(path, emitted);
+  const a = agent('a1', 's1');
+  assert.match(q.poolCommand(a, 'spare').text, /pool: spare \(session\), route pc\/m/);
+  assert.equal(q.poolCommand(a, 'nope').kind, 'error');
+  const svc = q.service();
+  assert.equal(svc.poolOf('s1'), 'spare');
+  assert.equal(svc.setPool('s1', 'nope'), false);
+  assert.equal(svc.setPool('s1', null), true);
+  assert.equal(svc.poolOf('s1'), 'spare', 'default: inferred from the route it is on, which only spare holds');
+  assert.deepEqual(await svc.pickRoute('main'), { provider: 'pa', model: 'm' });
+  assert.equal(await svc.pickRoute('nope'), undefined);
+
+  // A wait, ended by the switch.
+  q.decide({ kind: 'request', agent: 'a1', proposed: { provider: 'pc', model: 'm' } });
+  q.noteFailure({ agent: a, turn: 1, step: 2, failure: { code: 'QUOTA' } });
+  q.decide({ kind: 'request-error', agent: 'a1', provider: 'pc', phase: 'before-host', rand: 0, failure: { code: 'QUOTA' } });
+  assert.equal(svc.isRetrying('s1'), true);
+  const hold = q.hold('a1');
+  assert.deepEqual([svc.stateOf('s1').pending, svc.stateOf('s1').attempts, svc.stateOf('s1').turn], [true, 1, 1]);
+  assert.match(q.quotaCommand(a, 'off').text, /quota retry: off/);
+  assert.equal(hold.signal.aborted, true, 'the switch ended the wait');
+  assert.deepEqual(emitted.map((e) => [e.name, e.payload.reason]), [['llm-quota-retry/entered', undefined], ['llm-quota-retry/left', 'disabled']]);
+  assert.equal(emitted[0].payload.session, 's1');
+  await q.settings.queue;
+  assert.deepEqual(JSON.parse(await readFile(path, 'utf8')).sessions.s1.quota, 'off');
+
+  // A restarted host sends the settings again on first sight.
+  const again = rules(path);
+  await again.load();
+  again.track(a);
+  assert.match(again.describeSession('a1'), /quota retry: off \(set for this session\)/);
+  // A fork of s1 takes them as a snapshot.
+  again.track(agent('a2', 's2', 's1'));
+  assert.match(again.describeSession('a2'), /quota retry: off \(set for this session\)/);
+  assert.match(again.routesTable().text, /pool main: new sessions get pa\/m/);
+  assert.equal(again.routesTable('nope').kind, 'error');
+});
+
+test('the quotaRetry projection folds the session\'s own commands and route', () => {
+  const q = rules('/nonexistent/quota.json');
+  const p = q.projection();
+  let s = p.init();
+  const ev = (type, data) => ({ type, data });
+  s = p.apply(s, ev('request/header', { header: { config: { provider: 'pa', model: 'm' } } }));
+  assert.deepEqual(p.view(s), { enabled: true, defaultEnabled: true, source: 'default', pool: 'main', poolSource: 'inferred', pools: p.view(s).pools });
+  const same = p.apply(s, ev('assistant/chunk', {}));
+  assert.equal(same, s, 'an unrelated event keeps the state reference');
+  s = p.apply(s, ev('command/run', { name: 'quota-retry', args: 'off' }));
+  s = p.apply(s, ev('command/run', { name: 'resilience', args: 'pool spare' }));
+  s = p.apply(s, ev('command/run', { name: 'quota-pool', args: 'nope' })); // refused by the command: no change
+  assert.deepEqual([p.view(s).enabled, p.view(s).source, p.view(s).pool, p.view(s).poolSource], [false, 'session', 'spare', 'session']);
+  s = p.apply(s, ev('command/run', { name: 'quota-pool', args: 'off' }));
+  assert.deepEqual([p.view(s).pool, p.view(s).poolSource], [null, 'off']);
+  assert.deepEqual(p.view(s).pools.map((x) => x.name), ['main', 'spare']);
+});
+
+test('exhaustion marks outlive the process: noted, merged across processes, restored while live, lifted, expired', async () => {
+  const path = join(await mkdtemp(join(tmpdir(), 'quota-')), 'quota-marks.json');
+  const now = Date.now();
+  const open = (provider, until) => ({ channel: { provider, model: '*' }, to: 'open', class: 'quota', openUntilMs: until });
+  const one = new QuotaMarks(path, () => {});
+  one.note(open('pa', now + 60_000), now);
+  one.note({ channel: { provider: 'pz', model: '*' }, to: 'open', cause: 'models-open', openUntilMs: now + 60_000 }, now); // not a quota mark
+  await one.queue;
+  const two = new QuotaMarks(path, () => {});
+  await two.load();
+  two.note(open('pb', now + 60_000), now + 1);
+  await two.queue;
+  one.note({ channel: { provider: 'pa', model: '*' }, to: 'closed' }, now + 2); // lifted in the first process
+  await one.queue;
+  const three = new QuotaMarks(path, () => {});
+  await three.load();
+  assert.deepEqual(three.restoreEvents(now + 10).map((e) => e.provider), ['pb'], 'pa lifted, pb from the other process kept, pz never a mark');
+  assert.deepEqual(three.restoreEvents(now + 60_001), [], 'expired');
+  // Restored into a real module: sessions are kept off the marked provider.
+  const policy = new Policy(compiled, ROW, quiet);
+  for (const ev of three.restoreEvents(Date.now())) policy.decide(Date.now(), ev);
+  assert.equal(policy.inspect(Date.now()).providers.find((p) => p.provider === 'pb').markedUntilMs, now + 60_000);
+});

@@ -1,0 +1,386 @@
+package policy
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Balance scripts and readings. A provider's remaining allowance comes from
+// a script the operator names (run by the shell through the host's
+// subprocess service); the policy decides when each runs, keeps the latest
+// reading, and lets readings close exhaustion marks and keep new sessions
+// off a provider that is running low. Requests never wait for a script:
+// decisions read cached readings only.
+
+// Balance defaults.
+const (
+	// DefaultBalanceTimeoutMs: a balance endpoint answers in well under a
+	// second; ten seconds is generous, and a script that takes longer yields
+	// a missing reading rather than a stuck refresh.
+	DefaultBalanceTimeoutMs = 10_000
+	// DefaultBalanceRefreshMs: every five minutes. Balances move with use,
+	// but a reading minutes old is good enough to steer new sessions, and
+	// balance endpoints are often rate-limited themselves.
+	DefaultBalanceRefreshMs = 300_000
+	// refreshSlackMs frees a refresh whose reading never came (the shell lost
+	// it) this long after its timeout.
+	refreshSlackMs      = 5_000
+	maxBalanceTimeoutMs = 600_000
+	minBalanceRefreshMs = 1_000
+	maxUnit             = 16
+)
+
+// Balance is one provider's balance script.
+type Balance struct {
+	Provider string
+	// Script is argv, never a shell line.
+	Script    []string
+	TimeoutMs int64
+	RefreshMs int64
+	// APIKeyEnv names the credential the shell resolves through the host's
+	// credential service at every run and passes to the script under that name only.
+	APIKeyEnv string
+	// Env adds literal, non-secret variables.
+	Env []EnvVar
+	// MinimumRemaining: a reading below it keeps new sessions off the provider.
+	MinimumRemaining float64
+	// Unit names what remaining counts, for display ("CNY", "tokens").
+	Unit string
+}
+
+// EnvVar is one literal environment entry of a balance script.
+type EnvVar struct{ Name, Value string }
+
+func envName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func validateBalances(bs []Balance) error {
+	for i, b := range bs {
+		k := fmt.Sprintf("quota.balances[%d]", i)
+		switch {
+		case b.Provider == "":
+			return &FieldError{k + ".provider", "must be a non-empty string"}
+		case len(b.Script) == 0 || b.Script[0] == "":
+			return &FieldError{k + ".script", "must be an argv list whose first item names the program (never a shell line)"}
+		case b.TimeoutMs < minQuotaMs || b.TimeoutMs > maxBalanceTimeoutMs:
+			return &FieldError{k + ".timeoutMs", fmt.Sprintf("must be between %d and %d", minQuotaMs, maxBalanceTimeoutMs)}
+		case b.RefreshMs < minBalanceRefreshMs || b.RefreshMs > week:
+			return &FieldError{k + ".refreshMs", fmt.Sprintf("must be between %d and one week", minBalanceRefreshMs)}
+		case b.APIKeyEnv != "" && !envName(b.APIKeyEnv):
+			return &FieldError{k + ".apiKeyEnv", "must be an environment variable name"}
+		case b.MinimumRemaining < 0 || math.IsNaN(b.MinimumRemaining) || math.IsInf(b.MinimumRemaining, 0):
+			return &FieldError{k + ".minimumRemaining", "must be a finite number, 0 or more"}
+		case len(b.Unit) > maxUnit:
+			return &FieldError{k + ".unit", fmt.Sprintf("must be at most %d characters", maxUnit)}
+		}
+		for j := 0; j < i; j++ {
+			if bs[j].Provider == b.Provider {
+				return &FieldError{k + ".provider", fmt.Sprintf("duplicates quota.balances[%d] (%q): one script per provider", j, b.Provider)}
+			}
+		}
+		for j, v := range b.Env {
+			ek := fmt.Sprintf("%s.env[%d].name", k, j)
+			if !envName(v.Name) {
+				return &FieldError{ek, "must be an environment variable name"}
+			}
+			if v.Name == b.APIKeyEnv {
+				return &FieldError{ek, "is apiKeyEnv: the credential comes from the host's credential service, never from the config"}
+			}
+			for m := 0; m < j; m++ {
+				if b.Env[m].Name == v.Name {
+					return &FieldError{ek, fmt.Sprintf("duplicates env[%d]", m)}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (c *Config) balance(provider string) *Balance {
+	for i := range c.Quota.Balances {
+		if c.Quota.Balances[i].Provider == provider {
+			return &c.Quota.Balances[i]
+		}
+	}
+	return nil
+}
+
+// BalanceReading is a balance script's result for Provider. OK is false for
+// a missing reading: non-zero exit, timeout, bad JSON, oversized output.
+type BalanceReading struct {
+	Provider   string
+	OK         bool
+	Remaining  float64
+	ResetsAtMs int64 // 0 when the script did not say
+}
+
+func (BalanceReading) isEvent() {}
+
+// reading is the latest result of a provider's script.
+type reading struct {
+	atMs       int64
+	ok         bool
+	remaining  float64
+	resetsAtMs int64
+}
+
+// refreshSlot is a provider's script schedule: the last run started at
+// lastRunMs; a run is in flight since inFlightMs (0: none).
+type refreshSlot struct {
+	lastRunMs, inFlightMs int64
+}
+
+// quotaState is the quota rules' part of the State.
+type quotaState struct {
+	readings  map[string]reading
+	refresh   map[string]*refreshSlot
+	markedAt  map[string]int64 // provider -> when a quota failure last marked it
+	refreshAt int64            // the last ScheduleRefresh sent
+}
+
+func newQuotaState() quotaState {
+	return quotaState{readings: map[string]reading{}, refresh: map[string]*refreshSlot{}, markedAt: map[string]int64{}}
+}
+
+// mark opens the provider's breaker for an exhausted allowance: for
+// ExhaustedCooldownMs, or as long as the provider said (Retry-After, or a
+// reset time in its wording), whichever is longer.
+func (s *State) mark(now int64, provider string, retryAfterMs int64, code string, fx *[]Effect) {
+	p := &s.provider(provider).breaker
+	until := now + max(s.cfg.Quota.ExhaustedCooldownMs, retryAfterMs)
+	s.q.markedAt[provider] = now
+	if p.state == Open && p.openUntilMs >= until {
+		return // already marked for at least as long
+	}
+	p.openUntilMs = until
+	p.transition(now, Open, code, ClassQuota, fx)
+}
+
+// RestoreMark re-applies an exhaustion mark an earlier host process (or
+// another one sharing the state directory) recorded: a spent allowance
+// outlives the process that learnt of it. Like merged health it is news, not
+// a transition of this state's own, so it emits nothing; an expired mark, or
+// one shorter than the provider's current one, changes nothing.
+type RestoreMark struct {
+	Provider            string
+	MarkedAtMs, UntilMs int64
+}
+
+func (RestoreMark) isEvent() {}
+
+func (s *State) onRestoreMark(now int64, e RestoreMark) {
+	if e.Provider == "" || e.UntilMs <= now || e.MarkedAtMs > now {
+		return
+	}
+	p := &s.provider(e.Provider).breaker
+	if p.state == Open && p.openUntilMs >= e.UntilMs {
+		return
+	}
+	s.q.markedAt[e.Provider] = e.MarkedAtMs
+	p.state, p.openUntilMs, p.changedAtMs, p.probeAgent = Open, e.UntilMs, e.MarkedAtMs, ""
+	p.changed() // its channels' wakes wait for the mark too
+}
+
+// marked reports whether the provider carries a live exhaustion mark.
+func (s *State) marked(now int64, provider string) bool {
+	if _, ok := s.q.markedAt[provider]; !ok {
+		return false
+	}
+	p := s.providerBreaker(provider)
+	return p != nil && p.state == Open && now < p.openUntilMs
+}
+
+// shows reports whether a reading shows allowance: more than nothing, and
+// not below the provider's minimumRemaining.
+func (r reading) shows(b *Balance) bool {
+	return r.ok && r.remaining > 0 && (b == nil || r.remaining >= b.MinimumRemaining)
+}
+
+func (s *State) onBalanceReading(now int64, e BalanceReading, fx *[]Effect) {
+	b := s.cfg.balance(e.Provider)
+	if b == nil {
+		return // no script for it: not ours to record
+	}
+	slot := s.slot(e.Provider)
+	if slot.inFlightMs == 0 {
+		slot.lastRunMs = now // an out-of-schedule run (a route pick refreshing first)
+	}
+	slot.inFlightMs = 0
+	r := reading{atMs: now, ok: e.OK, remaining: e.Remaining, resetsAtMs: e.ResetsAtMs}
+	s.q.readings[e.Provider] = r
+	// A reading taken at least one refresh interval after the mark, showing
+	// allowance again, lifts it early: one taken at once may predate the
+	// provider's own accounting catching up.
+	at, ok := s.q.markedAt[e.Provider]
+	if ok && s.marked(now, e.Provider) && now >= at+b.RefreshMs && r.shows(b) {
+		delete(s.q.markedAt, e.Provider)
+		s.providers[e.Provider].breaker.transition(now, Closed, "balance-restored", "", fx)
+	}
+}
+
+func (s *State) slot(provider string) *refreshSlot {
+	sl := s.q.refresh[provider]
+	if sl == nil {
+		sl = &refreshSlot{}
+		s.q.refresh[provider] = sl
+	}
+	return sl
+}
+
+// refreshDue is when provider's script should next run: never run yet (now),
+// one refresh interval after the last run started, or, while one is in
+// flight, when that run is given up on.
+func (s *State) refreshDue(b *Balance) int64 {
+	sl := s.slot(b.Provider)
+	if sl.inFlightMs != 0 {
+		return sl.inFlightMs + b.TimeoutMs + refreshSlackMs
+	}
+	if sl.lastRunMs == 0 {
+		return 0
+	}
+	return sl.lastRunMs + b.RefreshMs
+}
+
+// refreshBalances starts every script that is due, in config order, and
+// asks for a wake at the next one due (ScheduleRefresh).
+func (s *State) refreshBalances(now int64, fx *[]Effect) {
+	var next int64
+	for i := range s.cfg.Quota.Balances {
+		b := &s.cfg.Quota.Balances[i]
+		if s.refreshDue(b) <= now {
+			sl := s.slot(b.Provider)
+			sl.lastRunMs, sl.inFlightMs = now, now
+			*fx = append(*fx, RefreshBalance{Provider: b.Provider})
+		}
+		if due := s.refreshDue(b); next == 0 || due < next {
+			next = due
+		}
+	}
+	if next != s.q.refreshAt {
+		s.q.refreshAt = next
+		*fx = append(*fx, ScheduleRefresh{AtMs: next})
+	}
+}
+
+// stale reports whether provider's reading is missing or older than its refresh interval.
+func (s *State) stale(now int64, b *Balance) bool {
+	r, ok := s.q.readings[b.Provider]
+	return !ok || now-r.atMs >= b.RefreshMs
+}
+
+// RefreshBalance asks the shell to run Provider's balance script and report
+// a BalanceReading.
+type RefreshBalance struct{ Provider string }
+
+// ScheduleRefresh asks for a Wake at AtMs, for the next balance script due;
+// it replaces the previous one, and 0 cancels it. Separate from
+// ScheduleWake, which belongs to the breakers' probes.
+type ScheduleRefresh struct{ AtMs int64 }
+
+func (RefreshBalance) isEffect()  {}
+func (ScheduleRefresh) isEffect() {}
+
+// Route choice.
+
+// Why a route is or is not usable (reports, tables).
+const (
+	UsableReading    = "reading"           // a reading shows allowance
+	UsableFailOpen   = "no-reading"        // nothing reported, failOpen
+	UnusableMarked   = "exhausted"         // its provider carries a mark
+	UnusableCircuit  = "circuit-open"      // the engine's breaker holds it
+	UnusableHost     = "unservable"        // the host cannot serve it (no adapter, unknown model, no credential)
+	UnusableLow      = "below-minimum"     // a reading shows less than minimumRemaining (or nothing)
+	UnusableNoReport = "no-reading-closed" // nothing reported, failOpen false
+)
+
+// routeTier ranks a route for choice: 0 a reading shows allowance, 1
+// nothing reported and failOpen, -1 unusable.
+func (s *State) routeTier(now int64, r Route) (int, string) {
+	switch {
+	case s.marked(now, r.Channel.Provider):
+		return -1, UnusableMarked
+	case !s.servable(now, r.Channel):
+		return -1, UnusableHost
+	case !s.routable(now, r.Channel):
+		return -1, UnusableCircuit
+	}
+	b := s.cfg.balance(r.Channel.Provider)
+	if rd, ok := s.q.readings[r.Channel.Provider]; ok && rd.ok {
+		if rd.shows(b) {
+			return 0, UsableReading
+		}
+		return -1, UnusableLow
+	}
+	if s.cfg.Quota.FailOpen {
+		return 1, UsableFailOpen
+	}
+	return -1, UnusableNoReport
+}
+
+// chooseRoute picks the pool's best usable route, avoiding one channel (the
+// one that just failed): a route with a reading showing allowance before one
+// nothing reported on, declared order breaking ties. When none is usable it
+// answers the pool's first route, and false.
+func (s *State) chooseRoute(now int64, p *Pool, avoid Channel) (Route, bool) {
+	best, tier := -1, 2
+	for i, r := range p.Routes {
+		if r.Channel == avoid {
+			continue
+		}
+		if t, _ := s.routeTier(now, r); t >= 0 && t < tier {
+			best, tier = i, t
+		}
+	}
+	if best < 0 {
+		return p.Routes[0], false
+	}
+	return p.Routes[best], true
+}
+
+// PickRoute is route choice for a new session put into the named pool, as
+// the llmQuotaRetry service's pickRoute answers it.
+func (s *State) PickRoute(now int64, pool string) (Route, bool, bool) {
+	p := s.cfg.pool(pool)
+	if p == nil {
+		return Route{}, false, false
+	}
+	r, usable := s.chooseRoute(now, p, Channel{})
+	return r, usable, true
+}
+
+// quotaProviders lists the providers the quota rules know: balance scripts
+// first (config order), then pool routes' and marked providers, sorted.
+func (s *State) quotaProviders() []string {
+	seen := map[string]bool{}
+	var out, rest []string
+	for _, b := range s.cfg.Quota.Balances {
+		seen[b.Provider] = true
+		out = append(out, b.Provider)
+	}
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			rest = append(rest, p)
+		}
+	}
+	for _, p := range s.cfg.Pools {
+		for _, r := range p.Routes {
+			add(r.Channel.Provider)
+		}
+	}
+	for p := range s.q.markedAt {
+		add(p)
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
+}

@@ -1,0 +1,425 @@
+package policy
+
+import (
+	"fmt"
+	"math"
+)
+
+// Quota rules. A spent allowance is not an outage: it lasts until a reset (an
+// hour, a day, a month). When the row configures `pools` or `quota`, a
+// quota-class failure marks the whole provider exhausted (its provider
+// breaker opens: one account backs all of its models), the session moves to
+// a usable route of its pool at once, and when none is left the turn is held
+// in a long-term wait, retried once per LongTermDelayMs for as long as it
+// takes. Without either key the engine treats quota failures as before.
+
+// Quota defaults.
+const (
+	// DefaultLongTermDelayMs: one retry an hour. Allowances reset on the hour
+	// at the soonest (five-hour windows, daily and monthly caps); a retry
+	// every minute would be a thousand wasted requests over a day's cap.
+	DefaultLongTermDelayMs = 3_600_000
+	// MaxLongTermDelayMs is the longest delay a host timer can hold (2^31-1 ms, ~24.8 days).
+	MaxLongTermDelayMs = math.MaxInt32
+	// DefaultExhaustedCooldownMs: how long an exhaustion mark keeps new work
+	// off a provider when nothing says otherwise. An hour, like the wait: a
+	// reset time in the failure, or a balance reading showing allowance
+	// again, ends it sooner or later.
+	DefaultExhaustedCooldownMs = 3_600_000
+	// minQuotaMs: shorter delays are typos (and would spin).
+	minQuotaMs = 100
+)
+
+// QuotaConfig is the row's `quota` object.
+type QuotaConfig struct {
+	// Active: the row has `pools` or `quota`. Without them the engine keeps
+	// its own handling of quota failures (failover, bounded waits).
+	Active bool
+	// LongTermDelayMs is the delay between attempts of a long-term wait.
+	LongTermDelayMs int64
+	// DefaultEnabled is the per-session switch's value until a session sets
+	// it: on, or opt-in (false).
+	DefaultEnabled bool
+	// FailOpen: a route whose provider reported nothing is usable.
+	FailOpen bool
+	// ExhaustedCooldownMs is an exhaustion mark's lifetime (a provider's
+	// reset time, in its Retry-After or wording, extends it).
+	ExhaustedCooldownMs int64
+	// Balances are the balance scripts, one per provider (balance.go).
+	Balances []Balance
+}
+
+// DefaultQuotaConfig is every quota default, inactive.
+func DefaultQuotaConfig() QuotaConfig {
+	return QuotaConfig{LongTermDelayMs: DefaultLongTermDelayMs, DefaultEnabled: true, FailOpen: true,
+		ExhaustedCooldownMs: DefaultExhaustedCooldownMs}
+}
+
+func (q QuotaConfig) validate() error {
+	switch {
+	case q.LongTermDelayMs < minQuotaMs || q.LongTermDelayMs > MaxLongTermDelayMs:
+		return &FieldError{"quota.longTermDelayMs", fmt.Sprintf("must be between %d and %d (the longest timer a host holds)", minQuotaMs, MaxLongTermDelayMs)}
+	case q.ExhaustedCooldownMs < minQuotaMs || q.ExhaustedCooldownMs > week:
+		return &FieldError{"quota.exhaustedCooldownMs", fmt.Sprintf("must be between %d and one week", minQuotaMs)}
+	}
+	return validateBalances(q.Balances)
+}
+
+// QuotaActive reports whether the quota rules apply: the row has pools or a quota object.
+func (c *Config) QuotaActive() bool { return c.Quota.Active || len(c.Pools) > 0 }
+
+// Per-session settings.
+
+// SwitchMode is a session's quota switch as the user set it.
+type SwitchMode string
+
+const (
+	SwitchOn      SwitchMode = "on"
+	SwitchOff     SwitchMode = "off"
+	SwitchDefault SwitchMode = "default" // the row's defaultEnabled
+)
+
+// PoolMode is how a session's pool was set.
+type PoolMode string
+
+const (
+	PoolNamed   PoolMode = "pool"    // the session chose a pool
+	PoolOff     PoolMode = "off"     // never change provider for quota
+	PoolDefault PoolMode = "default" // the one pool holding the session's route, if any
+)
+
+// Where a session's effective setting comes from (QuotaSession, reports).
+const (
+	SourceDefault  = "default"  // the row's default
+	SourceSession  = "session"  // the session set it
+	SourceInferred = "inferred" // the one pool holding the session's route
+	SourceOff      = "off"      // the session turned pools off
+)
+
+// SetQuota is `/resilience quota on|off|default` for one agent's session.
+type SetQuota struct {
+	Agent string
+	Mode  SwitchMode
+}
+
+// SetPool is `/resilience pool <pool>|off|default` for one agent's session.
+// An unknown pool changes nothing (the shim refuses it first).
+type SetPool struct {
+	Agent string
+	Mode  PoolMode
+	Pool  string
+}
+
+func (SetQuota) isEvent() {}
+func (SetPool) isEvent()  {}
+
+// agentQuota is one agent's quota state.
+type agentQuota struct {
+	switchMode SwitchMode // "" is default
+	poolMode   PoolMode   // "" is default
+	poolName   string     // with PoolNamed
+	pool       string     // the pool the route below belongs to; "" when the agent is on the chain
+	route      Route
+	wait       *longWait
+}
+
+// longWait is a held turn waiting for an allowance to come back.
+type longWait struct {
+	enteredAtMs, nextAtMs int64
+	attempts              int
+	provider              string
+	pool                  string
+}
+
+func (s *State) quotaEnabled(a *agent) bool {
+	switch a.q.switchMode {
+	case SwitchOn:
+		return true
+	case SwitchOff:
+		return false
+	}
+	return s.cfg.Quota.DefaultEnabled
+}
+
+// sessionPool is the pool the agent's requests use, and where that comes from.
+func (s *State) sessionPool(a *agent, on Channel) (*Pool, string) {
+	switch a.q.poolMode {
+	case PoolOff:
+		return nil, SourceOff
+	case PoolNamed:
+		return s.cfg.pool(a.q.poolName), SourceSession
+	}
+	if p := s.cfg.InferPool(on); p != nil {
+		return p, SourceInferred
+	}
+	return nil, SourceDefault
+}
+
+func (s *State) onSetQuota(now int64, e SetQuota, fx *[]Effect) {
+	a := s.agents.get(e.Agent, now)
+	defer s.agents.place(a)
+	a.q.switchMode = e.Mode
+	if e.Mode == SwitchDefault {
+		a.q.switchMode = ""
+	}
+	if !s.quotaEnabled(a) && a.q.wait != nil {
+		s.leaveWait(a, e.Agent, LeftDisabled, fx)
+	}
+	*fx = append(*fx, s.sessionEffect(e.Agent, a))
+}
+
+func (s *State) onSetPool(now int64, e SetPool, fx *[]Effect) {
+	a := s.agents.get(e.Agent, now)
+	defer s.agents.place(a)
+	from := a.q.route
+	switch e.Mode {
+	case PoolNamed:
+		p := s.cfg.pool(e.Pool)
+		if p == nil {
+			break // unknown: nothing changes
+		}
+		a.q.poolMode, a.q.poolName, a.q.pool = PoolNamed, p.Name, p.Name
+		a.q.route, _ = s.chooseRoute(now, p, Channel{})
+		*fx = append(*fx, QuotaRouted{Agent: e.Agent, Pool: p.Name, From: from, To: a.q.route, Cause: CauseAssigned})
+	case PoolOff:
+		a.q.poolMode, a.q.poolName, a.q.pool, a.q.route = PoolOff, "", "", Route{}
+	default:
+		a.q.poolMode, a.q.poolName = "", ""
+		on := a.q.route.Channel
+		if on.IsZero() {
+			on = a.routed
+		}
+		if p := s.cfg.InferPool(on); p != nil {
+			a.q.pool = p.Name
+			a.q.route, _ = p.route(on)
+		} else {
+			a.q.pool, a.q.route = "", Route{}
+		}
+	}
+	*fx = append(*fx, s.sessionEffect(e.Agent, a))
+}
+
+func (s *State) sessionEffect(id string, a *agent) QuotaSession {
+	out := QuotaSession{Agent: id, Enabled: s.quotaEnabled(a), EnabledSource: SourceDefault, Route: a.q.route}
+	if a.q.switchMode != "" {
+		out.EnabledSource = SourceSession
+	}
+	on := a.q.route.Channel
+	if on.IsZero() {
+		on = a.routed
+	}
+	if p, src := s.sessionPool(a, on); p != nil {
+		out.Pool, out.PoolSource = p.Name, src
+	} else {
+		out.PoolSource = src
+	}
+	return out
+}
+
+// quotaBeforeRequest settles which pool route the agent's request should take:
+// the route it is on, unless its provider is marked exhausted (or its channel
+// is open), in which case it moves to the best usable route of its pool. A
+// low balance reading alone never moves a running session.
+func (s *State) quotaBeforeRequest(now int64, a *agent, id string, proposed Channel, fx *[]Effect) {
+	if !s.cfg.QuotaActive() {
+		return
+	}
+	on := a.q.route.Channel
+	if on.IsZero() {
+		on = proposed
+	}
+	p, _ := s.sessionPool(a, on)
+	if p == nil {
+		a.q.pool, a.q.route = "", Route{}
+		return
+	}
+	if a.q.pool != p.Name || !p.holds(a.q.route.Channel) {
+		// A session new to the pool: it keeps the pool route it is on when that
+		// is usable, else it gets route choice (a low reading keeps new
+		// sessions off a provider).
+		a.q.pool = p.Name
+		if r, ok := p.route(proposed); ok {
+			if t, _ := s.routeTier(now, r); t >= 0 {
+				a.q.route = r
+				return
+			}
+		}
+		a.q.route, _ = s.chooseRoute(now, p, Channel{})
+	}
+	if s.servable(now, a.q.route.Channel) && s.routable(now, a.q.route.Channel) {
+		return
+	}
+	if r, ok := s.chooseRoute(now, p, Channel{}); ok && r.Channel != a.q.route.Channel {
+		from := a.q.route
+		a.q.route = r
+		*fx = append(*fx, QuotaRouted{Agent: id, Pool: p.Name, From: from, To: r, Cause: CauseExhausted})
+	}
+}
+
+// poolPreferences replaces the chain in an agent's preferences when it is in
+// a pool: its route first, then the user's backup, then the pool's routes
+// (walked in place, no list built).
+func (s *State) poolPreferences(a *agent) (prefs, bool) {
+	if a.q.pool == "" || a.q.route.Channel.IsZero() {
+		return prefs{}, false
+	}
+	p := s.cfg.pool(a.q.pool)
+	if p == nil {
+		return prefs{}, false
+	}
+	return prefs{first: a.q.route.Channel, backup: s.backup, pool: p}, true
+}
+
+// fallbackTarget is where a request goes when nothing is routable: a pooled
+// agent's route (an all-unusable pool answers with its first route), else
+// the proposed channel.
+func (s *State) fallbackTarget(a *agent, proposed Channel) Channel {
+	if a.q.pool != "" && !a.q.route.Channel.IsZero() {
+		return a.q.route.Channel
+	}
+	return proposed
+}
+
+// routeEffort is the reasoning effort of the pool route target, when it has
+// one and the host says the target's model lists it.
+func (s *State) routeEffort(a *agent, target Channel) (string, bool) {
+	r := a.q.route
+	if a.q.pool == "" || r.Channel != target || r.ReasoningEffort == "" || !s.keepsEffort(target, r.ReasoningEffort) {
+		return "", false
+	}
+	return r.ReasoningEffort, true
+}
+
+// onQuotaFailure handles a quota-class failure under the quota rules: mark
+// the provider, move within the pool (or along the chain) at once, and when
+// nothing is usable hold the turn in a long-term wait.
+func (s *State) onQuotaFailure(now int64, a *agent, e RequestError, ch Channel, fx *[]Effect) Verdict {
+	if c := s.circuits[ch]; c != nil {
+		c.release(e.Agent) // a failed half-open probe of the channel: the mark says more
+	}
+	s.mark(now, ch.Provider, e.Failure.RetryAfterMs, e.Failure.Code, fx)
+	on := a.q.route.Channel
+	if on.IsZero() {
+		on = ch
+	}
+	p, _ := s.sessionPool(a, on)
+	if p != nil {
+		if r, ok := s.chooseRoute(now, p, ch); ok {
+			from, _ := p.route(ch)
+			if from.Channel.IsZero() {
+				from = Route{Channel: ch}
+			}
+			a.q.pool, a.q.route = p.Name, r
+			a.attempts = 0
+			*fx = append(*fx, FailedOver{Agent: e.Agent, From: ch, To: r.Channel, Code: e.Failure.Code, Class: ClassQuota},
+				QuotaRouted{Agent: e.Agent, Pool: p.Name, From: from, To: r, Cause: e.Failure.Code})
+			return Verdict{Kind: Retry}
+		}
+	}
+	if !s.quotaEnabled(a) {
+		return s.failover(now, a, e, ch, ClassQuota, fx) // the engine's own handling
+	}
+	if p == nil {
+		if _, ok := s.firstRoutable(now, s.preferences(a, ch), ch); ok {
+			return s.failover(now, a, e, ch, ClassQuota, fx) // along the chain
+		}
+	}
+	return s.enterWait(now, a, e, ch, p, fx)
+}
+
+// enterWait holds the turn for LongTermDelayMs, then the same request is
+// retried. No attempt limit and no giveUpAfterMs: an allowance comes back on
+// its own schedule, and the user ends the wait (cancel, or the switch).
+func (s *State) enterWait(now int64, a *agent, e RequestError, ch Channel, p *Pool, fx *[]Effect) Verdict {
+	d := s.cfg.Quota.LongTermDelayMs
+	phase := WaitWaiting
+	if a.q.wait == nil {
+		a.q.wait = &longWait{enteredAtMs: now}
+		phase = WaitEntered
+	}
+	w := a.q.wait
+	w.attempts++
+	w.nextAtMs = now + d
+	w.provider = ch.Provider
+	w.pool = ""
+	target := ch
+	if p != nil {
+		w.pool = p.Name
+		a.q.pool, a.q.route = p.Name, p.Routes[0] // an all-unusable pool answers its first route
+		target = p.Routes[0].Channel
+	}
+	a.failovers, a.attempts, a.recoveringSince = 0, 0, 0 // the engine's budgets do not bound this wait
+	*fx = append(*fx, s.waitEffect(e.Agent, w, phase, ""),
+		Retrying{Agent: e.Agent, Channel: target, Attempt: w.attempts, DelayMs: d, Code: e.Failure.Code})
+	return Verdict{Kind: Wait, DelayMs: d}
+}
+
+// quotaSettled ends a long-term wait whose retry went through.
+func (s *State) quotaSettled(a *agent, id string, fx *[]Effect) {
+	if a.q.wait != nil {
+		s.leaveWait(a, id, LeftRecovered, fx)
+	}
+}
+
+func (s *State) leaveWait(a *agent, id, reason string, fx *[]Effect) {
+	*fx = append(*fx, s.waitEffect(id, a.q.wait, WaitLeft, reason))
+	a.q.wait = nil
+}
+
+func (s *State) waitEffect(id string, w *longWait, phase, reason string) QuotaWait {
+	return QuotaWait{Agent: id, Phase: phase, Reason: reason, Provider: w.provider, Pool: w.pool,
+		EnteredAtMs: w.enteredAtMs, Attempts: w.attempts, NextAttemptAtMs: w.nextAtMs}
+}
+
+// Effects of the quota rules.
+
+// Long-term wait phases and reasons (QuotaWait).
+const (
+	WaitEntered   = "entered" // the first attempt of a wait
+	WaitWaiting   = "waiting" // a later attempt failed the same way: waiting again
+	WaitLeft      = "left"
+	LeftRecovered = "recovered" // a retry went through
+	LeftDisabled  = "disabled"  // the session's switch was turned off
+)
+
+// Causes of a QuotaRouted move besides a failure code.
+const (
+	CauseAssigned  = "assigned"  // the session was put into the pool
+	CauseExhausted = "exhausted" // its route's provider was marked meanwhile
+)
+
+// QuotaWait reports a long-term wait entered, waiting again, or left: the
+// shell emits llm-quota-retry/entered or /left and keeps the wait cancellable
+// by the session's switch.
+type QuotaWait struct {
+	Agent           string
+	Phase           string
+	Reason          string // with WaitLeft
+	Provider        string
+	Pool            string
+	EnteredAtMs     int64
+	Attempts        int
+	NextAttemptAtMs int64
+}
+
+// QuotaRouted reports a session moved to another route of its pool.
+type QuotaRouted struct {
+	Agent    string
+	Pool     string
+	From, To Route
+	Cause    string // the failure code, CauseAssigned or CauseExhausted
+}
+
+// QuotaSession reports a session's quota settings after a command changed them.
+type QuotaSession struct {
+	Agent         string
+	Enabled       bool
+	EnabledSource string
+	Pool          string
+	PoolSource    string
+	Route         Route
+}
+
+func (QuotaWait) isEffect()    {}
+func (QuotaRouted) isEffect()  {}
+func (QuotaSession) isEffect() {}
