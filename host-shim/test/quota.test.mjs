@@ -170,3 +170,30 @@ test('exhaustion marks outlive the process: noted, merged across processes, rest
   for (const ev of three.restoreEvents(Date.now())) policy.decide(Date.now(), ev);
   assert.equal(policy.inspect(Date.now()).providers.find((p) => p.provider === 'pb').markedUntilMs, now + 60_000);
 });
+
+test('a rebuilt (trapped) or reconfigured module is retold the live exhaustion marks, for the config it runs', async () => {
+  const { TrapError } = await import('../policy.js');
+  const { reconfigure } = await import('../reconfigure.js');
+  const dir = await mkdtemp(join(tmpdir(), 'quota-'));
+  const now = Date.now();
+  const policy = new Policy(compiled, ROW, quiet);
+  const q = new QuotaRules({ ctx: { get: () => undefined }, policy, settingsPath: join(dir, 'quota-sessions.json'),
+    marksPath: join(dir, 'quota-marks.json'), report: () => {}, emit: () => {}, lifetime: new AbortController().signal,
+    decide: (event) => policy.decide(Date.now(), event) });
+  q.noteCircuit({ kind: 'circuit', channel: { provider: 'pa', model: '*' }, to: 'open', class: 'quota', openUntilMs: now + 60_000 });
+  await q.marks.queue;
+  const markedUntil = () => policy.inspect(Date.now()).providers.find((p) => p.provider === 'pa')?.markedUntilMs;
+  assert.equal(markedUntil(), undefined, 'only noted so far: the module has not heard it');
+  q.reapplyMarks();
+  assert.equal(markedUntil(), now + 60_000);
+
+  policy.fail(new TrapError(new Error('boom')), 'request'); // rebuilds
+  assert.equal(markedUntil(), now + 60_000, 'the rebuilt instance heard the mark');
+
+  reconfigure(policy, { ...ROW, quota: { longTermDelayMs: 2000 } });
+  assert.equal(markedUntil(), now + 60_000, 'so did the reconfigured one');
+  reconfigure(policy, { probes: false, chain: [{ provider: 'pa', model: 'm' }] });
+  assert.equal(policy.inspect(Date.now()).active, false);
+  const out = policy.decide(Date.now(), { kind: 'request', agent: 'x', proposed: { provider: 'pa', model: 'm' } });
+  assert.equal(out.verdict.kind, 'pass', 'a config without the quota rules is told no marks');
+});
