@@ -1,0 +1,108 @@
+// Command sim runs the deterministic simulation (testhost/sim) over many
+// seeds and prints what it covered: `make sim SEEDS=N HOURS=H`.
+//
+// A failing seed is shrunk to a minimal schedule and printed as a Go test
+// case to paste into testhost/sim/regress_test.go. The exit status is 1 when
+// an invariant broke.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/dsh-resilience/dsh-resilience/testhost/sim"
+)
+
+func main() {
+	seeds := flag.Int("seeds", 100, "how many seeds")
+	from := flag.Int64("from", 1, "the first seed")
+	hours := flag.Float64("hours", 24, "virtual hours per seed")
+	agents := flag.Int("agents", 40, "agents per seed")
+	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "seeds run in parallel")
+	strict := flag.Bool("strict", false, "count known-failing invariants (sim.KnownFailing) as breaks")
+	issue9 := flag.Bool("issue9", false, "add the inputs that expose issue #9's bugs (colliding keys, an agent flood, years of Retry-After)")
+	shrink := flag.Duration("shrink", 2*time.Minute, "wall time to spend shrinking the first failing seed (0: none)")
+	flag.Parse()
+	sim.Strict = *strict
+
+	ctx := context.Background()
+	rt, err := sim.Runtime(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	defer rt.Close(ctx)
+	opts := sim.Options{Hours: *hours, Agents: *agents, Issue9Triggers: *issue9}
+
+	start := time.Now()
+	results := make([]sim.Result, *seeds)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range max(1, *workers) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = sim.Run(rt, sim.Generate(*from+int64(i), opts))
+			}
+		}()
+	}
+	for i := range *seeds {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	wall := time.Since(start)
+
+	var events, failures, virtual int64
+	var mem uint64
+	known := map[string]int{}
+	var failing []sim.Result
+	for _, r := range results {
+		events += r.Events
+		failures += r.Failures
+		virtual += r.VirtualMs
+		mem = max(mem, r.MemBytes)
+		for k, n := range r.Known {
+			known[k] += n
+		}
+		if len(r.Breaks) > 0 {
+			failing = append(failing, r)
+		}
+	}
+	fmt.Printf("seeds            %d (from %d), %d agents each\n", *seeds, *from, *agents)
+	fmt.Printf("events simulated %d (%d failures)\n", events, failures)
+	fmt.Printf("virtual hours    %.1f\n", float64(virtual)/3600_000)
+	fmt.Printf("invariant breaks %d\n", len(failing))
+	fmt.Printf("wall time        %s (%.1f µs/event)\n", wall.Round(time.Millisecond), float64(wall.Microseconds())/float64(max(events, 1)))
+	fmt.Printf("guest memory     %.1f MiB at most\n", float64(mem)/(1<<20))
+	if len(known) > 0 {
+		keys := make([]string, 0, len(known))
+		for k := range known {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		fmt.Println("known-failing (not counted; sim.KnownFailing):")
+		for _, k := range keys {
+			fmt.Printf("  %-22s %6d  %s\n", k, known[k], sim.KnownFailing[k])
+		}
+	}
+	for _, r := range failing {
+		fmt.Printf("seed %d: %s\n", r.Seed, r.Breaks[0])
+	}
+	if len(failing) == 0 {
+		return
+	}
+	if *shrink > 0 {
+		s := sim.Generate(failing[0].Seed, opts)
+		small, b := sim.Shrink(rt, s, *shrink)
+		fmt.Printf("\nseed %d shrunk from %d ops to %d; as a test case:\n\n%s", failing[0].Seed, len(s.Ops), len(small.Ops), sim.GoTest(fmt.Sprintf("Seed%d", failing[0].Seed), small, b))
+	}
+	os.Exit(1)
+}

@@ -1,0 +1,45 @@
+package sim
+
+import "testing"
+
+// Schedules the simulator found and shrank (`make sim` prints them), kept
+// as regression tests.
+
+// route-to-open (a false alarm of the checker, fixed in it): a request routed
+// to an open channel as a fallback succeeded; the next request credits it,
+// closing the channel in the same step that routes there again.
+func TestSimRegressionSeed7(t *testing.T) {
+	requireClean(t, Schedule{Seed: 7, EndMs: 7966877,
+		Channels: []Channel{{"代理商-α", "模型-β"}, {"代理商-α", "gpt-x"}, {"deepseek-official", "claude/sonnet-4.5"}, {"local", "meta-llama/llama-4-maverick"}},
+		Homes:    []int{1, 1, 1, 0, 0},
+		Config:   "{\"chain\":[{\"provider\":\"代理商-α\",\"model\":\"gpt-x\"},{\"provider\":\"deepseek-official\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"代理商-α\",\"model\":\"模型-β\"}],\"failureThreshold\":1,\"burstWindowMs\":134792,\"cooldownMs\":105680,\"maxCooldownMs\":2219280,\"providerThreshold\":1,\"backoffBaseMs\":1965,\"backoffMaxMs\":21376,\"maxFailovers\":6,\"giveUpAfterMs\":1260920,\"retryBudgetPercent\":37,\"retryBudgetFloor\":1,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":4,\"backoffMs\":635}}",
+		Ops: []Op{
+			{ID: 4, At: 6694025, Kind: OpOutage, Ch: 0, Dur: 2105130, Mode: ModeFlaky},
+			{ID: 753, At: 7496187, Kind: OpTurn, Ch: 1, Agent: "子代理-6", N: 2},
+			{ID: 5, At: 7521431, Kind: OpOutage, Ch: 2, Dur: 18000000, Mode: ModeQuota},
+			{ID: 814, At: 7905964, Kind: OpTurn, Ch: 0, Agent: "a-11", N: 2},
+			{ID: 818, At: 7947261, Kind: OpTurn, Ch: 0, Agent: "子代理-6", N: 12},
+			{ID: 819, At: 7954289, Kind: OpTurn, Ch: 1, Agent: "子代理-34", N: 4},
+		},
+	})
+}
+
+// restore-same-decisions: provider "local" opens with its quota-spent model
+// (providerThreshold 1); a sibling model's success closes it; after a host
+// restart, restore re-derives it open from the snapshot and the working
+// sibling is avoided until the quota resets, hours later. Known-failing
+// (sim.KnownFailing) until the snapshot carries provider breakers.
+func TestSimRegressionSeed4(t *testing.T) {
+	requireCleanOrKnown(t, "restore-same-decisions", Schedule{Seed: 4, EndMs: 17980652,
+		Channels: []Channel{{"openrouter/eu", "meta-llama/llama-4-maverick"}, {"local", "模型-β"}, {"local", "claude/sonnet-4.5"}},
+		Homes:    []int{2, 2, 2, 1, 1},
+		Config:   "{\"chain\":[{\"provider\":\"local\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"openrouter/eu\",\"model\":\"meta-llama/llama-4-maverick\"},{\"provider\":\"local\",\"model\":\"模型-β\"}],\"failureThreshold\":4,\"burstWindowMs\":146094,\"cooldownMs\":28285,\"maxCooldownMs\":56570,\"providerThreshold\":1,\"backoffBaseMs\":232,\"backoffMaxMs\":57077,\"maxFailovers\":2,\"giveUpAfterMs\":409692,\"retryBudgetPercent\":46,\"retryBudgetFloor\":6,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":5,\"backoffMs\":33}}",
+		Ops: []Op{
+			{ID: 7, At: 4990789, Kind: OpOutage, Ch: 2, Dur: 18000000, Mode: ModeQuota},
+			{ID: 1373, At: 15045025, Kind: OpTurn, Ch: 2, Agent: "agent-16", N: 1},
+			{ID: 10, At: 15095561, Kind: OpOutage, Ch: -1, Prov: "openrouter/eu", Dur: 921934, Mode: ModeUnavailable},
+			{ID: 1376, At: 15136143, Kind: OpTurn, Ch: 1, Agent: "sub/agent-37", N: 3},
+			{ID: 1981, At: 17980652, Kind: OpRestart},
+		},
+	})
+}
