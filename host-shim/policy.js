@@ -29,13 +29,16 @@ export class Policy {
    * @param {{warn: Function}} logger
    * @param {(record: object) => void} [report] - receives the first failure of
    *   each kind (headless DSH exports no logs, so the shim audits them too).
+   * @param {(record: object) => void} [record] - receives every policy input
+   *   (see `inputRecord`), for the what-if replay (`make replay`).
    * @throws {Error} naming the offending key when the config is invalid.
    */
-  constructor(compiled, config, logger, report = () => {}) {
+  constructor(compiled, config, logger, report = () => {}, record = () => {}) {
     this.compiled = compiled;
     this.configJson = JSON.stringify(config, nonFinite);
     this.logger = logger;
     this.report = report;
+    this.record = record;
     this.health = undefined; // last snapshot JSON, restored into a rebuilt instance
     this.failures = new Map(); // kind -> count, for "log once"
     this.instance = new ModuleInstance(compiled);
@@ -44,6 +47,7 @@ export class Policy {
     } catch (e) {
       throw new Error(`dsh-resilience: ${e.message.replace(/^configure: /, '')}`);
     }
+    this.record({ type: 'input', export: 'configure', config });
   }
 
   /**
@@ -51,6 +55,7 @@ export class Policy {
    * failed: the caller must then do what the host would have done without us.
    */
   decide(nowMs, event) {
+    this.record(inputRecord(nowMs, event));
     try {
       const out = JSON.parse(this.instance.call('decide', JSON.stringify({ nowMs, event })));
       if (out.effects.some((fx) => fx.kind === 'circuit')) this.health = this.instance.call('snapshot', '{}');
@@ -92,6 +97,7 @@ export class Policy {
     try {
       const out = JSON.parse(this.instance.call('restore', json));
       this.health = this.instance.call('snapshot', '{}');
+      if (out.adopted > 0) this.record({ type: 'input', export: 'restore', health: JSON.parse(json) });
       return out;
     } catch (e) {
       if (!(e instanceof ModuleError)) this.fail(e, 'restore'); // a trap: rebuild, the file is not to blame
@@ -128,6 +134,19 @@ export class Policy {
       this.failures.set('rebuild', (this.failures.get('rebuild') ?? 0) + 1);
     }
   }
+}
+
+/**
+ * The audit record of one decide input, exactly as the module receives it, so
+ * a night's log can be replayed under another config. It carries no prompt
+ * text, tool arguments or credentials: events hold none, and a tool
+ * failure's message (which may quote the tool's input) is left out, its code kept.
+ */
+export function inputRecord(nowMs, event) {
+  if (event.kind === 'tool-result' && event.failure) {
+    event = { ...event, failure: { ...event.failure, message: '' } };
+  }
+  return { type: 'input', export: 'decide', nowMs, event };
 }
 
 export { TrapError, ModuleError };

@@ -66,7 +66,7 @@ var Trace io.Writer
 func Run(rt *testhost.Runtime, s Schedule) Result {
 	start := time.Now()
 	r := &runner{s: s, rt: rt, res: Result{Seed: s.Seed, Known: map[string]int{}}, agents: map[string]*simAgent{},
-		track: map[Channel]*breaker{}, budgets: map[string]*budgetTrack{}, opIdx: -1}
+		track: map[Channel]*breaker{}, budgets: map[string]*budgetTrack{}, opIdx: -1, now: Epoch}
 	r.parseConfig()
 	r.channelSet = map[Channel]bool{}
 	for _, c := range s.Channels {

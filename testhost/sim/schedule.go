@@ -137,12 +137,19 @@ func Generate(seed int64, o Options) Schedule {
 		s.Channels = append(s.Channels, Channel{"openrouter/eu", "x"}, Channel{"openrouter", "eu/x"})
 	}
 	nch := len(s.Channels)
-	chain := r.Perm(nch)[:min(nch, 2+r.Intn(4))]
+	plain := nch // the chain draws from the ordinary channels
 	if o.Issue9Triggers {
-		chain = append(chain, nch-2, nch-1)
+		plain -= 2
 	}
+	chain := r.Perm(plain)[:min(plain, 2+r.Intn(4))]
 	// Homes: mostly the primary, some other chain channels, one outside the chain.
 	s.Homes = []int{chain[0], chain[0], chain[0], chain[len(chain)-1], r.Intn(nch)}
+	if o.Issue9Triggers {
+		// One in the chain, the other an agent's home: a chain holding both
+		// is refused as a duplicate.
+		chain = append(chain, nch-2)
+		s.Homes = append(s.Homes, nch-1, nch-1)
+	}
 	s.Config = genConfig(r, s.Channels, chain)
 
 	agents := max(1, o.Agents)
