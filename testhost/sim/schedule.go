@@ -99,6 +99,8 @@ type Options struct {
 	Hours float64
 	// Agents alive at once, at most.
 	Agents int
+	// OutagesPerHour is how often an outage starts (0: 3 an hour).
+	OutagesPerHour float64
 	// Issue9Triggers adds the inputs that expose the state bugs issue #9
 	// fixes: channel names whose "provider/model" keys collide, more agents
 	// than the policy's agent table holds, Retry-After values of years.
@@ -166,7 +168,11 @@ func Generate(seed int64, o Options) Schedule {
 	// Outages: overlapping, of every mode, on channels and whole providers.
 	hours := max(o.Hours, 0.05)
 	for t := int64(0); t < s.EndMs; {
-		t += int64(r.ExpFloat64() * 3600_000 / 3) // ~3 an hour
+		rate := o.OutagesPerHour
+		if rate <= 0 {
+			rate = 3
+		}
+		t += int64(r.ExpFloat64() * 3600_000 / rate)
 		op := Op{At: t, Kind: OpOutage, Ch: r.Intn(nch), Mode: Mode(r.Intn(int(numModes))),
 			Dur: int64(r.ExpFloat64() * float64(r.Intn(30)+1) * 60_000)}
 		if r.Intn(6) == 0 {

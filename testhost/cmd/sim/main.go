@@ -16,8 +16,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dsh-resilience/dsh-resilience/testhost"
 	"github.com/dsh-resilience/dsh-resilience/testhost/sim"
 )
+
+type wazeroRuntime = testhost.Runtime
 
 func main() {
 	seeds := flag.Int("seeds", 100, "how many seeds")
@@ -28,6 +31,8 @@ func main() {
 	strict := flag.Bool("strict", false, "count known-failing invariants (sim.KnownFailing) as breaks")
 	issue9 := flag.Bool("issue9", false, "add the inputs that expose issue #9's bugs (colliding keys, an agent flood, years of Retry-After)")
 	shrink := flag.Duration("shrink", 2*time.Minute, "wall time to spend shrinking the first failing seed (0: none)")
+	outages := flag.Float64("outages", 3, "outages starting per virtual hour")
+	day := flag.Bool("bench-day", false, "the bench: one seed, 24 virtual hours of a bad day (400 agents, 40 outages an hour); exit 1 unless it simulates >= 10^5 failures in < 10 s")
 	flag.Parse()
 	sim.Strict = *strict
 
@@ -38,7 +43,11 @@ func main() {
 		os.Exit(2)
 	}
 	defer rt.Close(ctx)
-	opts := sim.Options{Hours: *hours, Agents: *agents, Issue9Triggers: *issue9}
+	opts := sim.Options{Hours: *hours, Agents: *agents, Issue9Triggers: *issue9, OutagesPerHour: *outages}
+	if *day {
+		benchDay(rt)
+		return
+	}
 
 	start := time.Now()
 	results := make([]sim.Result, *seeds)
@@ -105,4 +114,19 @@ func main() {
 		fmt.Printf("\nseed %d shrunk from %d ops to %d; as a test case:\n\n%s", failing[0].Seed, len(s.Ops), len(small.Ops), sim.GoTest(fmt.Sprintf("Seed%d", failing[0].Seed), small, b))
 	}
 	os.Exit(1)
+}
+
+// benchDay is `make bench`'s simulation target: a whole bad day through the
+// wasm module, timed, with the targets checked.
+func benchDay(rt *wazeroRuntime) {
+	s := sim.Generate(1, sim.Options{Hours: 24, Agents: 400, OutagesPerHour: 40})
+	res := sim.Run(rt, s)
+	fmt.Printf("bench-day: %.1f virtual hours, %d events, %d failures, %d breaks, %s wall (%.1f µs/event), guest memory %.1f MiB\n",
+		float64(res.VirtualMs)/3600_000, res.Events, res.Failures, len(res.Breaks), res.Wall.Round(time.Millisecond),
+		float64(res.Wall.Microseconds())/float64(max(res.Events, 1)), float64(res.MemBytes)/(1<<20))
+	ok := res.VirtualMs >= 24*3600_000-3600_000 && res.Failures >= 100_000 && res.Wall < 10*time.Second && len(res.Breaks) == 0
+	if !ok {
+		fmt.Println("bench-day: MISSED: the target is >= 24 virtual hours with >= 10^5 failures in < 10 s and no break")
+		os.Exit(1)
+	}
 }
