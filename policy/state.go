@@ -138,7 +138,8 @@ type ChannelHealth struct {
 	ChangedAtMs int64
 }
 
-// Health lists every channel breaker, sorted by key. A half-open channel is
+// Health lists every channel breaker and every provider breaker (model "*",
+// providerhealth.go), sorted by key. A half-open channel is
 // recorded as open and due, so a restarted host probes it again rather than
 // trusting a probe it lost.
 func (s *State) Health() []ChannelHealth {
@@ -150,6 +151,7 @@ func (s *State) Health() []ChannelHealth {
 		}
 		out = append(out, ChannelHealth{c.channel, st, c.failures, c.opens, c.openUntilMs, c.lastCode, c.changedAtMs})
 	}
+	out = append(out, s.providerHealth()...) // providerhealth.go
 	sort.Slice(out, func(i, j int) bool { return out[i].Channel.Key() < out[j].Channel.Key() })
 	return out
 }
@@ -166,7 +168,7 @@ const (
 // field. Merge applies it; the codec applies it first to report by index.
 func ValidHealth(i int, h ChannelHealth) error {
 	switch {
-	case h.Channel.Provider == "" || h.Channel.Model == "" || h.Channel.Model == providerModel:
+	case h.Channel.Provider == "" || h.Channel.Model == "":
 		return &FieldError{fmt.Sprintf("channels[%d].channel", i), "needs provider and model"}
 	case len(h.Channel.Provider) > MaxHealthNameLen || len(h.Channel.Model) > MaxHealthNameLen:
 		return &FieldError{fmt.Sprintf("channels[%d].channel", i), fmt.Sprintf("provider and model are at most %d bytes", MaxHealthNameLen)}
@@ -184,12 +186,24 @@ func ValidHealth(i int, h ChannelHealth) error {
 // the state's breaker for its channel when it changed later (another host
 // process tripped or recovered it since). A bad record is skipped and
 // reported, and the rest are still taken: one garbled record must not cost
-// every trip the others hold. Provider breakers are derived again.
+// every trip the others hold. A provider breaker's own record (model "*") is
+// taken as it is; a provider without one taken is derived again from its
+// models (providerhealth.go).
 func (s *State) Merge(now int64, hs []ChannelHealth) (adopted int, skipped []error) {
-	var fx []Effect // merged records are the other host's news, not transitions of ours
+	var fx []Effect            // merged records are the other host's news, not transitions of ours
+	taken := map[string]bool{} // providers whose record was adopted: not derived again
+	for i, h := range hs {
+		if isProviderRecord(h) && ValidHealth(i, h) == nil && s.mergeProvider(h) {
+			taken[h.Channel.Provider] = true
+			adopted++
+		}
+	}
 	for i, h := range hs {
 		if err := ValidHealth(i, h); err != nil {
 			skipped = append(skipped, err)
+			continue
+		}
+		if isProviderRecord(h) {
 			continue
 		}
 		if c := s.circuits[h.Channel.Key()]; c != nil && c.changedAtMs >= h.ChangedAtMs {
@@ -201,7 +215,9 @@ func (s *State) Merge(now int64, hs []ChannelHealth) (adopted int, skipped []err
 		}
 		s.circuits[h.Channel.Key()] = &circuit{channel: h.Channel, state: st, failures: h.Failures, opens: h.Opens,
 			openUntilMs: h.OpenUntilMs, lastCode: h.LastCode, changedAtMs: h.ChangedAtMs, lastFailureMs: h.ChangedAtMs}
-		s.checkProvider(now, h.Channel.Provider, &fx)
+		if !taken[h.Channel.Provider] {
+			s.checkProvider(now, h.Channel.Provider, &fx)
+		}
 		adopted++
 	}
 	return adopted, skipped

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/dsh-resilience/dsh-resilience/testhost"
 	"github.com/tidwall/gjson"
@@ -31,6 +32,24 @@ func Runtime(ctx context.Context) (*testhost.Runtime, error) {
 		return nil, err
 	}
 	return testhost.Load(ctx, path)
+}
+
+// restoreTakesTime records, per runtime, whether the module's restore takes
+// the caller's time (`{"nowMs":…,"channels":[…]}`) or only the health.
+var restoreTakesTime sync.Map
+
+// restoreInput wraps a snapshot for the module's restore.
+func (m *Module) restoreInput(snap []byte, now int64) []byte {
+	v, ok := restoreTakesTime.Load(m.rt)
+	if !ok {
+		_, err := m.call("restore", []byte(`{"nowMs":0,"channels":[]}`))
+		v = err == nil
+		restoreTakesTime.Store(m.rt, v)
+	}
+	if !v.(bool) || len(snap) < 2 {
+		return snap
+	}
+	return append(strconv.AppendInt([]byte(`{"nowMs":`), now, 10), append([]byte(","), snap[1:]...)...)
 }
 
 // newModule instantiates and configures a fresh module.

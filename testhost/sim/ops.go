@@ -163,8 +163,12 @@ func (r *runner) restart(host bool) {
 		r.brk("export-error", "snapshot: %v", err)
 		return
 	}
-	if n := len(gjson.GetBytes(snap, "channels").Array()); n > len(r.s.Channels) {
-		r.brk("state-bounded", "snapshot holds %d channels; the world has %d", n, len(r.s.Channels))
+	providers := map[string]bool{}
+	for _, c := range r.s.Channels {
+		providers[c.Provider] = true
+	}
+	if n := len(gjson.GetBytes(snap, "channels").Array()); n > len(r.s.Channels)+len(providers) {
+		r.brk("state-bounded", "snapshot holds %d breakers; the world has %d channels of %d providers", n, len(r.s.Channels), len(providers))
 	}
 	fresh := func() *Module {
 		m, err := newModule(r.rt, r.s.Config)
@@ -172,7 +176,7 @@ func (r *runner) restart(host bool) {
 			r.brk("export-error", "configure: %v", err)
 			return nil
 		}
-		if _, err := m.call("restore", snap); err != nil {
+		if _, err := m.call("restore", m.restoreInput(snap, r.now)); err != nil {
 			r.brk("export-error", "restore: %v (snapshot %s)", err, clip(string(snap)))
 			m.close()
 			return nil

@@ -26,11 +26,11 @@ func TestSimRegressionSeed7(t *testing.T) {
 
 // restore-same-decisions: provider "local" opens with its quota-spent model
 // (providerThreshold 1); a sibling model's success closes it; after a host
-// restart, restore re-derives it open from the snapshot and the working
-// sibling is avoided until the quota resets, hours later. Known-failing
-// (sim.KnownFailing) until the snapshot carries provider breakers.
+// restart, restore derived it open again from the snapshot, and the working
+// sibling was avoided until the quota reset, hours later. Fixed: health
+// carries provider breakers (policy/providerhealth.go).
 func TestSimRegressionSeed4(t *testing.T) {
-	requireCleanOrKnown(t, "restore-same-decisions", Schedule{Seed: 4, EndMs: 17980652,
+	requireClean(t, Schedule{Seed: 4, EndMs: 17980652,
 		Channels: []Channel{{"openrouter/eu", "meta-llama/llama-4-maverick"}, {"local", "模型-β"}, {"local", "claude/sonnet-4.5"}},
 		Homes:    []int{2, 2, 2, 1, 1},
 		Config:   "{\"chain\":[{\"provider\":\"local\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"openrouter/eu\",\"model\":\"meta-llama/llama-4-maverick\"},{\"provider\":\"local\",\"model\":\"模型-β\"}],\"failureThreshold\":4,\"burstWindowMs\":146094,\"cooldownMs\":28285,\"maxCooldownMs\":56570,\"providerThreshold\":1,\"backoffBaseMs\":232,\"backoffMaxMs\":57077,\"maxFailovers\":2,\"giveUpAfterMs\":409692,\"retryBudgetPercent\":46,\"retryBudgetFloor\":6,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":5,\"backoffMs\":33}}",

@@ -49,11 +49,6 @@ var KnownFailing = map[string]string{
 	"provider-open-ends":  "issue #9: provider breakers never expire by time",
 	"breaker-identity":    `issue #9: channel keys collide ("a/b"+"c" vs "a"+"b/c")`,
 	"open-cap":            "issue #9: Retry-After is not capped",
-	// Found by this simulator (seed 4, regress_test.go): health carries
-	// channel breakers only, and restore re-derives a provider breaker from
-	// its open models, so a provider closed by a sibling model's success comes
-	// back open after a restart and a working model is avoided for hours.
-	"restore-same-decisions": "found here: provider breakers are not in the snapshot; restore re-opens one a success had closed",
 }
 
 // Strict turns known-failing invariants into breaks.

@@ -33,11 +33,15 @@ func main() {
 	shrink := flag.Duration("shrink", 2*time.Minute, "wall time to spend shrinking the first failing seed (0: none)")
 	outages := flag.Float64("outages", 3, "outages starting per virtual hour")
 	day := flag.Bool("bench-day", false, "the bench: one seed, 24 virtual hours of a bad day (400 agents, 40 outages an hour); exit 1 unless it simulates >= 10^5 failures in < 10 s")
+	wasm := flag.String("wasm", "", "simulate this build of the module instead of the repository's (e.g. another branch's)")
 	flag.Parse()
 	sim.Strict = *strict
 
 	ctx := context.Background()
 	rt, err := sim.Runtime(ctx)
+	if *wasm != "" {
+		rt, err = testhost.Load(ctx, *wasm)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
