@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/dsh-resilience/dsh-resilience/plugin/codec"
 	"github.com/dsh-resilience/dsh-resilience/testhost"
 	"github.com/tidwall/gjson"
 )
@@ -174,22 +175,8 @@ func parseOutput(out []byte) Output {
 	return o
 }
 
-// appendStr appends s as a JSON string literal (UTF-8 kept as it is).
-func appendStr(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
-}
+// appendStr appends s as a JSON string literal, as the module's codec does.
+func appendStr(b []byte, s string) []byte { return codec.AppendString(b, s) }
 
 func appendChannel(b []byte, c Channel) []byte {
 	b = append(b, `{"provider":`...)

@@ -76,3 +76,13 @@ func requireCleanOrKnown(t *testing.T, inv string, s Schedule) {
 		t.Errorf("%s no longer breaks: take it out of KnownFailing", inv)
 	}
 }
+
+func BenchmarkSimHour(b *testing.B) {
+	s := Generate(3, Options{Hours: 1, Agents: 200, OutagesPerHour: 40})
+	var events int64
+	for b.Loop() {
+		res := Run(rt, s)
+		events += res.Events
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+}
