@@ -22,6 +22,9 @@ type Result struct {
 	Breaks    []Break        // invariant breaks (the run stops at the first)
 	Known     map[string]int // breaks of invariants listed in KnownFailing, by invariant
 	MemBytes  uint64         // guest memory of the last instance
+	// MemEarly is the guest memory after the instance's first 10^5 events
+	// (0 if it had fewer): with MemBytes, whether memory stays flat.
+	MemEarly uint64
 	Wall      time.Duration
 }
 
@@ -262,6 +265,9 @@ func (r *runner) handle(it item) {
 // the channel the event is about (for breaker identity); a is its agent.
 func (r *runner) decide(what string, subject Channel, a *simAgent, ev func([]byte) []byte) (Output, bool) {
 	r.res.Events++
+	if r.res.Events == 100_000 {
+		r.res.MemEarly = r.m.in.MemorySize()
+	}
 	out, in, err := r.m.decide(r.now, ev)
 	if Trace != nil {
 		fmt.Fprintf(Trace, "%s %s\n   -> %+v %v\n", fmtVirtual(r.now-Epoch), in, out, err)

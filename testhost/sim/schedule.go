@@ -101,6 +101,9 @@ type Options struct {
 	Agents int
 	// OutagesPerHour is how often an outage starts (0: 3 an hour).
 	OutagesPerHour float64
+	// NoRestarts keeps one module instance for the whole run (for memory
+	// measurements: a restart starts a fresh instance).
+	NoRestarts bool
 	// Issue9Triggers adds the inputs that expose the state bugs issue #9
 	// fixes: channel names whose "provider/model" keys collide, more agents
 	// than the policy's agent table holds, Retry-After values of years.
@@ -211,9 +214,13 @@ func Generate(seed int64, o Options) Schedule {
 		t := int64(r.Float64() * float64(s.EndMs))
 		switch r.Intn(4) {
 		case 0:
-			add(Op{At: t, Kind: OpRestart})
+			if !o.NoRestarts {
+				add(Op{At: t, Kind: OpRestart})
+			}
 		case 1:
-			add(Op{At: t, Kind: OpRebuild})
+			if !o.NoRestarts {
+				add(Op{At: t, Kind: OpRebuild})
+			}
 		case 2:
 			ch := -1
 			if r.Intn(3) > 0 {

@@ -33,6 +33,7 @@ func main() {
 	shrink := flag.Duration("shrink", 2*time.Minute, "wall time to spend shrinking the first failing seed (0: none)")
 	outages := flag.Float64("outages", 3, "outages starting per virtual hour")
 	day := flag.Bool("bench-day", false, "the bench: 24 virtual hours of a bad day (two 12-hour seeds side by side, 300 agents, 40 outages an hour); exit 1 unless it simulates >= 10^5 failures in < 10 s")
+	noRestarts := flag.Bool("no-restarts", false, "one module instance per seed (to see its memory over a long run)")
 	wasm := flag.String("wasm", "", "simulate this build of the module instead of the repository's (e.g. another branch's)")
 	flag.Parse()
 	sim.Strict = *strict
@@ -47,7 +48,7 @@ func main() {
 		os.Exit(2)
 	}
 	defer rt.Close(ctx)
-	opts := sim.Options{Hours: *hours, Agents: *agents, Issue9Triggers: *issue9, OutagesPerHour: *outages}
+	opts := sim.Options{Hours: *hours, Agents: *agents, Issue9Triggers: *issue9, OutagesPerHour: *outages, NoRestarts: *noRestarts}
 	if *day {
 		benchDay(rt)
 		return
@@ -74,7 +75,7 @@ func main() {
 	wall := time.Since(start)
 
 	var events, failures, virtual int64
-	var mem uint64
+	var mem, early uint64
 	known := map[string]int{}
 	var failing []sim.Result
 	for _, r := range results {
@@ -82,6 +83,7 @@ func main() {
 		failures += r.Failures
 		virtual += r.VirtualMs
 		mem = max(mem, r.MemBytes)
+		early = max(early, r.MemEarly)
 		for k, n := range r.Known {
 			known[k] += n
 		}
@@ -94,7 +96,7 @@ func main() {
 	fmt.Printf("virtual hours    %.1f\n", float64(virtual)/3600_000)
 	fmt.Printf("invariant breaks %d\n", len(failing))
 	fmt.Printf("wall time        %s (%.1f µs/event)\n", wall.Round(time.Millisecond), float64(wall.Microseconds())/float64(max(events, 1)))
-	fmt.Printf("guest memory     %.1f MiB at most\n", float64(mem)/(1<<20))
+	fmt.Printf("guest memory     %.1f MiB at most at the end; %.1f MiB at most after an instance's first 10^5 events\n", float64(mem)/(1<<20), float64(early)/(1<<20))
 	if len(known) > 0 {
 		keys := make([]string, 0, len(known))
 		for k := range known {
