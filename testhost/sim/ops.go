@@ -253,11 +253,12 @@ func (r *runner) compareRouting(old, restored *Module) {
 	}
 }
 
-// resync rebuilds the breaker picture from a snapshot: restored channels as
-// recorded (half-open comes back open and due). The module derives provider
-// breakers silently: open until the longest of its open models when enough
-// of them are open; when that time has passed, whether it is marked open or
-// closed, it lets requests through ("" in the picture).
+// resync rebuilds the breaker picture from a snapshot: restored breakers as
+// recorded (half-open comes back open and due), provider breakers (model
+// "*") included. A provider without a record the module derives silently:
+// open until the longest of its open models when enough of them are open;
+// when that time has passed, whether it is marked open or closed, it lets
+// requests through ("" in the picture).
 func (r *runner) resync(snap []byte) {
 	clear(r.track)
 	open, until := map[string]int{}, map[string]int64{}
@@ -268,13 +269,16 @@ func (r *runner) resync(snap []byte) {
 			st = "open"
 		}
 		r.track[ch] = &breaker{state: st, openUntil: h.Get("openUntilMs").Int()}
-		if st != "closed" {
+		if st != "closed" && ch.Model != "*" {
 			open[ch.Provider]++
 			until[ch.Provider] = max(until[ch.Provider], h.Get("openUntilMs").Int())
 		}
 		return true
 	})
 	for p, n := range open {
+		if r.track[Channel{p, "*"}] != nil {
+			continue // recorded: taken as it is
+		}
 		switch {
 		case r.cfg.providerThreshold == 0 || n < r.cfg.providerThreshold:
 		case until[p] > r.now:

@@ -43,3 +43,22 @@ func TestSimRegressionSeed4(t *testing.T) {
 		},
 	})
 }
+
+// route-to-open (a false alarm of the checker, fixed in it): after a restart
+// the checker derived provider "local" open from its models, while the
+// snapshot now carries the provider's own record (closed by a success).
+func TestSimRegressionSeed4Restored(t *testing.T) {
+	requireClean(t, Schedule{Seed: 4, EndMs: 18036267,
+		Channels: []Channel{{"openrouter/eu", "meta-llama/llama-4-maverick"}, {"local", "模型-β"}, {"local", "claude/sonnet-4.5"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "deepseek-v4-pro"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "🙂-mini"}},
+		Homes:    []int{2, 2, 2, 1, 4},
+		Config:   "{\"chain\":[{\"provider\":\"local\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"openrouter/eu\",\"model\":\"meta-llama/llama-4-maverick\"},{\"provider\":\"local\",\"model\":\"模型-β\"}],\"failureThreshold\":4,\"burstWindowMs\":146094,\"cooldownMs\":28285,\"maxCooldownMs\":56570,\"providerThreshold\":1,\"backoffBaseMs\":232,\"backoffMaxMs\":57077,\"maxFailovers\":2,\"giveUpAfterMs\":409692,\"retryBudgetPercent\":46,\"retryBudgetFloor\":6,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":5,\"backoffMs\":33}}",
+		Ops: []Op{
+			{ID: 498, At: 4988728, Kind: OpTurn, Ch: 2, Agent: "子代理-10", N: 9},
+			{ID: 7, At: 4990789, Kind: OpOutage, Ch: 2, Dur: 18000000, Mode: ModeQuota},
+			{ID: 10, At: 15095561, Kind: OpOutage, Ch: -1, Prov: "openrouter/eu", Dur: 921934, Mode: ModeUnavailable},
+			{ID: 1374, At: 15102016, Kind: OpTurn, Ch: 1, Agent: "a-3", N: 5},
+			{ID: 1981, At: 17980652, Kind: OpRestart},
+			{ID: 1634, At: 18036267, Kind: OpTurn, Ch: 1, Agent: "子代理-22", N: 3},
+		},
+	})
+}

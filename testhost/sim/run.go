@@ -25,7 +25,7 @@ type Result struct {
 	// MemEarly is the guest memory after the instance's first 10^5 events
 	// (0 if it had fewer): with MemBytes, whether memory stays flat.
 	MemEarly uint64
-	Wall      time.Duration
+	Wall     time.Duration
 }
 
 // Break is one invariant violation.

@@ -105,8 +105,9 @@ type Options struct {
 	// measurements: a restart starts a fresh instance).
 	NoRestarts bool
 	// Issue9Triggers adds the inputs that expose the state bugs issue #9
-	// fixes: channel names whose "provider/model" keys collide, more agents
-	// than the policy's agent table holds, Retry-After values of years.
+	// fixes and that would break other invariants in their wake: channel
+	// names whose "provider/model" keys collide, and more agents than the
+	// policy's agent table holds.
 	Issue9Triggers bool
 }
 
@@ -183,10 +184,8 @@ func Generate(seed int64, o Options) Schedule {
 		}
 		switch op.Mode {
 		case ModeRateLimit:
-			op.RetryAfterMs = []int64{0, 1000, 20_000, 90_000, 3600_000}[r.Intn(5)]
-			if o.Issue9Triggers && r.Intn(4) == 0 {
-				op.RetryAfterMs = 10 * 365 * 24 * 3600_000 // ten years
-			}
+			// Absurd ones too: a provider asking for ten years, or a day and a half.
+			op.RetryAfterMs = []int64{0, 1000, 20_000, 90_000, 3600_000, 0, 1000, 20_000, 36 * 3600_000, 10 * 365 * 24 * 3600_000}[r.Intn(10)]
 		case ModeQuota:
 			op.Dur = int64(r.Intn(6)+1) * 3600_000 // a spent allowance lasts hours
 		}

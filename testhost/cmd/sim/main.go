@@ -29,7 +29,7 @@ func main() {
 	agents := flag.Int("agents", 40, "agents per seed")
 	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "seeds run in parallel")
 	strict := flag.Bool("strict", false, "count known-failing invariants (sim.KnownFailing) as breaks")
-	issue9 := flag.Bool("issue9", false, "add the inputs that expose issue #9's bugs (colliding keys, an agent flood, years of Retry-After)")
+	issue9 := flag.Bool("issue9", false, "add the inputs that expose issue #9's bugs (colliding keys, an agent flood)")
 	shrink := flag.Duration("shrink", 2*time.Minute, "wall time to spend shrinking the first failing seed (0: none)")
 	outages := flag.Float64("outages", 3, "outages starting per virtual hour")
 	day := flag.Bool("bench-day", false, "the bench: 24 virtual hours of a bad day (two 12-hour seeds side by side, 300 agents, 40 outages an hour); exit 1 unless it simulates >= 10^5 failures in < 10 s")
