@@ -104,11 +104,11 @@ type Options struct {
 	// NoRestarts keeps one module instance for the whole run (for memory
 	// measurements: a restart starts a fresh instance).
 	NoRestarts bool
-	// Issue9Triggers adds the inputs that expose the state bugs issue #9
-	// fixes and that would break other invariants in their wake: channel
-	// names whose "provider/model" keys collide, and more agents than the
-	// policy's agent table holds.
-	Issue9Triggers bool
+	// CollidingNames and AgentFlood add the inputs that expose two state bugs
+	// issue #9 fixes, which break other invariants in their wake: channels
+	// whose "provider/model" keys collide, and more agents than the policy's
+	// agent table holds (4096).
+	CollidingNames, AgentFlood bool
 }
 
 // world name pools: slashes, unicode and a long name, as real routes have.
@@ -138,19 +138,19 @@ func Generate(seed int64, o Options) Schedule {
 			}
 		}
 	}
-	if o.Issue9Triggers {
+	if o.CollidingNames {
 		// "openrouter/eu" + "x" and "openrouter" + "eu/x" share the key "openrouter/eu/x".
 		s.Channels = append(s.Channels, Channel{"openrouter/eu", "x"}, Channel{"openrouter", "eu/x"})
 	}
 	nch := len(s.Channels)
 	plain := nch // the chain draws from the ordinary channels
-	if o.Issue9Triggers {
+	if o.CollidingNames {
 		plain -= 2
 	}
 	chain := r.Perm(plain)[:min(plain, 2+r.Intn(4))]
 	// Homes: mostly the primary, some other chain channels, one outside the chain.
 	s.Homes = []int{chain[0], chain[0], chain[0], chain[len(chain)-1], r.Intn(nch)}
-	if o.Issue9Triggers {
+	if o.CollidingNames {
 		// One in the chain, the other an agent's home: a chain holding both
 		// is refused as a duplicate.
 		chain = append(chain, nch-2)
@@ -159,7 +159,7 @@ func Generate(seed int64, o Options) Schedule {
 	s.Config = genConfig(r, s.Channels, chain)
 
 	agents := max(1, o.Agents)
-	if o.Issue9Triggers {
+	if o.AgentFlood {
 		agents = max(agents, 4200) // past the policy's 4096-agent table
 	}
 	agentName := func(i int) string { return fmt.Sprintf("%s-%d", agentPool[i%len(agentPool)], i) }

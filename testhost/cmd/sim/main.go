@@ -29,7 +29,8 @@ func main() {
 	agents := flag.Int("agents", 40, "agents per seed")
 	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "seeds run in parallel")
 	strict := flag.Bool("strict", false, "count known-failing invariants (sim.KnownFailing) as breaks")
-	issue9 := flag.Bool("issue9", false, "add the inputs that expose issue #9's bugs (colliding keys, an agent flood)")
+	collide := flag.Bool("collide", false, `add channels whose "provider/model" keys collide (issue #9)`)
+	flood := flag.Bool("flood", false, "run 4200 agents, past the policy's 4096-agent table (issue #9)")
 	shrink := flag.Duration("shrink", 2*time.Minute, "wall time to spend shrinking the first failing seed (0: none)")
 	outages := flag.Float64("outages", 3, "outages starting per virtual hour")
 	day := flag.Bool("bench-day", false, "the bench: 24 virtual hours of a bad day (two 12-hour seeds side by side, 300 agents, 40 outages an hour); exit 1 unless it simulates >= 10^5 failures in < 10 s")
@@ -48,7 +49,7 @@ func main() {
 		os.Exit(2)
 	}
 	defer rt.Close(ctx)
-	opts := sim.Options{Hours: *hours, Agents: *agents, Issue9Triggers: *issue9, OutagesPerHour: *outages, NoRestarts: *noRestarts}
+	opts := sim.Options{Hours: *hours, Agents: *agents, CollidingNames: *collide, AgentFlood: *flood, OutagesPerHour: *outages, NoRestarts: *noRestarts}
 	if *day {
 		benchDay(rt)
 		return
