@@ -62,3 +62,19 @@ func TestSimRegressionSeed4Restored(t *testing.T) {
 		},
 	})
 }
+
+// open-cap (issue #9: Retry-After is not capped): a 429 asking for ten years
+// opens the channel for ten years. Known-failing until the cap lands.
+func TestSimRegressionOpenCap(t *testing.T) {
+	requireCleanOrKnown(t, "open-cap", Schedule{Seed: 1, EndMs: 9699482,
+		Channels: []Channel{{"local", "claude/sonnet-4.5"}, {"local", "gpt-x"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "deepseek-v4-flash"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "gpt-x"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "🙂-mini"}, {"代理商-α", "claude/sonnet-4.5"}, {"代理商-α", "meta-llama/llama-4-maverick"}, {"my-openai-route", "🙂-mini"}, {"openrouter/eu", "x"}, {"openrouter", "eu/x"}},
+		Homes:    []int{0, 0, 0, 6, 9, 9, 9},
+		Config:   "{\"chain\":[{\"provider\":\"local\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"代理商-α\",\"model\":\"meta-llama/llama-4-maverick\"},{\"provider\":\"openrouter/eu\",\"model\":\"x\"}],\"failureThreshold\":4,\"burstWindowMs\":61957,\"cooldownMs\":4721,\"maxCooldownMs\":141630,\"providerThreshold\":0,\"backoffBaseMs\":1100,\"backoffMaxMs\":59805,\"maxFailovers\":3,\"giveUpAfterMs\":1064538,\"retryBudgetPercent\":3,\"retryBudgetFloor\":3,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":1,\"backoffMs\":157}}",
+		Ops: []Op{
+			{ID: 792, At: 8296012, Kind: OpTurn, Ch: 9, Agent: "a-15", N: 1},
+			{ID: 845, At: 8690717, Kind: OpTurn, Ch: 6, Agent: "a-15", N: 9},
+			{ID: 930, At: 9558642, Kind: OpTurn, Ch: 9, Agent: "a-15", N: 5},
+			{ID: 9, At: 9573836, Kind: OpOutage, Ch: 9, Dur: 2131584, Mode: ModeRateLimit, RetryAfterMs: 315360000000},
+		},
+	})
+}

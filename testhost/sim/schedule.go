@@ -160,7 +160,7 @@ func Generate(seed int64, o Options) Schedule {
 
 	agents := max(1, o.Agents)
 	if o.AgentFlood {
-		agents = max(agents, 4200) // past the policy's 4096-agent table
+		agents = max(agents, 20000) // 4096 new agents within a stalled request's 3 minutes
 	}
 	agentName := func(i int) string { return fmt.Sprintf("%s-%d", agentPool[i%len(agentPool)], i) }
 	id := 0

@@ -30,7 +30,7 @@ func main() {
 	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "seeds run in parallel")
 	strict := flag.Bool("strict", false, "count known-failing invariants (sim.KnownFailing) as breaks")
 	collide := flag.Bool("collide", false, `add channels whose "provider/model" keys collide (issue #9)`)
-	flood := flag.Bool("flood", false, "run 4200 agents, past the policy's 4096-agent table (issue #9)")
+	flood := flag.Bool("flood", false, "run 20000 agents: the policy's 4096-agent table turns over within a stalled request's 3 minutes (issue #9)")
 	shrink := flag.Duration("shrink", 2*time.Minute, "wall time to spend shrinking the first failing seed (0: none)")
 	outages := flag.Float64("outages", 3, "outages starting per virtual hour")
 	day := flag.Bool("bench-day", false, "the bench: 24 virtual hours of a bad day (two 12-hour seeds side by side, 300 agents, 40 outages an hour); exit 1 unless it simulates >= 10^5 failures in < 10 s")
