@@ -23,6 +23,9 @@ type breaker struct {
 	holder      string // the half-open slot's holder
 	holderSince int64
 	reported    bool // an open-ends break was counted for this open
+	// blockEnd (providers): when it last stopped holding its models back, its
+	// open time or an earlier close; its models' wakes are due from then.
+	blockEnd int64
 }
 
 func (r *runner) trk(ch Channel) *breaker {
@@ -59,6 +62,9 @@ func (r *runner) applyEffects(out Output, subject Channel) {
 			}
 			if !legal[[2]string{fx.From, fx.To}] {
 				r.brk("transition-legal", "%s moved %s->%s", ch, fx.From, fx.To)
+			}
+			if ch.Model == "*" && b.state == "open" && fx.To == "closed" {
+				b.blockEnd = min(b.openUntil, r.now)
 			}
 			b.state, b.holder, b.reported = fx.To, "", false
 			if fx.To == "open" {
@@ -250,8 +256,13 @@ func (r *runner) checkOpenEnds() {
 		}
 		// A restored breaker waits for the restarted module's first wake.
 		until := max(b.openUntil, r.restoredAt+probeLeaseMs)
-		if p := r.track[providerOf(ch)]; p != nil && p.state == "open" {
-			until = max(until, p.openUntil)
+		if p := r.track[providerOf(ch)]; p != nil {
+			switch p.state {
+			case "open":
+				until = max(until, p.openUntil)
+			case "closed":
+				until = max(until, p.blockEnd)
+			}
 		}
 		if r.cfg.probes && r.now > until+openSlackMs {
 			b.reported = true

@@ -34,7 +34,7 @@ func (r *runner) doOp(op *Op) {
 			c := r.s.Channels[op.Ch]
 			r.backup = &c
 		}
-		r.setBackup(r.m)
+		r.decide("set-backup", Channel{}, nil, r.backupEvent)
 	case OpStream:
 		r.stream(op)
 	case OpModelInfo:
@@ -48,19 +48,14 @@ func (r *runner) doOp(op *Op) {
 	}
 }
 
-func (r *runner) setBackup(m *Module) {
-	r.res.Events++
-	_, in, err := m.decide(r.now, func(b []byte) []byte {
-		b = append(b, `{"kind":"set-backup"`...)
-		if r.backup != nil {
-			b = append(b, `,"channel":`...)
-			b = appendChannel(b, *r.backup)
-		}
-		return append(b, '}')
-	})
-	if err != nil {
-		r.brk("export-error", "set-backup: %v (input %s)", err, clip(string(in)))
+// backupEvent is set-backup with the user's current choice.
+func (r *runner) backupEvent(b []byte) []byte {
+	b = append(b, `{"kind":"set-backup"`...)
+	if r.backup != nil {
+		b = append(b, `,"channel":`...)
+		b = appendChannel(b, *r.backup)
 	}
+	return append(b, '}')
 }
 
 // allowed mirrors the tools.retry allow-list the schedules configure:
@@ -170,6 +165,9 @@ func (r *runner) restart(host bool) {
 	if n := len(gjson.GetBytes(snap, "channels").Array()); n > len(r.s.Channels)+len(providers) {
 		r.brk("state-bounded", "snapshot holds %d breakers; the world has %d channels of %d providers", n, len(r.s.Channels), len(providers))
 	}
+	// fresh configures a module and restores the snapshot into it; the live
+	// one then gets the backup through decide (its effects carried out, as
+	// the shim does at boot), the throwaway check module directly.
 	fresh := func() *Module {
 		m, err := newModule(r.rt, r.s.Config)
 		if err != nil {
@@ -181,11 +179,16 @@ func (r *runner) restart(host bool) {
 			m.close()
 			return nil
 		}
-		r.setBackup(m)
 		return m
 	}
 	check := fresh()
 	if check == nil {
+		return
+	}
+	r.res.Events++
+	if _, in, err := check.decide(r.now, r.backupEvent); err != nil {
+		r.brk("export-error", "set-backup: %v (input %s)", err, clip(string(in)))
+		check.close()
 		return
 	}
 	r.compareRouting(r.m, check)
@@ -199,6 +202,7 @@ func (r *runner) restart(host bool) {
 	clear(r.budgets)
 	r.resync(snap)
 	r.restoredAt = r.now
+	r.decide("set-backup", Channel{}, nil, r.backupEvent)
 	if host {
 		// A new host process: its probes and wake timer are gone; at boot the
 		// shim sends a wake at once. (A rebuild keeps the shim's timer.)

@@ -36,8 +36,18 @@ func main() {
 	day := flag.Bool("bench-day", false, "the bench: 24 virtual hours of a bad day (two 12-hour seeds side by side, 300 agents, 40 outages an hour); exit 1 unless it simulates >= 10^5 failures in < 10 s")
 	noRestarts := flag.Bool("no-restarts", false, "one module instance per seed (to see its memory over a long run)")
 	wasm := flag.String("wasm", "", "simulate this build of the module instead of the repository's (e.g. another branch's)")
+	trace := flag.String("trace", "", "write every step's input and output to this file (use with -seeds 1)")
 	flag.Parse()
 	sim.Strict = *strict
+	if *trace != "" {
+		f, err := os.Create(*trace)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		defer f.Close()
+		sim.Trace = f
+	}
 
 	ctx := context.Background()
 	rt, err := sim.Runtime(ctx)
