@@ -33,7 +33,7 @@ func main() {
 	flood := flag.Bool("flood", false, "run 20000 agents: the policy's 4096-agent table turns over within a stalled request's 3 minutes (issue #9)")
 	shrink := flag.Duration("shrink", 2*time.Minute, "wall time to spend shrinking the first failing seed (0: none)")
 	outages := flag.Float64("outages", 3, "outages starting per virtual hour")
-	day := flag.Bool("bench-day", false, "the bench: 24 virtual hours of a bad day (two 12-hour seeds side by side, 300 agents, 40 outages an hour); exit 1 unless it simulates >= 10^5 failures in < 10 s")
+	day := flag.Bool("bench-day", false, "the bench: 24 virtual hours of a bad day (two 12-hour seeds side by side, 600 agents, 100 outages an hour); exit 1 unless it simulates >= 10^5 failures in < 10 s")
 	noRestarts := flag.Bool("no-restarts", false, "one module instance per seed (to see its memory over a long run)")
 	wasm := flag.String("wasm", "", "simulate this build of the module instead of the repository's (e.g. another branch's)")
 	trace := flag.String("trace", "", "write every step's input and output to this file (use with -seeds 1)")
@@ -61,6 +61,12 @@ func main() {
 	defer rt.Close(ctx)
 	opts := sim.Options{Hours: *hours, Agents: *agents, CollidingNames: *collide, AgentFlood: *flood, OutagesPerHour: *outages, NoRestarts: *noRestarts}
 	if *day {
+		if *agents != 40 {
+			benchAgents = *agents
+		}
+		if *outages != 3 {
+			benchOutages = *outages
+		}
 		benchDay(rt)
 		return
 	}
@@ -144,7 +150,7 @@ func benchDay(rt *wazeroRuntime) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res[i] = sim.Run(rt, sim.Generate(int64(i+1), sim.Options{Hours: 12, Agents: 300, OutagesPerHour: 40}))
+			res[i] = sim.Run(rt, sim.Generate(int64(i+1), sim.Options{Hours: 12, Agents: benchAgents, OutagesPerHour: benchOutages}))
 		}()
 	}
 	wg.Wait()
@@ -166,3 +172,6 @@ func benchDay(rt *wazeroRuntime) {
 		os.Exit(1)
 	}
 }
+
+// The bad day's shape: many agents, an outage starting every minute or so.
+var benchAgents, benchOutages = 600, 100.0
