@@ -66,7 +66,8 @@ func Read(r io.Reader) ([]Input, error) {
 type Totals struct {
 	Decisions int
 	Failovers int
-	Retries   int   // same-channel retries: requests sent again to a channel that just failed
+	Wasted    int   // requests this config sent that failed (a before-host failure it was asked about)
+	Retries   int   // the plugin's same-channel retries: requests sent again to a channel that just failed
 	HeldMs    int64 // time agents were held in waits
 	GiveUps   map[string]int
 	Skipped   int // failures of requests this config routed elsewhere
@@ -141,6 +142,9 @@ func Run(ctx context.Context, rt *testhost.Runtime, inputs []Input, configB []by
 					s.t.Skipped++
 					got[i] = "(not asked: it had routed " + agent + " to " + s.routed[agent] + ")"
 					continue
+				}
+				if kind == "request-error" && ev.Get("phase").String() == "before-host" {
+					s.t.Wasted++
 				}
 				out, err := s.in.Call("decide", inp.Body)
 				if err != nil {
@@ -249,7 +253,8 @@ func (r *Report) Print(w io.Writer, nameB string) {
 	row := func(name string, a, b any) { fmt.Fprintf(w, "%-28s %14v %14v\n", name, a, b) }
 	row("decisions differing", len(r.Diffs), "")
 	row("failovers", r.A.Failovers, r.B.Failovers)
-	row("requests wasted (retries)", r.A.Retries, r.B.Retries)
+	row("requests wasted (failed)", r.A.Wasted, r.B.Wasted)
+	row("same-channel retries", r.A.Retries, r.B.Retries)
 	row("time held", time.Duration(r.A.HeldMs)*time.Millisecond, time.Duration(r.B.HeldMs)*time.Millisecond)
 	row("give-ups", total(r.A.GiveUps), total(r.B.GiveUps))
 	reasons := map[string]bool{}
