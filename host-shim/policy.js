@@ -128,6 +128,8 @@ export class Policy {
       fresh.call('configure', this.configJson);
       if (this.health) fresh.call('restore', this.health);
       this.instance = fresh;
+      // For the replay: a new instance, the same config, its own health carried over.
+      this.record({ type: 'input', export: 'configure', config: JSON.parse(this.configJson), rebuild: true });
     } catch (e) {
       // Keep the broken instance: every call fails open until a rebuild works.
       if (!this.failures.has('rebuild')) this.logger.warn('dsh-resilience: could not rebuild the policy module: %s', e.message);

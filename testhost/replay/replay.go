@@ -27,9 +27,10 @@ import (
 
 // Input is one recorded policy input.
 type Input struct {
-	Export string // configure, restore, decide
-	NowMs  int64
-	Body   []byte // the export's JSON input
+	Export  string // configure, restore, decide
+	NowMs   int64
+	Body    []byte // the export's JSON input
+	Rebuild bool   // a configure that rebuilt the instance after a trap
 }
 
 // Read takes the input records out of an audit log (other lines are skipped).
@@ -46,7 +47,7 @@ func Read(r io.Reader) ([]Input, error) {
 		if v.Get("type").String() != "input" {
 			continue
 		}
-		in := Input{Export: v.Get("export").String(), NowMs: v.Get("nowMs").Int()}
+		in := Input{Export: v.Get("export").String(), NowMs: v.Get("nowMs").Int(), Rebuild: v.Get("rebuild").Bool()}
 		switch in.Export {
 		case "configure":
 			in.Body = []byte(v.Get("config").Raw)
@@ -109,21 +110,49 @@ func Run(ctx context.Context, rt *testhost.Runtime, inputs []Input, configB []by
 		sides[i] = &side{in: in, t: Totals{GiveUps: map[string]int{}}, routed: map[string]string{}, failedAt: map[string]int64{}, failoverAt: map[string]int64{}}
 	}
 	rep := &Report{}
-	configured := false
+	configured, reconfigured := false, false
 	for _, inp := range inputs {
 		switch inp.Export {
 		case "configure":
+			// The first configure starts both; a later one is a live
+			// reconfigure (A takes the new config, B keeps its own, and the
+			// health restore that follows is A's) or a rebuild after a trap
+			// (each side starts a fresh instance with its own config and health).
 			for i, s := range sides {
 				body := inp.Body
 				if i == 1 {
 					body = configB
 				}
+				if configured && i == 1 && !inp.Rebuild {
+					continue
+				}
+				var health []byte
+				if configured {
+					var err error
+					if health, err = s.in.Call("snapshot", []byte("{}")); err != nil {
+						return nil, fmt.Errorf("snapshot: %w", err)
+					}
+				}
 				if _, err := s.in.Call("configure", body); err != nil {
 					return nil, fmt.Errorf("configure %s: %w", []string{"A (recorded)", "B"}[i], err)
 				}
+				if health != nil && inp.Rebuild {
+					if _, err := s.in.Call("restore", health); err != nil {
+						return nil, fmt.Errorf("restore: %w", err)
+					}
+				}
 			}
+			reconfigured = configured && !inp.Rebuild
 			configured = true
 		case "restore":
+			if reconfigured {
+				// The health a live reconfigure carried over: A's. B kept its state.
+				reconfigured = false
+				if _, err := sides[0].in.Call("restore", inp.Body); err != nil {
+					return nil, fmt.Errorf("restore: %w", err)
+				}
+				continue
+			}
 			for _, s := range sides {
 				if _, err := s.in.Call("restore", inp.Body); err != nil {
 					return nil, fmt.Errorf("restore: %w", err)
@@ -291,3 +320,4 @@ func Config(data []byte) ([]byte, error) {
 	}
 	return data, nil
 }
+
