@@ -320,4 +320,3 @@ func Config(data []byte) ([]byte, error) {
 	}
 	return data, nil
 }
-
