@@ -47,7 +47,8 @@ export class Policy {
     } catch (e) {
       throw new Error(`dsh-resilience: ${e.message.replace(/^configure: /, '')}`);
     }
-    this.record({ type: 'input', export: 'configure', config });
+    // A plain copy: the row's config object is the host's own (a reactive proxy), not ours to hold.
+    this.record({ type: 'input', export: 'configure', config: JSON.parse(this.configJson) });
   }
 
   /**
