@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -33,13 +34,20 @@ func FuzzConfigure(f *testing.F) {
 		if !gjson.ValidBytes(out) {
 			t.Fatalf("configure wrote invalid JSON: %s", out)
 		}
-		// The resolved config is a config too: configuring with it changes nothing.
-		again, err := new(Module).Configure([]byte(gjson.GetBytes(out, "config").Raw))
+		// The resolved config is a config too: configuring with it changes
+		// nothing. (Except quota.active, an output only: derived from which
+		// keys the row spells out, and refused by configure as unknown.)
+		back, err := withoutQuotaActive(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := new(Module).Configure(back)
 		if err != nil {
 			t.Fatalf("the resolved config %s is refused: %v", out, err)
 		}
-		if !bytes.Equal(out, again) {
-			t.Fatalf("configure is not idempotent:\n %s\n %s", out, again)
+		againBack, _ := withoutQuotaActive(again)
+		if !bytes.Equal(back, againBack) {
+			t.Fatalf("configure is not idempotent:\n %s\n %s", back, againBack)
 		}
 	})
 }
@@ -117,4 +125,17 @@ func FuzzRestore(f *testing.F) {
 			t.Fatalf("snapshot -> restore -> snapshot changed:\n %s\n %s", snap, snap2)
 		}
 	})
+}
+
+// withoutQuotaActive is a configure output's resolved config without
+// quota.active, re-encoded.
+func withoutQuotaActive(out []byte) ([]byte, error) {
+	resolved := map[string]any{}
+	if err := json.Unmarshal([]byte(gjson.GetBytes(out, "config").Raw), &resolved); err != nil {
+		return nil, err
+	}
+	if q, ok := resolved["quota"].(map[string]any); ok {
+		delete(q, "active")
+	}
+	return json.Marshal(resolved)
 }
