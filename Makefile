@@ -18,7 +18,7 @@ WITH_NODE = HOSTDIR=$$(scripts/ensure-host.sh) && export PATH="$$HOSTDIR/node/no
 # redis-server (Debian package) and the pinned Redis client, for the shared-state tests.
 WITH_REDIS = export DSH_REDIS_CLIENT_DIR=$$(scripts/ensure-redis.sh) &&
 
-.PHONY: all build wasm client pack host test test-go test-shim test-client test-e2e test-web demo bench clean deps
+.PHONY: all build wasm client pack host test test-go test-shim test-client test-e2e test-web demo bench sim replay clean deps
 
 all: build
 
@@ -89,10 +89,24 @@ bench: $(WASM)
 	$(GO) test -run '^$$' -bench . -benchtime=20000x $(NATIVE_PKGS) || status=1; \
 	DSH_RESILIENCE_BENCH=1 $(GO) test -count=1 -timeout 60m -v -run '^(TestScaleBench|TestSequentialAgentsBench)$$' ./testhost/ \
 		| grep -v '^=== ' || status=1; \
+	$(GO) run ./testhost/cmd/sim -bench-day || status=1; \
 	$(WITH_NODE) node --expose-gc host-shim/bench/bench.mjs || status=1; \
 	$(WITH_NODE) node host-shim/bench/scale.mjs || status=1; \
 	if [ $$status -ne 0 ]; then echo 'make bench: a target was missed (see above)'; fi; \
 	exit $$status
+
+# The deterministic simulation (testhost/sim) over many seeds; `make test`
+# runs a few short ones. A failing seed is shrunk and printed as a Go test.
+SEEDS ?= 100
+HOURS ?= 24
+AGENTS ?= 40
+sim: $(WASM)
+	$(GO) run ./testhost/cmd/sim -seeds $(SEEDS) -hours $(HOURS) -agents $(AGENTS)
+
+# What-if replay of an audit log under another config (JSON, the row's config).
+replay: $(WASM)
+	@test -n "$(LOG)" -a -n "$(CONFIG)" || { echo 'usage: make replay LOG=audit.jsonl CONFIG=other.json'; exit 2; }
+	$(GO) run ./testhost/cmd/replay -log "$(LOG)" -config "$(CONFIG)"
 
 clean:
 	rm -rf build

@@ -108,7 +108,7 @@ export async function apply(ctx, config = {}) {
   });
   const audit = web.tap(new AuditLog(join(stateDir, 'audit.jsonl')));
   const report = (record) => audit.write(record);
-  const policy = new Policy(await compileModule(), policyConfig, logger, report);
+  const policy = new Policy(await compileModule(), policyConfig, logger, report, report);
   web.deps.policy = policy;
   const lifetime = new AbortController();
   const waits = new Waits();

@@ -30,13 +30,16 @@ export class Policy {
    * @param {{warn: Function}} logger
    * @param {(record: object) => void} [report] - receives the first failure of
    *   each kind (headless DSH exports no logs, so the shim audits them too).
+   * @param {(record: object) => void} [record] - receives every policy input
+   *   (see `inputRecord`), for the what-if replay (`make replay`).
    * @throws {Error} naming the offending key when the config is invalid.
    */
-  constructor(compiled, config, logger, report = () => {}) {
+  constructor(compiled, config, logger, report = () => {}, record = () => {}) {
     this.compiled = compiled;
     this.configJson = JSON.stringify(config, nonFinite);
     this.logger = logger;
     this.report = report;
+    this.record = record;
     // Channel health for a rebuilt instance: the last snapshot's JSON, taken
     // lazily (on save, or on rebuild when breakers changed since), never per
     // decision: at 100 channels one snapshot cost more than the decision.
@@ -56,6 +59,8 @@ export class Policy {
     } catch (e) {
       throw new Error(`dsh-resilience: ${e.message.replace(/^configure: /, '')}`);
     }
+    // A plain copy: the row's config object is the host's own (a reactive proxy), not ours to hold.
+    this.record({ type: 'input', export: 'configure', config: JSON.parse(this.configJson) });
   }
 
   /**
@@ -63,6 +68,7 @@ export class Policy {
    * failed: the caller must then do what the host would have done without us.
    */
   decide(nowMs, event) {
+    this.record(inputRecord(nowMs, event));
     try {
       const out = JSON.parse(this.instance.call('decide', JSON.stringify({ nowMs, event })));
       this.remember(event);
@@ -91,7 +97,9 @@ export class Policy {
   retell(instance, nowMs = Date.now(), resolved = this.resolved) {
     const extra = this.retellers.flatMap((events) => events(resolved, nowMs));
     for (const event of [this.backupEvent, ...this.modelInfo.values(), ...extra]) {
-      if (event) instance.call('decide', JSON.stringify({ nowMs, event }));
+      if (!event) continue;
+      this.record(inputRecord(nowMs, event)); // the replay tells its instances the same
+      instance.call('decide', JSON.stringify({ nowMs, event }));
     }
   }
 
@@ -131,6 +139,7 @@ export class Policy {
     try {
       const out = JSON.parse(this.instance.call('restore', input));
       if (out.adopted > 0) this.healthDirty = true;
+      if (out.adopted > 0) this.record({ type: 'input', export: 'restore', nowMs: JSON.parse(input).nowMs, health: JSON.parse(json) });
       return out;
     } catch (e) {
       if (!(e instanceof ModuleError)) this.fail(e, 'restore'); // a trap: rebuild, the file is not to blame
@@ -170,6 +179,9 @@ export class Policy {
       fresh.call('configure', this.configJson);
       const now = Date.now();
       if (this.health) fresh.call('restore', restoreInput(this.health, now));
+      // For the replay: a new instance, the same config, its own health carried
+      // over; then what it is retold (recorded by retell, so after this).
+      this.record({ type: 'input', export: 'configure', nowMs: now, config: JSON.parse(this.configJson), rebuild: true });
       this.retell(fresh, now);
       this.instance = fresh;
     } catch (e) {
@@ -186,6 +198,19 @@ function restoreInput(json, nowMs) {
   const isObject = health !== null && typeof health === 'object' && !Array.isArray(health);
   // Anything else is the module's to reject, with its own wording.
   return isObject ? JSON.stringify({ ...health, nowMs: Math.max(0, Math.floor(nowMs)) }) : json;
+}
+
+/**
+ * The audit record of one decide input, exactly as the module receives it, so
+ * a night's log can be replayed under another config. It carries no prompt
+ * text, tool arguments or credentials: events hold none, and a tool
+ * failure's message (which may quote the tool's input) is left out, its code kept.
+ */
+export function inputRecord(nowMs, event) {
+  if (event.kind === 'tool-result' && event.failure) {
+    event = { ...event, failure: { ...event.failure, message: '' } };
+  }
+  return { type: 'input', export: 'decide', nowMs, event };
 }
 
 export { TrapError, ModuleError };

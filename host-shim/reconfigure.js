@@ -25,7 +25,7 @@ export function configProblem(policy, config) {
  * @throws {Error} the module's message when it refuses the config.
  */
 export function reconfigure(policy, config) {
-  const next = new Policy(policy.compiled, config, policy.logger, policy.report);
+  const next = new Policy(policy.compiled, config, policy.logger, policy.report, policy.record);
   const health = policy.snapshot();
   if (health) next.restore(JSON.stringify(health));
   // The backup, the model info and the exhaustion marks, as the new config takes them.

@@ -183,10 +183,13 @@ func (s *State) onRestoreMark(now int64, e RestoreMark) {
 		return
 	}
 	p := &s.provider(e.Provider).breaker
+	// The breaker may be open already, from restored health (which carries
+	// provider breakers): it is still a mark, for the report and for a
+	// balance reading to lift.
+	s.q.markedAt[e.Provider] = max(s.q.markedAt[e.Provider], e.MarkedAtMs)
 	if p.state == Open && p.openUntilMs >= e.UntilMs {
 		return
 	}
-	s.q.markedAt[e.Provider] = e.MarkedAtMs
 	p.state, p.openUntilMs, p.changedAtMs, p.probeAgent = Open, e.UntilMs, e.MarkedAtMs, ""
 	p.changed() // its channels' wakes wait for the mark too
 }

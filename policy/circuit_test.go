@@ -96,7 +96,7 @@ func TestMergeSkipsBadRecords(t *testing.T) {
 		key  string
 	}{
 		{"no model", ChannelHealth{Channel: Channel{Provider: "p"}, State: Open}, "channels[0].channel"},
-		{"provider-only", ChannelHealth{Channel: Channel{Provider: "p", Model: providerModel}, State: Open}, "channels[0].channel"},
+		{"no provider", ChannelHealth{Channel: Channel{Model: providerModel}, State: Open}, "channels[0].channel"},
 		{"unknown state", ChannelHealth{Channel: chC, State: "ajar"}, "channels[0].state"},
 		{"oversized provider", ChannelHealth{Channel: Channel{Provider: long, Model: "m"}, State: Open}, "channels[0].channel"},
 		{"oversized model", ChannelHealth{Channel: Channel{Provider: "p", Model: long}, State: Open}, "channels[0].channel"},

@@ -43,6 +43,7 @@ type provider struct {
 	breaker circuit
 	budget  budget
 	merged  bool // Merge's mark: touched by the batch being merged
+	taken   bool // Merge's mark: the batch held its own record, adopted
 }
 
 // NewState returns an empty state under a validated config.
@@ -174,7 +175,8 @@ type ChannelHealth struct {
 	ChangedAtMs int64
 }
 
-// Health lists every channel breaker, sorted by channel. A half-open channel is
+// Health lists every channel breaker and every provider breaker (model "*",
+// providerhealth.go), sorted by channel. A half-open channel is
 // recorded as open and due, so a restarted host probes it again rather than
 // trusting a probe it lost.
 func (s *State) Health() []ChannelHealth {
@@ -186,6 +188,7 @@ func (s *State) Health() []ChannelHealth {
 		}
 		out = append(out, ChannelHealth{c.channel, st, c.failures, c.opens, c.openUntilMs, c.lastCode, c.changedAtMs})
 	}
+	out = append(out, s.providerHealth()...) // providerhealth.go
 	slices.SortFunc(out, func(a, b ChannelHealth) int { return a.Channel.compare(b.Channel) })
 	return out
 }
@@ -202,7 +205,7 @@ const (
 // field. Merge applies it; the codec applies it first to report by index.
 func ValidHealth(i int, h ChannelHealth) error {
 	switch {
-	case h.Channel.Provider == "" || h.Channel.Model == "" || h.Channel.Model == providerModel:
+	case h.Channel.Provider == "" || h.Channel.Model == "":
 		return &FieldError{fmt.Sprintf("channels[%d].channel", i), "needs provider and model"}
 	case len(h.Channel.Provider) > MaxHealthNameLen || len(h.Channel.Model) > MaxHealthNameLen:
 		return &FieldError{fmt.Sprintf("channels[%d].channel", i), fmt.Sprintf("provider and model are at most %d bytes", MaxHealthNameLen)}
@@ -220,15 +223,27 @@ func ValidHealth(i int, h ChannelHealth) error {
 // record replaces the state's breaker for its channel when it changed later
 // (another host process tripped or recovered it since). A bad record is
 // skipped and reported, and the rest are still taken: one garbled record must
-// not cost every trip the others hold. Provider breakers are derived again,
-// once per provider the batch touched, after the batch: the work is linear in
-// the records (a check per record, each walking every breaker, froze a host
-// restoring 20 000 records).
+// not cost every trip the others hold. A provider breaker's own record (model
+// "*") is taken as it is (providerhealth.go); a provider without one taken is
+// derived again from its models, once per provider the batch touched, after
+// the batch: the work is linear in the records (a check per record, each
+// walking every breaker, froze a host restoring 20 000 records).
 func (s *State) Merge(now int64, hs []ChannelHealth) (adopted int, skipped []error) {
-	var touched []*provider
+	var touched, taken []*provider
+	for i, h := range hs {
+		if isProviderRecord(h) && ValidHealth(i, h) == nil && s.mergeProvider(h) {
+			p := s.providers[h.Channel.Provider]
+			p.taken = true // not derived again
+			taken = append(taken, p)
+			adopted++
+		}
+	}
 	for i, h := range hs {
 		if err := ValidHealth(i, h); err != nil {
 			skipped = append(skipped, err)
+			continue
+		}
+		if isProviderRecord(h) {
 			continue
 		}
 		if c := s.circuits[h.Channel]; c != nil && c.changedAtMs >= h.ChangedAtMs {
@@ -245,7 +260,12 @@ func (s *State) Merge(now int64, hs []ChannelHealth) (adopted int, skipped []err
 	var fx []Effect // merged records are the other host's news, not transitions of ours
 	for _, p := range touched {
 		p.merged = false
-		s.checkProvider(now, p, &fx)
+		if !p.taken {
+			s.checkProvider(now, p, &fx)
+		}
+	}
+	for _, p := range taken {
+		p.taken = false
 	}
 	return adopted, skipped
 }

@@ -157,8 +157,10 @@ func engineScenarios() []scenario {
 					fxCircuit(chB, "closed", "open", "QUOTA", "quota", 61300),
 					fxCircuit(engProvMock, "closed", "open", "models-open", "", 61300),
 					fxFailover("a1", chB, chC, "QUOTA", "quota"))),
-			// The provider breaker is derived, never persisted.
+			// The provider breaker is persisted too (model "*"): restored, it is
+			// taken as it is rather than derived again from its models.
 			snapshot(health(
+				hcFull(engProvMock, "open", 0, 0, 61300, "", 1300),
 				hcFull(chA, "open", 1, 1, 61000, "QUOTA", 1000),
 				hcFull(chB, "open", 1, 1, 61300, "QUOTA", 1300))),
 			// A third model of the open provider: away to the other provider.
@@ -542,7 +544,7 @@ func engineScenarios() []scenario {
 					hcFull(chC, "open", 1, 2, 95000, "QUOTA", 1500),
 					hcFull(chA, "closed", 0, 0, 61000, "QUOTA", 1001))),
 				// Bad records are skipped and named; the good one beside them is taken.
-				restore(health(hcFull(chB, "closed", 2, 0, 0, "X", 5000), hcFull(engProvMock, "open", 0, 0, 0, "", 5000)),
+				restore(health(hcFull(chB, "closed", 2, 0, 0, "X", 5000), hcFull(ch{engProvMock.provider, ""}, "open", 0, 0, 0, "", 5000)),
 					restoredSkipping(2, 1, `health "channels[1].channel": needs provider and model`)),
 				step{export: "restore", raw: true,
 					want: restoredSkipping(2, 0, `health "channels[1].state": must be one of [closed open half-open], not "ajar"`),

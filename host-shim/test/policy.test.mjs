@@ -1,7 +1,7 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { compileModule, Policy } from '../policy.js';
+import { compileModule, inputRecord, Policy } from '../policy.js';
 
 const CHAIN = [{ provider: 'p', model: 'a' }, { provider: 'p', model: 'b' }];
 const quiet = { warn() {} };
@@ -94,4 +94,19 @@ test('a trapped instance whose breakers changed is rebuilt with its last answera
   p.restore(JSON.stringify({ channels: [{ channel: CHAIN[0], state: 'open', failures: 1, opens: 1, openUntilMs: 9e15, lastCode: 'QUOTA', changedAtMs: 5 }] }), 1000);
   assert.equal(p.decide(1001, { kind: 'request', agent: 'a1', proposed: CHAIN[0] }), undefined); // traps, rebuilds
   assert.deepEqual(p.snapshot().channels.map((c) => [c.channel.model, c.state]), [['a', 'open']]);
+});
+
+test('every policy input is recorded for the what-if replay, a tool failure\'s message left out', () => {
+  const records = [];
+  const p = new Policy(compiled, { chain: CHAIN }, quiet, () => {}, (r) => records.push(r));
+  p.decide(1000, quota(1000));
+  const tool = { kind: 'tool-result', call: 'c1', tool: 'fetch', attempt: 1, rand: 0, failure: { code: 'X', message: 'GET https://secret.example/?token=abc failed' } };
+  p.decide(2000, tool);
+  assert.deepEqual(records.map((r) => r.export), ['configure', 'decide', 'decide']);
+  assert.deepEqual(records[0].config, { chain: CHAIN });
+  assert.deepEqual(records[1], { type: 'input', export: 'decide', nowMs: 1000, event: quota(1000) });
+  assert.equal(records[2].event.failure.message, '');
+  assert.equal(records[2].event.failure.code, 'X');
+  assert.equal(tool.failure.message.includes('secret'), true, 'the caller\'s event is not changed');
+  assert.equal(inputRecord(5, { kind: 'wake' }).nowMs, 5);
 });

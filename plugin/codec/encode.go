@@ -98,3 +98,8 @@ func appendString(b []byte, s string) []byte {
 	}
 	return append(b, '"')
 }
+
+// AppendString appends s as a JSON string literal, exactly as the module
+// encodes strings; hosts that build the module's inputs by hand (the
+// simulator in testhost/sim) use it too.
+func AppendString(b []byte, s string) []byte { return appendString(b, s) }

@@ -1,0 +1,141 @@
+package codec
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// Fuzz targets for every decoder: configure (the config row), decide (every
+// event kind) and restore (health). Malformed input must come back as an
+// error naming what is wrong, never a panic, and nothing a decoder accepts
+// may make the encoder write invalid JSON. Seeds: testdata/fuzz/<target>/.
+// Run one with `go test -fuzz FuzzDecide ./plugin/codec`.
+
+const fuzzConfig = `{"chain":[{"provider":"p","model":"a"},{"provider":"q/r","model":"b/c"}],"failureThreshold":2,"cooldownMs":1000,"tools":{"retry":["fetch","db_*"]}}`
+
+func FuzzConfigure(f *testing.F) {
+	for _, s := range []string{fuzzConfig, `{}`, `{"chain":[]}`, `{"stall":{"purposes":{"compaction":{"idleMs":0}}}}`,
+		`{"classes":[{"code":"X","class":"quota"}]}`, `{"recovery":"stay","probes":false}`, `[]`, `null`, `{"chain":[{"provider":"","model":"a"}]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var m Module
+		out, err := m.Configure(in)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("an error with no text")
+			}
+			return
+		}
+		if !gjson.ValidBytes(out) {
+			t.Fatalf("configure wrote invalid JSON: %s", out)
+		}
+		// The resolved config is a config too: configuring with it changes
+		// nothing. (Except quota.active, an output only: derived from which
+		// keys the row spells out, and refused by configure as unknown.)
+		back, err := withoutQuotaActive(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := new(Module).Configure(back)
+		if err != nil {
+			t.Fatalf("the resolved config %s is refused: %v", out, err)
+		}
+		againBack, _ := withoutQuotaActive(again)
+		if !bytes.Equal(back, againBack) {
+			t.Fatalf("configure is not idempotent:\n %s\n %s", back, againBack)
+		}
+	})
+}
+
+func FuzzDecide(f *testing.F) {
+	for _, s := range []string{
+		`{"nowMs":1700000000000,"event":{"kind":"request","agent":"a1","proposed":{"provider":"p","model":"a"},"reasoningEffort":"high"}}`,
+		`{"nowMs":1700000000000,"event":{"kind":"request-error","agent":"a1","provider":"p","failure":{"code":"RATE_LIMIT","message":"try again in 20s","status":429,"providerRetryAfterMs":5000},"phase":"after-host","hostRetry":{"mode":"normal","maxRetries":2,"retryableCodes":["RATE_LIMIT"]},"rand":12345}}`,
+		`{"nowMs":1,"event":{"kind":"settled","agent":"a1"}}`,
+		`{"nowMs":1,"event":{"kind":"disposed","agent":"a1"}}`,
+		`{"nowMs":1,"event":{"kind":"wake"}}`,
+		`{"nowMs":1,"event":{"kind":"probe-result","channel":{"provider":"p","model":"a"},"ok":false,"failure":{"code":"HTTP_402"}}}`,
+		`{"nowMs":1,"event":{"kind":"model-info","channel":{"provider":"p","model":"a"},"known":true,"efforts":["low","high"]}}`,
+		`{"nowMs":1,"event":{"kind":"set-backup","channel":{"provider":"q/r","model":"b/c"}}}`,
+		`{"nowMs":1,"event":{"kind":"set-backup"}}`,
+		`{"nowMs":100000,"event":{"kind":"stream-check","channel":{"provider":"p","model":"a"},"purpose":"compaction","openedMs":1,"chunks":2,"lastChunkMs":50,"cancelled":false}}`,
+		`{"nowMs":1,"event":{"kind":"tool-result","agent":"a1","call":"c1","tool":"fetch","attempt":1,"failure":{"code":"TOOL_TIMEOUT","message":"timed out"},"timeoutMs":5000,"rand":7}}`,
+		`{"nowMs":-1,"event":{"kind":"wake"}}`, `{"nowMs":1e3,"event":{"kind":"wake"}}`, `{"event":{}}`, `"x"`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var m Module
+		if _, err := m.Configure([]byte(fuzzConfig)); err != nil {
+			t.Fatal(err)
+		}
+		// Twice: the second call meets the state the first one left.
+		for range 2 {
+			out, err := m.Decide(in)
+			if err != nil {
+				if !strings.HasPrefix(err.Error(), "input") && !strings.Contains(err.Error(), "JSON") {
+					t.Fatalf("an error that names no input key: %v", err)
+				}
+				return
+			}
+			if !gjson.ValidBytes(out) {
+				t.Fatalf("decide wrote invalid JSON for %s: %s", in, out)
+			}
+		}
+	})
+}
+
+func FuzzRestore(f *testing.F) {
+	for _, s := range []string{
+		`{"channels":[{"channel":{"provider":"p","model":"a"},"state":"open","failures":3,"opens":1,"openUntilMs":1700000060000,"lastCode":"RATE_LIMIT","changedAtMs":1700000000000}]}`,
+		`{"channels":[{"channel":{"provider":"p","model":"a"},"state":"half-open","failures":0,"openUntilMs":0,"lastCode":""}]}`,
+		`{"channels":[]}`, `{}`, `{"channels":[{"channel":{"provider":"p","model":"*"},"state":"open","failures":0,"openUntilMs":0,"lastCode":""}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var m Module
+		if _, err := m.Configure([]byte(fuzzConfig)); err != nil {
+			t.Fatal(err)
+		}
+		out, err := m.Restore(in)
+		if err != nil {
+			return
+		}
+		if !gjson.ValidBytes(out) {
+			t.Fatalf("restore wrote invalid JSON: %s", out)
+		}
+		// What was restored snapshots and restores again unchanged.
+		snap, err := m.Snapshot(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m2 Module
+		_, _ = m2.Configure([]byte(fuzzConfig))
+		if _, err := m2.Restore(snap); err != nil {
+			t.Fatalf("a snapshot %s is refused by restore: %v", snap, err)
+		}
+		snap2, _ := m2.Snapshot(nil)
+		if !bytes.Equal(snap, snap2) {
+			t.Fatalf("snapshot -> restore -> snapshot changed:\n %s\n %s", snap, snap2)
+		}
+	})
+}
+
+// withoutQuotaActive is a configure output's resolved config without
+// quota.active, re-encoded.
+func withoutQuotaActive(out []byte) ([]byte, error) {
+	resolved := map[string]any{}
+	if err := json.Unmarshal([]byte(gjson.GetBytes(out, "config").Raw), &resolved); err != nil {
+		return nil, err
+	}
+	if q, ok := resolved["quota"].(map[string]any); ok {
+		delete(q, "active")
+	}
+	return json.Marshal(resolved)
+}

@@ -1,0 +1,39 @@
+package policy
+
+// Provider breakers in the persisted health. A provider breaker is not a
+// function of its models' breakers: a success on one of its models closes it
+// while others stay open (route.go, providerSucceeded). Derived again from
+// the models alone after a restart, it would come back open, and the model
+// that had just answered would be avoided until the others' open time is up
+// (hours, for a spent quota). So health carries provider breakers too, as
+// records whose model is "*", and restore takes them as they are; it derives
+// a provider from its models only when it took no record of it (none in the
+// file, as in one written before provider records existed, or an older one
+// than its own).
+
+// providerHealth lists the provider breakers as health records: every one
+// that ever moved (a closed one that never opened says nothing).
+func (s *State) providerHealth() []ChannelHealth {
+	var out []ChannelHealth
+	for _, p := range s.providers {
+		if b := &p.breaker; b.changedAtMs != 0 || b.state != Closed {
+			out = append(out, ChannelHealth{b.channel, b.state, b.failures, b.opens, b.openUntilMs, b.lastCode, b.changedAtMs})
+		}
+	}
+	return out
+}
+
+// isProviderRecord reports whether a health record is a provider breaker's.
+func isProviderRecord(h ChannelHealth) bool { return h.Channel.Model == providerModel }
+
+// mergeProvider adopts a provider record when it changed later than the
+// state's own breaker for that provider. A half-open record is taken as open
+// and due (circuit.adopt): its probe belonged to another process. Adopting
+// re-files the provider's channels in the wake index.
+func (s *State) mergeProvider(h ChannelHealth) bool {
+	if p := s.providers[h.Channel.Provider]; p != nil && p.breaker.changedAtMs >= h.ChangedAtMs {
+		return false
+	}
+	s.provider(h.Channel.Provider).breaker.adopt(h)
+	return true
+}

@@ -1,0 +1,272 @@
+package sim
+
+// The invariants. The simulator keeps its own picture of every breaker, built
+// only from the module's CircuitChanged effects (and, after a restart, from
+// its snapshot), and holds each step's output against it.
+
+const (
+	// probeLeaseMs mirrors policy.probeLeaseMs: a half-open slot whose holder
+	// vanished frees itself after this long.
+	probeLeaseMs = 10 * 60_000
+	// weekMs is the documented cap of an open time: a provider's stated reset
+	// (header or wording) is honoured up to a week.
+	weekMs = 7 * 24 * 3600_000
+	// openSlackMs: an open breaker whose time is up must leave Open within
+	// this much (its wake is due at once; probes take the slot).
+	openSlackMs = 60_000
+	probeOwner  = "\x00probe"
+)
+
+type breaker struct {
+	state       string // closed, open, half-open; "" unknown (derived silently on restore)
+	openUntil   int64
+	holder      string // the half-open slot's holder
+	holderSince int64
+	reported    bool // an open-ends break was counted for this open
+	// blockEnd (providers): when it last stopped holding its models back, its
+	// open time or an earlier close; its models' wakes are due from then.
+	blockEnd int64
+}
+
+func (r *runner) trk(ch Channel) *breaker {
+	b := r.track[ch]
+	if b == nil {
+		b = &breaker{state: "closed"}
+		r.track[ch] = b
+	}
+	return b
+}
+
+func providerOf(ch Channel) Channel { return Channel{ch.Provider, "*"} }
+
+func key(ch Channel) string { return ch.Provider + "/" + ch.Model }
+
+var legal = map[[2]string]bool{
+	{"closed", "open"}: true, {"open", "open"}: true, {"open", "half-open"}: true,
+	{"open", "closed"}: true, {"half-open", "open"}: true, {"half-open", "closed"}: true,
+}
+
+// applyEffects folds a step's breaker effects into the picture, checking
+// each transition, and carries out probes and wakes.
+func (r *runner) applyEffects(out Output, subject Channel) {
+	for _, fx := range out.Effects {
+		switch fx.Kind {
+		case "circuit":
+			ch := fx.Channel
+			if subject != (Channel{}) && ch != subject && ch.Model != "*" && key(ch) == key(subject) {
+				r.brk("breaker-identity", "an event about %s moved the breaker of %s (both keyed %q)", subject, ch, key(ch))
+			}
+			b := r.trk(ch)
+			if b.state != "" && b.state != fx.From {
+				r.brk("transition-legal", "%s reported %s->%s, but it was %s (an unreported transition)", ch, fx.From, fx.To, b.state)
+			}
+			if !legal[[2]string{fx.From, fx.To}] {
+				r.brk("transition-legal", "%s moved %s->%s", ch, fx.From, fx.To)
+			}
+			if ch.Model == "*" && b.state == "open" && fx.To == "closed" {
+				b.blockEnd = min(b.openUntil, r.now)
+			}
+			b.state, b.holder, b.reported = fx.To, "", false
+			if fx.To == "open" {
+				b.openUntil = fx.OpenUntilMs
+				if limit := max(r.cfg.maxCooldownMs, weekMs); fx.OpenUntilMs-r.now > limit {
+					r.brk("open-cap", "%s opened for %s, beyond the cap of %s", ch, fmtVirtual(fx.OpenUntilMs-r.now), fmtVirtual(limit))
+				}
+			}
+		case "probe":
+			b := r.trk(fx.Channel)
+			if b.state != "half-open" {
+				r.brk("half-open-one-probe", "probe of %s while it is %s", fx.Channel, b.state)
+			}
+			if b.holder != "" && r.now-b.holderSince < probeLeaseMs {
+				r.brk("half-open-one-probe", "probe of %s while %q holds its half-open slot", fx.Channel, b.holder)
+			}
+			b.holder, b.holderSince = probeOwner, r.now
+			d := draw("probe/"+key(fx.Channel), r.now)
+			ok, hang, f := r.outcome(fx.Channel, d, true)
+			if !hang {
+				r.push(item{at: r.now + 300 + int64(d%2000), kind: kProbeResult, ch: fx.Channel, ok: ok, fail: f, gen: r.probeGen})
+			}
+		case "schedule-wake":
+			r.wakeGen++
+			if fx.AtMs > 0 {
+				r.push(item{at: max(fx.AtMs, r.now), kind: kWake, gen: r.wakeGen})
+			}
+		}
+	}
+}
+
+// avoid says whether the picture says ch must not take a request now.
+func (r *runner) avoid(ch Channel, agent string) bool {
+	if p := r.track[providerOf(ch)]; p != nil && p.state == "open" && r.now < p.openUntil {
+		return true
+	}
+	b := r.track[ch]
+	if b == nil {
+		return false
+	}
+	switch b.state {
+	case "open":
+		return r.now < b.openUntil
+	case "half-open":
+		return b.holder != "" && b.holder != agent && r.now-b.holderSince < probeLeaseMs
+	}
+	return false
+}
+
+// closed: the picture says ch is closed and its provider lets it through.
+func (r *runner) closed(ch Channel) bool {
+	if b := r.track[ch]; b != nil && b.state != "closed" {
+		return false
+	}
+	if p := r.track[providerOf(ch)]; p != nil && p.state == "open" && r.now < p.openUntil {
+		return false
+	}
+	return true
+}
+
+type prefState struct {
+	ch            Channel
+	avoid, closed bool
+}
+
+// preferences are where the agent's request may go: its homes, the backup, the chain.
+func (r *runner) preferences(a *simAgent) []Channel {
+	out := []Channel{a.home}
+	if r.backup != nil {
+		out = append(out, *r.backup)
+	}
+	return append(out, r.cfg.chain...)
+}
+
+// beforeRoute records, before a request step, what the checks need.
+func (r *runner) beforeRoute(a *simAgent) []prefState {
+	var prefs []prefState
+	for _, ch := range r.preferences(a) {
+		prefs = append(prefs, prefState{ch, r.avoid(ch, a.id), r.closed(ch)})
+	}
+	return prefs
+}
+
+// checkRoute holds a request's target against the agent's preferences.
+func (r *runner) checkRoute(a *simAgent, target Channel, prefs []prefState) {
+	inPrefs := a.proposed[target]
+	for _, p := range prefs {
+		inPrefs = inPrefs || p.ch == target
+	}
+	if !inPrefs {
+		r.brk("route-outside-preferences", "agent %q routed to %s, outside its homes, the backup and the chain", a.id, target)
+		return
+	}
+	allAvoid, targetAvoid := true, false
+	var closedAlt *Channel
+	for i := range prefs {
+		targetAvoid = targetAvoid || prefs[i].ch == target && prefs[i].avoid
+		allAvoid = allAvoid && prefs[i].avoid
+		if prefs[i].closed && closedAlt == nil {
+			closedAlt = &prefs[i].ch
+		}
+	}
+	// A success credited in the same step may have closed the target first.
+	if targetAvoid && closedAlt != nil && !r.closed(target) {
+		r.brk("route-to-open", "agent %q routed to %s, which is open, while %s is closed", a.id, target, *closedAlt)
+	}
+	b := r.trk(target)
+	if b.state == "half-open" {
+		if b.holder != "" && b.holder != a.id && r.now-b.holderSince < probeLeaseMs && !allAvoid {
+			r.brk("half-open-one-probe", "agent %q admitted to half-open %s while %q holds its slot", a.id, target, b.holder)
+		}
+		b.holder, b.holderSince = a.id, r.now
+	}
+}
+
+// releaseHolder frees a half-open slot the agent held on ch: its request
+// ended without a word about the channel.
+func (r *runner) releaseHolder(agent string, ch Channel) {
+	if b := r.track[ch]; b != nil && b.holder == agent {
+		b.holder = ""
+	}
+}
+
+// checkAgentEffects holds a failure step's effects against the agent's budgets.
+func (r *runner) checkAgentEffects(a *simAgent, out Output) {
+	for _, fx := range out.Effects {
+		if fx.Agent != a.id {
+			continue
+		}
+		switch fx.Kind {
+		case "failover":
+			a.failovers++
+			if a.failovers > r.cfg.maxFailovers {
+				r.brk("failover-budget", "agent %q failed over %d times without a success (maxFailovers %d)", a.id, a.failovers, r.cfg.maxFailovers)
+			}
+		case "retry":
+			if fx.Channel == a.routed && r.closed(fx.Channel) {
+				r.spendRetry(fx.Channel.Provider)
+			}
+		case "give-up":
+			a.failovers = 0
+		}
+	}
+}
+
+// budgetTrack holds a provider's request and budgeted-retry times in the
+// retry budget's window: the current 10 s slot and the five before it.
+type budgetTrack struct{ requests, retries []int64 }
+
+func (r *runner) budget(provider string) *budgetTrack {
+	b := r.budgets[provider]
+	if b == nil {
+		b = &budgetTrack{}
+		r.budgets[provider] = b
+	}
+	return b
+}
+
+func (r *runner) spendRetry(provider string) {
+	b := r.budget(provider)
+	b.retries = append(b.retries, r.now)
+	from := (r.now/10_000 - 5) * 10_000
+	prune := func(ts []int64) []int64 {
+		i := 0
+		for i < len(ts) && ts[i] < from {
+			i++
+		}
+		return ts[i:]
+	}
+	b.requests, b.retries = prune(b.requests), prune(b.retries)
+	if allowed := r.cfg.budgetFloor + len(b.requests)*r.cfg.budgetPercent/100; len(b.retries) > allowed {
+		r.brk("retry-budget", "%d same-channel retries on %q within a minute of %d requests (allowed %d)", len(b.retries), provider, len(b.requests), allowed)
+	}
+}
+
+// checkOpenEnds: every open breaker leaves Open once its time is up (with
+// probes on: the wake comes, the probe takes the slot).
+func (r *runner) checkOpenEnds() {
+	for ch, b := range r.track {
+		if b.state != "open" || b.reported {
+			continue
+		}
+		if ch.Model == "*" {
+			if r.now > b.openUntil+openSlackMs {
+				b.reported = true
+				r.brk("provider-open-ends", "provider %q still open %s after its open time ended", ch.Provider, fmtVirtual(r.now-b.openUntil))
+			}
+			continue
+		}
+		// A restored breaker waits for the restarted module's first wake.
+		until := max(b.openUntil, r.restoredAt+probeLeaseMs)
+		if p := r.track[providerOf(ch)]; p != nil {
+			switch p.state {
+			case "open":
+				until = max(until, p.openUntil)
+			case "closed":
+				until = max(until, p.blockEnd)
+			}
+		}
+		if r.cfg.probes && r.now > until+openSlackMs {
+			b.reported = true
+			r.brk("open-ends", "%s still open %s after its open time ended", ch, fmtVirtual(r.now-until))
+		}
+	}
+}

@@ -1,0 +1,294 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+func (r *runner) doOp(op *Op) {
+	switch op.Kind {
+	case OpOutage:
+		r.active = append(r.active, r.opIdx)
+	case OpTurn:
+		r.startTurn(op)
+	case OpCancel:
+		if a := r.agents[op.Agent]; a != nil {
+			r.cancel(a)
+		}
+	case OpDispose:
+		if a := r.agents[op.Agent]; a != nil {
+			r.dispose(a)
+		}
+	case OpTool:
+		r.tool(op)
+	case OpRestart:
+		r.restart(true)
+	case OpRebuild:
+		r.restart(false)
+	case OpBackup:
+		if op.Ch < 0 {
+			r.backup = nil
+		} else {
+			c := r.s.Channels[op.Ch]
+			r.backup = &c
+		}
+		r.decide("set-backup", Channel{}, nil, r.backupEvent)
+	case OpStream:
+		r.stream(op)
+	case OpModelInfo:
+		ch := r.s.Channels[op.Ch]
+		efforts := []string{`[]`, `["high"]`, `["low","high"]`}[op.N%3]
+		r.decide("model-info", Channel{}, nil, func(b []byte) []byte {
+			b = append(b, `{"kind":"model-info","channel":`...)
+			b = appendChannel(b, ch)
+			return fmt.Appendf(b, `,"known":true,"efforts":%s}`, efforts)
+		})
+	}
+}
+
+// backupEvent is set-backup with the user's current choice.
+func (r *runner) backupEvent(b []byte) []byte {
+	b = append(b, `{"kind":"set-backup"`...)
+	if r.backup != nil {
+		b = append(b, `,"channel":`...)
+		b = appendChannel(b, *r.backup)
+	}
+	return append(b, '}')
+}
+
+// allowed mirrors the tools.retry allow-list the schedules configure:
+// literal names, or prefixes ending in one '*'.
+func allowed(tool string) bool {
+	for _, p := range allowList {
+		if p == tool || strings.HasSuffix(p, "*") && strings.HasPrefix(tool, p[:len(p)-1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// tool plays one tool call: it fails op.Dur times, then succeeds, and every
+// repeat the module asks for is checked against the allow-list and maxAttempts.
+func (r *runner) tool(op *Op) {
+	name := toolPool[op.N]
+	code, msg := toolFailure(op.Mode)
+	for attempt := int64(1); ; attempt++ {
+		failed := attempt <= op.Dur
+		if failed {
+			r.res.Failures++
+		}
+		out, ok := r.decide("tool-result", Channel{}, nil, func(b []byte) []byte {
+			b = append(b, `{"kind":"tool-result","agent":`...)
+			b = appendStr(b, op.Agent)
+			b = fmt.Appendf(b, `,"call":"call-%d","tool":`, op.ID)
+			b = appendStr(b, name)
+			b = fmt.Appendf(b, `,"attempt":%d`, attempt)
+			if failed {
+				b = append(b, `,"failure":{`...)
+				if code != "" {
+					b = append(b, `"code":`...)
+					b = appendStr(b, code)
+					b = append(b, ',')
+				}
+				b = append(b, `"message":`...)
+				b = appendStr(b, msg)
+				b = append(b, '}')
+			}
+			return fmt.Appendf(b, `,"rand":%d}`, draw(op.Agent, int64(op.ID)*13+attempt)>>11)
+		})
+		if !ok {
+			return
+		}
+		switch out.Kind {
+		case "tool-retry":
+			if !failed {
+				r.brk("tool-allow-list", "%q repeated after a success", name)
+			}
+			if !allowed(name) {
+				r.brk("tool-allow-list", "%q is off the allow-list, yet attempt %d was asked for", name, out.ToolAttempt)
+			}
+			if out.ToolAttempt != attempt+1 || out.ToolAttempt > int64(r.cfg.maxAttempts) {
+				r.brk("tool-max-attempts", "%q: attempt %d asked for after attempt %d (maxAttempts %d)", name, out.ToolAttempt, attempt, r.cfg.maxAttempts)
+			}
+			if len(r.res.Breaks) > 0 {
+				return
+			}
+		case "tool-return":
+			if out.ToolOutcome == "retry" || out.ToolAttempts != attempt {
+				r.brk("verdict-legal", "tool-return %q after %d attempts, attempt %d", out.ToolOutcome, out.ToolAttempts, attempt)
+			}
+			return
+		default:
+			r.brk("verdict-legal", "tool-result answered %q", out.Kind)
+			return
+		}
+	}
+}
+
+// stream asks whether a streaming call is stalled: its answer must be one of the stream verdicts.
+func (r *runner) stream(op *Op) {
+	ch := r.s.Channels[op.Ch]
+	out, ok := r.decide("stream-check", Channel{}, nil, func(b []byte) []byte {
+		b = append(b, `{"kind":"stream-check","channel":`...)
+		b = appendChannel(b, ch)
+		if op.ID%3 == 0 {
+			b = append(b, `,"purpose":"compaction"`...)
+		}
+		b = fmt.Appendf(b, `,"openedMs":%d,"chunks":%d`, r.now-op.Dur, op.N)
+		if op.N > 0 {
+			b = fmt.Appendf(b, `,"lastChunkMs":%d`, r.now-op.Dur/2)
+		}
+		return append(b, `,"cancelled":false}`...)
+	})
+	if ok && out.Kind != "watch" && out.Kind != "cut" && out.Kind != "pass" {
+		r.brk("verdict-legal", "stream-check answered %q", out.Kind)
+	}
+}
+
+// restart replaces the module as the shim does: a host restart (killing
+// every turn in flight) or a rebuild after a trap (the host carries on).
+// The channel health goes over through snapshot and restore, the backup
+// through set-backup. Before the switch, the old instance and a second
+// restored one must route a fresh agent the same way from every channel.
+func (r *runner) restart(host bool) {
+	snap, err := r.m.call("snapshot", []byte("{}"))
+	if err != nil {
+		r.brk("export-error", "snapshot: %v", err)
+		return
+	}
+	providers := map[string]bool{}
+	for _, c := range r.s.Channels {
+		providers[c.Provider] = true
+	}
+	if n := len(gjson.GetBytes(snap, "channels").Array()); n > len(r.s.Channels)+len(providers) {
+		r.brk("state-bounded", "snapshot holds %d breakers; the world has %d channels of %d providers", n, len(r.s.Channels), len(providers))
+	}
+	// fresh configures a module and restores the snapshot into it; the live
+	// one then gets the backup through decide (its effects carried out, as
+	// the shim does at boot), the throwaway check module directly.
+	fresh := func() *Module {
+		m, err := newModule(r.rt, r.s.Config)
+		if err != nil {
+			r.brk("export-error", "configure: %v", err)
+			return nil
+		}
+		if _, err := m.call("restore", m.restoreInput(snap, r.now)); err != nil {
+			r.brk("export-error", "restore: %v (snapshot %s)", err, clip(string(snap)))
+			m.close()
+			return nil
+		}
+		return m
+	}
+	check := fresh()
+	if check == nil {
+		return
+	}
+	r.res.Events++
+	if _, in, err := check.decide(r.now, r.backupEvent); err != nil {
+		r.brk("export-error", "set-backup: %v (input %s)", err, clip(string(in)))
+		check.close()
+		return
+	}
+	r.compareRouting(r.m, check)
+	check.close()
+	next := fresh()
+	if next == nil {
+		return
+	}
+	r.m.close()
+	r.m = next
+	clear(r.budgets)
+	r.resync(snap)
+	r.restoredAt = r.now
+	r.decide("set-backup", Channel{}, nil, r.backupEvent)
+	if host {
+		// A new host process: its probes and wake timer are gone; at boot the
+		// shim sends a wake at once. (A rebuild keeps the shim's timer.)
+		r.probeGen++
+		r.wakeGen++
+		r.decide("wake", Channel{}, nil, func(b []byte) []byte { return append(b, `{"kind":"wake"}`...) })
+	}
+	for _, a := range r.agents {
+		a.forget()
+		if host {
+			a.gen++
+			a.busy, a.inFlight, a.waiting = false, false, false
+		}
+	}
+}
+
+// compareRouting asks both modules where a fresh agent proposing each
+// channel would go. Channels whose half-open slot is held are left out: a
+// restart rightly forgets a probe in flight.
+func (r *runner) compareRouting(old, restored *Module) {
+	for _, b := range r.track {
+		if b.state == "half-open" && b.holder != "" {
+			return
+		}
+	}
+	const probe = "\x00restart-check"
+	for _, ch := range r.s.Channels {
+		var got [2]Output
+		for i, m := range []*Module{old, restored} {
+			out, in, err := m.decide(r.now, func(b []byte) []byte {
+				b = append(b, `{"kind":"request","agent":`...)
+				b = appendStr(b, probe)
+				b = append(b, `,"proposed":`...)
+				return append(appendChannel(b, ch), '}')
+			})
+			if err != nil {
+				r.brk("export-error", "request: %v (input %s)", err, clip(string(in)))
+				return
+			}
+			got[i] = out
+			if _, _, err := m.decide(r.now, func(b []byte) []byte {
+				return append(appendStr(append(b, `{"kind":"disposed","agent":`...), probe), '}')
+			}); err != nil {
+				r.brk("export-error", "disposed: %v", err)
+				return
+			}
+		}
+		if got[0].Kind != got[1].Kind || got[0].Swap != got[1].Swap {
+			r.brk("restore-same-decisions", "from %s: before the restart %s %s, after it %s %s", ch, got[0].Kind, got[0].Swap, got[1].Kind, got[1].Swap)
+			return
+		}
+	}
+}
+
+// resync rebuilds the breaker picture from a snapshot: restored breakers as
+// recorded (half-open comes back open and due), provider breakers (model
+// "*") included. A provider without a record the module derives silently:
+// open until the longest of its open models when enough of them are open;
+// when that time has passed, whether it is marked open or closed, it lets
+// requests through ("" in the picture).
+func (r *runner) resync(snap []byte) {
+	clear(r.track)
+	open, until := map[string]int{}, map[string]int64{}
+	gjson.GetBytes(snap, "channels").ForEach(func(_, h gjson.Result) bool {
+		ch := channelOf(h.Get("channel"))
+		st := h.Get("state").String()
+		if st == "half-open" {
+			st = "open"
+		}
+		r.track[ch] = &breaker{state: st, openUntil: h.Get("openUntilMs").Int()}
+		if st != "closed" && ch.Model != "*" {
+			open[ch.Provider]++
+			until[ch.Provider] = max(until[ch.Provider], h.Get("openUntilMs").Int())
+		}
+		return true
+	})
+	for p, n := range open {
+		if r.track[Channel{p, "*"}] != nil {
+			continue // recorded: taken as it is
+		}
+		switch {
+		case r.cfg.providerThreshold == 0 || n < r.cfg.providerThreshold:
+		case until[p] > r.now:
+			r.track[Channel{p, "*"}] = &breaker{state: "open", openUntil: until[p]}
+		default:
+			r.track[Channel{p, "*"}] = &breaker{state: ""}
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/dsh-resilience/dsh-resilience/testhost"
+)
+
+var rt *testhost.Runtime
+
+func TestMain(m *testing.M) {
+	var err error
+	if rt, err = Runtime(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	code := m.Run()
+	_ = rt.Close(context.Background())
+	os.Exit(code)
+}
+
+// A few seeds of an hour each: every invariant holds after every step.
+func TestSimShort(t *testing.T) {
+	for seed := int64(1); seed <= 4; seed++ {
+		s := Generate(seed, Options{Hours: 1, Agents: 20})
+		res := Run(rt, s)
+		t.Logf("seed %d: %d events, %d failures, %s virtual, known %v, %s wall", seed, res.Events, res.Failures, fmtVirtual(res.VirtualMs), res.Known, res.Wall)
+		for _, b := range res.Breaks {
+			t.Errorf("seed %d: %s", seed, b)
+		}
+	}
+}
+
+func TestSimTrace(t *testing.T) {
+	if os.Getenv("SIM_TRACE_SEED") == "" {
+		t.Skip("set SIM_TRACE_SEED")
+	}
+	var seed int64
+	fmt.Sscan(os.Getenv("SIM_TRACE_SEED"), &seed)
+	Trace = os.Stdout
+	defer func() { Trace = nil }()
+	res := Run(rt, Generate(seed, Options{Hours: 1, Agents: 20}))
+	t.Log(res.Breaks)
+}
+
+// requireClean runs a (shrunk) schedule and fails on any break.
+func requireClean(t *testing.T, s Schedule) {
+	t.Helper()
+	if os.Getenv("SIM_TRACE") != "" {
+		Trace = os.Stdout
+		defer func() { Trace = nil }()
+	}
+	res := Run(rt, s)
+	for _, b := range res.Breaks {
+		t.Error(b)
+	}
+}
+
+// requireCleanOrKnown runs a schedule that breaks a known-failing invariant
+// on today's main: it must break nothing else, and once the invariant leaves
+// KnownFailing (its fix landed) it must break nothing at all.
+func requireCleanOrKnown(t *testing.T, inv string, s Schedule) {
+	t.Helper()
+	if _, known := KnownFailing[inv]; !known {
+		requireClean(t, s)
+		return
+	}
+	res := Run(rt, s)
+	for _, b := range res.Breaks {
+		t.Error(b)
+	}
+	if res.Known[inv] == 0 {
+		t.Errorf("%s no longer breaks: take it out of KnownFailing", inv)
+	}
+}
+
+func BenchmarkSimHour(b *testing.B) {
+	s := Generate(3, Options{Hours: 1, Agents: 200, OutagesPerHour: 40})
+	var events int64
+	for b.Loop() {
+		res := Run(rt, s)
+		events += res.Events
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+}
