@@ -2,13 +2,15 @@
 // channel; a click opens the shell's Menu to choose the backup, with the
 // status dock under it. Choosing calls the host's set-backup, the same write
 // path as `/resilience backup`; the live status then brings the change back,
-// so a change made elsewhere shows at once too.
+// so a change made elsewhere shows at once too. With quota rules configured,
+// the same Menu carries the session's quota switch and pool; they go through
+// the commands' write path (`/resilience quota`, `/resilience pool`) too.
 'use strict';
 
 const { react, primitives, service, useLocale, call } = require('./shell.cjs');
 const { useLiveStatus, useTick } = require('./live.cjs');
 const { chipView } = require('./status.cjs');
-const { menuItems, CHAIN_ORDER } = require('./menu.cjs');
+const { menuItems, quotaItems, quotaChoice, CHAIN_ORDER } = require('./menu.cjs');
 const { hostNow } = require('./countdown.cjs');
 const { translate } = require('./i18n.cjs');
 const { Dock } = require('./dock.cjs');
@@ -63,11 +65,29 @@ function makeChip(ctx) {
       label: h('span', { 'data-channel': it.channel || '', 'data-testid': 'dsh-resilience-menu-item', style: { display: 'inline-flex', gap: 8 } },
         h('span', null, it.label), it.hint ? h('span', { style: { opacity: 0.6 } }, it.hint) : null),
     }));
+    // The Menu marks one selected item (the backup): the quota and pool
+    // choices carry their own mark. Guarded: a bad quota answer costs only these items.
+    try {
+      for (const it of quotaItems(status && status.quota, locale)) {
+        items.push(it.type ? it : {
+          id: it.id,
+          label: h('span', {
+            'data-testid': it.quota ? 'dsh-resilience-quota' : 'dsh-resilience-pool',
+            ...(it.quota ? { 'data-quota': it.quota } : { 'data-pool': it.pool }),
+            'data-current': it.current ? 'true' : 'false',
+            style: { display: 'inline-flex', gap: 8 },
+          }, h('span', { style: { width: 12 } }, it.current ? '✓' : ''), h('span', null, it.label)),
+        });
+      }
+    } catch { /* the backup part stays usable */ }
     const onSelect = async (id) => {
       if (id === DOCK_ID) return; // the dock is shown as the menu's footer item: not a choice
       setProblem(undefined);
-      const r = await call(ctx, 'set-backup', { channel: id === CHAIN_ORDER ? null : id });
-      if (!r || !r.ok) setProblem(t('menu.error', { message: (r && r.error && r.error.message) || '?' }));
+      const q = quotaChoice(id);
+      const r = q
+        ? await call(ctx, q.endpoint, { session, value: q.value })
+        : await call(ctx, 'set-backup', { channel: id === CHAIN_ORDER ? null : id });
+      if (!r || !r.ok) setProblem(t(q ? 'menu.quotaError' : 'menu.error', { message: (r && r.error && r.error.message) || '?' }));
       setOpen(false);
     };
     const anchor = h('button', {

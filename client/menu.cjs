@@ -1,11 +1,16 @@
 // The picker's items: `Chain order` (no backup) first, then every candidate
 // the host vouched for (the chain, then the adapters' other models). The
 // selected item is the current backup, or `Chain order` when there is none.
+// When the row configures quota rules (the status carries `quota`), the
+// session's quota switch (On, Off, Default) and pool (each pool, Off,
+// Default) follow, each section headed by its current state and source.
 'use strict';
 
 const { translate } = require('./i18n.cjs');
 
 const CHAIN_ORDER = 'dsh-resilience:chain-order';
+const QUOTA_PREFIX = 'dsh-resilience:quota:';
+const POOL_PREFIX = 'dsh-resilience:pool:';
 
 /**
  * @param {{chain: string[], backup: string|null, candidates: {channel, source, name?}[]}} answer
@@ -25,9 +30,46 @@ function menuItems(answer, locale) {
   return { items, selectedId: answer.backup || CHAIN_ORDER };
 }
 
+/**
+ * The session's quota switch and pool: nothing without quota rules.
+ * @param {{enabled, defaultEnabled, source, pool, poolSource, pools: string[]} | undefined} quota
+ * @returns {object[]} items; the chosen one of each section has `current: true`.
+ */
+function quotaItems(quota, locale) {
+  if (!quota) return [];
+  const t = (k, v) => translate(locale, k, v);
+  const onOff = (b) => t(b ? 'quota.on' : 'quota.off');
+  const switchMode = quota.source === 'session' ? (quota.enabled ? 'on' : 'off') : 'default';
+  const items = [
+    { type: 'separator', id: 'sep-quota' },
+    { type: 'label', id: 'quota-heading', text: t('quota.heading', { state: onOff(quota.enabled), source: t(`quota.source.${quota.source === 'session' ? 'session' : 'default'}`) }) },
+  ];
+  for (const mode of ['on', 'off', 'default']) {
+    items.push({ id: QUOTA_PREFIX + mode, quota: mode, current: mode === switchMode,
+      label: mode === 'default' ? t('quota.default', { state: onOff(quota.defaultEnabled) }) : t(`quota.${mode}`) });
+  }
+  const pools = quota.pools || [];
+  const poolChoice = quota.poolSource === 'session' ? quota.pool : quota.poolSource === 'off' ? 'off' : 'default';
+  const poolState = quota.poolSource === 'off' ? t('pool.none') : quota.pool || t('pool.chain');
+  items.push({ type: 'separator', id: 'sep-pool' },
+    { type: 'label', id: 'pool-heading', text: t('pool.heading', { pool: poolState, source: t(`pool.source.${quota.poolSource || 'default'}`) }) });
+  for (const name of pools) items.push({ id: POOL_PREFIX + name, pool: name, label: name, current: poolChoice === name });
+  items.push({ id: `${POOL_PREFIX}off`, pool: 'off', label: t('pool.off'), current: poolChoice === 'off' },
+    { id: `${POOL_PREFIX}default`, pool: 'default', label: t('pool.default'), current: poolChoice === 'default' });
+  return items;
+}
+
+/** A menu id as the write it asks for: `{endpoint, value}`, or undefined for a backup choice. */
+function quotaChoice(id) {
+  if (typeof id !== 'string') return undefined;
+  if (id.startsWith(QUOTA_PREFIX)) return { endpoint: 'set-quota', value: id.slice(QUOTA_PREFIX.length) };
+  if (id.startsWith(POOL_PREFIX)) return { endpoint: 'set-pool', value: id.slice(POOL_PREFIX.length) };
+  return undefined;
+}
+
 function rank(chain, c) {
   const n = chain.indexOf(c.channel);
   return n >= 0 ? n : chain.length + (c.source === 'backup' ? 0 : 1);
 }
 
-module.exports = { CHAIN_ORDER, menuItems };
+module.exports = { CHAIN_ORDER, menuItems, quotaItems, quotaChoice };

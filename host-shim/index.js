@@ -187,6 +187,7 @@ export async function apply(ctx, config = {}) {
   const quota = new QuotaRules({ ctx, policy, decide, settingsPath: join(stateDir, 'quota-sessions.json'),
     marksPath: join(stateDir, 'quota-marks.json'), report, emit, lifetime: lifetime.signal });
   env.quota = quota;
+  web.deps.quota = quota;
   await quota.load();
 
   report({ type: 'boot', pid: process.pid, chain: policy.resolved.chain.map(channelId), toolRetry: policy.resolved.tools?.retry,

@@ -223,11 +223,67 @@ export class QuotaRules {
     const t = this.track(agent);
     const id = String(agent?.id ?? 'unknown');
     if (!arg || arg === 'status') return { kind: 'success', text: this.describeSession(id) };
-    if (!['on', 'off', 'default'].includes(arg)) return { kind: 'error', text: 'usage: /resilience quota on|off|default|status' };
-    if (!this.decide({ kind: 'set-quota', agent: id, mode: arg })) return moduleFailed();
-    if (t.session) this.settings.set(t.session, 'quota', arg === 'default' ? undefined : arg);
-    this.report({ type: 'quota-switch', session: t.session, agent: id, mode: arg });
+    const ok = this.setQuota(id, t.session, arg);
+    if (ok === undefined) return moduleFailed();
+    if (!ok) return { kind: 'error', text: 'usage: /resilience quota on|off|default|status' };
     return { kind: 'success', text: this.describeSession(id) };
+  }
+
+  /**
+   * The one write path of the session's switch (the command and the web
+   * chip): on, off, or back to default; false for another word, undefined
+   * when the module failed. A session with no agent yet keeps the setting
+   * for its first request (track() hands it over).
+   */
+  setQuota(agentId, sessionId, arg) {
+    if (!['on', 'off', 'default'].includes(arg)) return false;
+    if (agentId !== undefined && !this.decide({ kind: 'set-quota', agent: agentId, mode: arg })) return undefined;
+    if (sessionId) this.settings.set(sessionId, 'quota', arg === 'default' ? undefined : arg);
+    this.report({ type: 'quota-switch', session: sessionId, agent: agentId, mode: arg });
+    return true;
+  }
+
+  /** The web chip's session id (with or without the host's `session-` prefix) as {agent, session}. */
+  webSession(id) {
+    const forms = [id, `session-${id}`, String(id).replace(/^session-/, '')];
+    for (const f of forms) {
+      const agent = this.agentOf(f);
+      if (agent !== undefined) return { agent, session: this.agents.get(agent)?.session ?? f };
+    }
+    return { agent: undefined, session: forms.find((f) => this.settings.get(f)) ?? id };
+  }
+
+  /**
+   * What the chip's menu shows of a session: its switch and pool with their
+   * sources, and the pools to choose from; undefined when the row configures
+   * no quota rules.
+   */
+  webView(id) {
+    if (!this.active || !id) return undefined;
+    const { agent, session } = this.webSession(id);
+    const base = { defaultEnabled: this.resolved.quota.defaultEnabled === true, pools: this.poolNames() };
+    const s = agent !== undefined ? this.inspect(agent)?.session : undefined;
+    if (s) {
+      return { ...base, enabled: !!s.enabled, source: s.enabledSource === 'session' ? 'session' : 'default', pool: s.pool ?? null, poolSource: s.poolSource ?? 'default' };
+    }
+    const own = this.settings.get(session) ?? {};
+    return {
+      ...base,
+      enabled: own.quota ? own.quota === 'on' : base.defaultEnabled,
+      source: own.quota ? 'session' : 'default',
+      pool: own.pool && own.pool !== 'off' ? own.pool : null,
+      poolSource: own.pool === 'off' ? 'off' : own.pool ? 'session' : 'default',
+    };
+  }
+
+  /** The web chip's write: `quota` on|off|default or `pool` <pool>|off|default, as the commands do it. */
+  webSet(id, what, arg) {
+    if (!this.active) return 'no pools or quota configured for this row';
+    const { agent, session } = this.webSession(id);
+    const ok = what === 'quota' ? this.setQuota(agent, session, String(arg)) : this.setPool(agent, session, String(arg));
+    if (ok === undefined) return 'the policy module failed; see the audit log';
+    if (!ok) return what === 'quota' ? `"${arg}" is not on, off or default` : `no pool "${arg}" (pools: ${this.poolNames().join(', ') || 'none'})`;
+    return undefined;
   }
 
   /** `pool <pool>|off|default|status` for the command's agent. */

@@ -54,6 +54,7 @@ const refuse = (code, message) => ({ ok: false, error: { code, message } });
  * @param {(channel?: object) => Promise<string | undefined>} deps.setBackup - the
  *   shared write path; resolves to an error message, or undefined when done.
  * @param {(config: object) => void} deps.applyConfig - reconfigures live; throws the module's message.
+ * @param {import('./quota.js').QuotaRules} [deps.quota] - the quota rules, attached once built (the menu's switch and pool).
  * @param {object} deps.rowPolicyConfig - the policy part of the row, as configured.
  */
 export class WebHalf {
@@ -139,6 +140,8 @@ export class WebHalf {
     if (session) {
       const fo = lookup(this.failovers, session);
       out.session = { id: session, route: lookup(this.routes, session) ?? null, home: fo ? fo.from : null, giveUp: lookup(this.giveUps, session) ?? null };
+      const quota = this.deps.quota?.webView(session);
+      if (quota) out.quota = quota; // only when the row configures quota rules: the menu shows its items then
     }
     return out;
   }
@@ -236,6 +239,14 @@ export class WebHalf {
             if (channel === false) return refuse('INVALID', `"${payload?.channel}" is not provider/model`);
             const message = await this.deps.setBackup(channel ?? undefined, 'web');
             return message ? refuse('REFUSED', message) : ok(this.status());
+          }
+          case 'set-quota':
+          case 'set-pool': {
+            const session = typeof payload?.session === 'string' ? payload.session : '';
+            if (!session || !this.deps.quota) return refuse('INVALID', 'dsh-resilience: no session');
+            // The commands' own write path (quota.js), so chip and typed command never disagree.
+            const message = this.deps.quota.webSet(session, endpoint === 'set-quota' ? 'quota' : 'pool', payload?.value);
+            return message ? refuse('REFUSED', message) : ok(this.status(session));
           }
           case 'rows':
             return ok(await this.rows(String(payload?.session ?? '')));

@@ -83,3 +83,34 @@ test('countdown and age formatting', () => {
   assert.equal(hostNow({ nowMs: 5000 }, 100, 1100), 6000, 'the host clock plus the time since the answer');
   assert.equal(hostNow(undefined, 0, 42), 42);
 });
+
+const { quotaItems, quotaChoice } = require('../menu.cjs');
+const quota = { enabled: true, defaultEnabled: true, source: 'default', pool: null, poolSource: 'default', pools: ['main', 'spare'] };
+
+test('quota items: none without quota rules; switch and pool sections with their state and source', () => {
+  assert.deepEqual(quotaItems(undefined, 'en'), []);
+  const items = quotaItems(quota, 'en');
+  assert.deepEqual(items.filter((i) => i.type === 'label').map((i) => i.text), ['Quota retry: On (default)', 'Pool: the chain (default)']);
+  assert.deepEqual(items.filter((i) => i.quota).map((i) => [i.quota, i.label, i.current]), [['on', 'On', false], ['off', 'Off', false], ['default', 'Default (On)', true]]);
+  assert.deepEqual(items.filter((i) => i.pool).map((i) => [i.pool, i.current]), [['main', false], ['spare', false], ['off', false], ['default', true]]);
+  const set = quotaItems({ ...quota, enabled: false, source: 'session', pool: 'spare', poolSource: 'session' }, 'en');
+  assert.equal(set.find((i) => i.current && i.quota).quota, 'off');
+  assert.equal(set.find((i) => i.current && i.pool).pool, 'spare');
+  assert.equal(set.find((i) => i.id === 'pool-heading').text, 'Pool: spare (this session)');
+  const off = quotaItems({ ...quota, poolSource: 'off' }, 'en');
+  assert.equal(off.find((i) => i.current && i.pool).pool, 'off');
+  const inferred = quotaItems({ ...quota, pool: 'main', poolSource: 'inferred' }, 'en');
+  assert.equal(inferred.find((i) => i.id === 'pool-heading').text, 'Pool: main (from its route)');
+  assert.equal(inferred.find((i) => i.current && i.pool).pool, 'default', 'an inferred pool is not a session choice');
+});
+
+test('quota items in Chinese; ids map to the commands\' writes, a backup id to none', () => {
+  const zh = quotaItems(quota, 'zh');
+  assert.equal(zh.find((i) => i.id === 'quota-heading').text, '额度重试：开（默认）');
+  assert.equal(zh.find((i) => i.pool === 'off').label, '关（按链）');
+  const ids = quotaItems(quota, 'en').filter((i) => !i.type).map((i) => quotaChoice(i.id));
+  assert.deepEqual(ids[0], { endpoint: 'set-quota', value: 'on' });
+  assert.deepEqual(ids[3], { endpoint: 'set-pool', value: 'main' });
+  assert.equal(quotaChoice('mock/mock-a'), undefined);
+  assert.equal(quotaChoice(CHAIN_ORDER), undefined);
+});

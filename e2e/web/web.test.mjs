@@ -56,6 +56,7 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
     await page.locator(CHIP).click();
     const items = page.locator('[role=menu] [data-channel]');
     await until(async () => (await items.count()) >= 4, 'the candidates');
+    assert.equal(await page.locator('[role=menu] [data-testid=dsh-resilience-quota], [role=menu] [data-testid=dsh-resilience-pool]').count(), 0, 'no quota rules: no switch, no pool');
     const channels = await items.evaluateAll((es) => es.map((e) => e.getAttribute('data-channel')));
     assert.deepEqual(channels.slice(0, 3), ['', PRIMARY_KEY, `${SECONDARY.provider}/${SECONDARY.model}`], 'Chain order, then the chain');
     assert.ok(channels.includes(MOCK_A) && channels.includes('deepseek-official/deepseek-v4-pro'), channels.join(' '));

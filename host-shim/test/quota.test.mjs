@@ -197,3 +197,26 @@ test('a rebuilt (trapped) or reconfigured module is retold the live exhaustion m
   const out = policy.decide(Date.now(), { kind: 'request', agent: 'x', proposed: { provider: 'pa', model: 'm' } });
   assert.equal(out.verdict.kind, 'pass', 'a config without the quota rules is told no marks');
 });
+
+test('the web chip\'s view and writes: the commands\' path, by session id with or without the host\'s prefix', async () => {
+  const path = join(await mkdtemp(join(tmpdir(), 'quota-')), 'quota-sessions.json');
+  const q = rules(path);
+  // No agent yet: the setting waits for the session's first request.
+  assert.equal(q.webSet('later', 'pool', 'spare'), undefined);
+  assert.deepEqual(q.webView('later'), { defaultEnabled: true, pools: ['main', 'spare'], enabled: true, source: 'default', pool: 'spare', poolSource: 'session' });
+  q.track(agent('a2', 'later'));
+  assert.equal(q.service().poolOf('later'), 'spare');
+  // A tracked session, named as the browser names it.
+  q.track(agent('a1', 'session-s1'));
+  assert.equal(q.webSet('s1', 'quota', 'off'), undefined);
+  assert.equal(q.webSet('s1', 'pool', 'main'), undefined);
+  assert.match(q.webSet('s1', 'pool', 'nope'), /no pool "nope"/);
+  assert.match(q.webSet('s1', 'quota', 'maybe'), /not on, off or default/);
+  assert.deepEqual(q.webView('s1'), { defaultEnabled: true, pools: ['main', 'spare'], enabled: false, source: 'session', pool: 'main', poolSource: 'session' });
+  assert.match(q.quotaCommand(agent('a1', 'session-s1'), 'status').text, /quota retry: off \(set for this session\)\npool: main \(session\)/);
+  assert.equal(q.settings.get('session-s1').quota, 'off');
+  // No quota rules: nothing to show, and a write is refused.
+  const none = new QuotaRules({ ctx: {}, policy: new Policy(compiled, { probes: false }, quiet), settingsPath: path, report: () => {}, emit: () => {}, lifetime: new AbortController().signal, decide: () => ({}) });
+  assert.equal(none.webView('s1'), undefined);
+  assert.match(none.webSet('s1', 'pool', 'main'), /no pools or quota configured/);
+});
