@@ -86,7 +86,7 @@ demo: deps pack
 # host-shim/bench/scale.mjs replays), the sequential agents, Node memory.
 bench: $(WASM)
 	@status=0; \
-	$(GO) test -run '^$$' -bench . -benchtime=20000x $(NATIVE_PKGS) || status=1; \
+	$(GO) test -run '^$$' -bench . -skip '^BenchmarkSimHour$$' -benchtime=20000x $(NATIVE_PKGS) || status=1; \
 	DSH_RESILIENCE_BENCH=1 $(GO) test -count=1 -timeout 60m -v -run '^(TestScaleBench|TestSequentialAgentsBench)$$' ./testhost/ \
 		| grep -v '^=== ' || status=1; \
 	$(GO) run ./testhost/cmd/sim -bench-day || status=1; \
