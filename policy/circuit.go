@@ -61,19 +61,21 @@ func (c *circuit) ownDue() int64 {
 	return 0
 }
 
-// changed re-files what depends on the breaker in the wake index: itself, or
-// for a provider breaker, every channel under it.
+// changed re-files what depends on the breaker in the wake index: itself,
+// and for a provider breaker every channel under it. A breaker with no index
+// (a channel's, when probes are off) has nothing to file.
 func (c *circuit) changed() {
 	if c.wakes == nil {
 		return
 	}
+	c.wakes.file(c)
 	if c.channel.Model == providerModel {
 		for _, k := range c.kids {
-			c.wakes.file(k)
+			if k.wakes != nil {
+				k.wakes.file(k)
+			}
 		}
-		return
 	}
-	c.wakes.file(c)
 }
 
 // providerModel marks a provider-level breaker in its Channel.

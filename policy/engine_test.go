@@ -45,6 +45,50 @@ func TestProviderOpensWhenEnoughModelsAreOpen(t *testing.T) {
 	}
 }
 
+// A provider breaker's open time ends when it says, on a wake, probes or
+// not: not at the next request that happens to touch the provider, which for
+// a provider every agent avoids can be hours later (the simulator's
+// provider-open-ends).
+func TestProviderOpenEndsOnTheWake(t *testing.T) {
+	for _, probes := range []bool{false, true} {
+		m := newSim(t, func(c *Config) { c.Chain = []Channel{chA, chB, chC}; c.ProviderThreshold = 2; c.Probes = probes })
+		m.request("a1", chA)
+		m.fail("a1", BeforeHost, "QUOTA", "", nil)
+		m.request("a1", chA) // on b
+		out := m.fail("a1", BeforeHost, "QUOTA", "", nil)
+		until := out.Effects[1].(CircuitChanged).OpenUntilMs
+		var wakes []int64
+		for _, fx := range out.Effects {
+			if w, ok := fx.(ScheduleWake); ok {
+				wakes = append(wakes, w.AtMs)
+			}
+		}
+		if !probes && !slices.Equal(wakes, []int64{until}) {
+			t.Fatalf("probes off: wakes %v, want one at the provider's open time %d", wakes, until)
+		}
+		m.now = until
+		out = m.step(Wake{})
+		var ended bool
+		for _, fx := range out.Effects {
+			if cc, ok := fx.(CircuitChanged); ok && cc.Channel == (Channel{"p", "*"}) {
+				ended = cc.From == Open && cc.To == HalfOpen && cc.Cause == "cooled-down"
+			}
+		}
+		if !ended {
+			t.Fatalf("probes %v: the wake at the provider's open time did not end it: %v", probes, kinds(out.Effects))
+		}
+		if !probes {
+			expect(t, out, Pass, "circuit:open>half-open")
+			if _, ok := m.s.wakes.next(); ok {
+				t.Fatal("probes off: something is still filed for a wake")
+			}
+		}
+		if v := m.request("a2", Channel{"p", "z"}); v.Kind != Pass {
+			t.Fatalf("probes %v: a model of the cooled-down provider: %+v, want pass", probes, v)
+		}
+	}
+}
+
 func TestCooldownGrowsWhileTheOutageLastsAndResetsOnClose(t *testing.T) {
 	m := newSim(t, func(c *Config) { c.CooldownMs = 1_000; c.MaxCooldownMs = 3_000; c.Probes = true })
 	openFor := func() int64 {

@@ -2,19 +2,30 @@ package policy
 
 import "slices"
 
-// onWake sends a probe to every opened channel whose time is up and whose
-// probe slot is free: the channel is tested with a tiny request of the
-// plugin's own instead of a user's turn. Only the breakers that are due are
-// visited (wake.go).
+// onWake ends the open time of every provider breaker whose time is up, and
+// sends a probe to every opened channel whose time is up and whose probe slot
+// is free: the channel is tested with a tiny request of the plugin's own
+// instead of a user's turn. Only the breakers that are due are visited
+// (wake.go); with probes off only provider breakers are ever filed.
 func (s *State) onWake(now int64, fx *[]Effect) {
-	if !s.cfg.Probes {
-		return
-	}
 	s.due = s.wakes.popDue(now, s.due[:0])
-	// Map and heap order must not leak into the output.
-	slices.SortFunc(s.due, func(a, b *circuit) int { return a.channel.compare(b.channel) })
+	// Map and heap order must not leak into the output. Providers go first:
+	// ending one re-files its channels, which may then be due with it.
+	slices.SortFunc(s.due, func(a, b *circuit) int {
+		if pa, pb := a.channel.Model == providerModel, b.channel.Model == providerModel; pa != pb {
+			if pa {
+				return -1
+			}
+			return 1
+		}
+		return a.channel.compare(b.channel)
+	})
 	for i, c := range s.due {
 		s.due[i] = nil
+		if c.channel.Model == providerModel {
+			c.ready(now, fx) // half-open: out of the index, its channels re-filed
+			continue
+		}
 		c.wakes.file(c) // back in the index: admitting re-files it, not admitting leaves it due
 		c.admit(now, probeOwner, fx)
 		if c.state == HalfOpen {
@@ -45,13 +56,10 @@ func (s *State) onProbeResult(now int64, e ProbeResult, fx *[]Effect) {
 	s.checkProvider(now, s.provider(e.Channel.Provider), fx)
 }
 
-// scheduleWake asks for the next time something is due: an opened channel
-// coming off its open time, or a probe slot's lease running out. It reads the
-// top of the wake index.
+// scheduleWake asks for the next time something is due: an opened channel or
+// provider coming off its open time, or a probe slot's lease running out. It
+// reads the top of the wake index.
 func (s *State) scheduleWake(now int64, fx *[]Effect) {
-	if !s.cfg.Probes {
-		return
-	}
 	at, ok := s.wakes.next()
 	if ok && at < now {
 		at = now

@@ -27,9 +27,8 @@ func (s *State) providerHealth() []ChannelHealth {
 func isProviderRecord(h ChannelHealth) bool { return h.Channel.Model == providerModel }
 
 // mergeProvider adopts a provider record when it changed later than the
-// state's own breaker for that provider. A half-open record is taken as open
-// and due (circuit.adopt): its probe belonged to another process. Adopting
-// re-files the provider's channels in the wake index.
+// state's own breaker for that provider, half-open included (circuit.adopt).
+// Adopting re-files the provider and its channels in the wake index.
 func (s *State) mergeProvider(h ChannelHealth) bool {
 	if p := s.providers[h.Channel.Provider]; p != nil && p.breaker.changedAtMs >= h.ChangedAtMs {
 		return false

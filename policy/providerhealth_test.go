@@ -43,3 +43,31 @@ func TestRestoreKeepsAProviderClosedByASuccess(t *testing.T) {
 		t.Fatalf("a fresh agent on p/b: %s %v before the restart, %s %v after it", before.Kind, before.Channel, after.Kind, after.Channel)
 	}
 }
+
+// Found by the simulator (seed 10): a provider breaker whose open time had
+// ended on a wake (half-open) came back open from the snapshot, and so was
+// reported ending a second time. A provider breaker holds no probe for
+// restore to take away: its half-open comes back as it is, with nothing due.
+func TestRestoreKeepsAHalfOpenProvider(t *testing.T) {
+	m := newSim(t, func(c *Config) { c.ProviderThreshold = 1; c.Probes = false })
+	m.request("a1", chA)
+	out := m.fail("a1", BeforeHost, "QUOTA", "", nil)
+	m.now = out.Effects[1].(CircuitChanged).OpenUntilMs
+	m.step(Wake{})
+	if p := m.s.providerBreaker("p"); p.state != HalfOpen {
+		t.Fatalf("provider p is %s after its wake, want half-open", p.state)
+	}
+	s2, err := NewState(m.s.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s2.Merge(m.now, m.s.Health()); err != nil {
+		t.Fatal(err)
+	}
+	if p := s2.providerBreaker("p"); p.state != HalfOpen {
+		t.Fatalf("restored provider p is %s, want half-open", p.state)
+	}
+	if out := Step(s2, m.now, Wake{}); len(out.Effects) != 0 {
+		t.Fatalf("a wake after the restore said %v, want nothing", kinds(out.Effects))
+	}
+}

@@ -137,6 +137,13 @@ func TestWakeIndexMatchesAScan(t *testing.T) {
 				want = due
 			}
 		}
+		for _, p := range m.s.providers { // an open provider is due at the end of its open time
+			if b := &p.breaker; b.state == Open {
+				if due := max(b.openUntilMs, m.now); want == 0 || due < want {
+					want = due
+				}
+			}
+		}
 		if want != m.s.wakeAt {
 			t.Fatalf("step %d (%T): wake at %d, a scan says %d", i, ev, m.s.wakeAt, want)
 		}

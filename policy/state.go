@@ -91,7 +91,10 @@ func (s *State) circuit(ch Channel) *circuit {
 	if c == nil {
 		p := s.provider(ch.Provider)
 		ch = ch.clone()
-		c = &circuit{channel: ch, state: Closed, parent: &p.breaker, wakes: &s.wakes, heapAt: -1}
+		c = &circuit{channel: ch, state: Closed, parent: &p.breaker, heapAt: -1}
+		if s.cfg.Probes { // without probes nothing wakes a channel: a request finds it ready
+			c.wakes = &s.wakes
+		}
 		p.breaker.kids = append(p.breaker.kids, c)
 		s.circuits[ch] = c
 		if i, ok := s.chainIdx[ch]; ok {
@@ -270,11 +273,14 @@ func (s *State) Merge(now int64, hs []ChannelHealth) (adopted int, skipped []err
 	return adopted, skipped
 }
 
-// adopt takes a persisted record as the breaker's state. A half-open record
-// becomes open and due: its probe belonged to another process.
+// adopt takes a persisted record as the breaker's state. A channel's
+// half-open record becomes open and due: its probe belonged to another
+// process. A provider's stays half-open: a provider breaker holds no probe,
+// and its half-open says only that its open time has ended (made open again
+// it would be due at once and its wake would report a second, false end).
 func (c *circuit) adopt(h ChannelHealth) {
 	c.state = h.State
-	if c.state == HalfOpen {
+	if c.state == HalfOpen && c.channel.Model != providerModel {
 		c.state = Open
 	}
 	c.failures, c.opens, c.openUntilMs = h.Failures, h.Opens, h.OpenUntilMs

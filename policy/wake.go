@@ -2,16 +2,20 @@ package policy
 
 import "container/heap"
 
-// wakeIndex keeps every breaker that is not closed in a min-heap by the time
-// it next lets a request through (its due time), so the next wake is read off
-// the top instead of recomputed over every breaker on every step, and a wake
-// visits only the breakers that are due.
+// wakeIndex keeps every breaker that has something due in a min-heap by that
+// time, so the next wake is read off the top instead of recomputed over every
+// breaker on every step, and a wake visits only the breakers that are due.
 //
-// A channel's due time is the later of its own (the end of its open time, or
+// A channel breaker (filed only when probes are on) is due when it next lets
+// a request through: the later of its own time (the end of its open time, or
 // of its probe slot's lease; nothing while its slot is free) and its
-// provider's open time: the same notion of "routable again" that routing uses
+// provider's open time, the same notion of "routable again" that routing uses
 // (State.routable), so a wake never finds nothing to do and asks to be woken
-// again at once. Every change of a breaker re-files it (circuit.changed).
+// again at once. A provider breaker is due at the end of its open time, probes
+// or not: the wake moves it to half-open then, so its open time ends when it
+// says and not at the next request that happens to touch the provider (which,
+// for a provider every agent now avoids, can be hours later). Every change of
+// a breaker re-files it (circuit.changed).
 type wakeIndex []*circuit
 
 func (w wakeIndex) Len() int { return len(w) }
@@ -39,24 +43,38 @@ func (w *wakeIndex) Pop() any {
 	return c
 }
 
-// file puts a channel breaker where its state says: out of the index when
-// closed, else at its due time.
+// file puts a breaker where its state says: at its due time, or out of the
+// index when nothing about it is due.
 func (w *wakeIndex) file(c *circuit) {
-	if c.state == Closed {
+	due, ok := c.due()
+	if !ok {
 		if c.heapAt >= 0 {
 			heap.Remove(w, c.heapAt)
 		}
 		return
 	}
-	c.dueMs = c.ownDue()
-	if p := c.parent; p != nil && p.state == Open {
-		c.dueMs = max(c.dueMs, p.openUntilMs)
-	}
+	c.dueMs = due
 	if c.heapAt >= 0 {
 		heap.Fix(w, c.heapAt)
 	} else {
 		heap.Push(w, c)
 	}
+}
+
+// due is when the breaker next needs a wake, and false when it needs none: a
+// closed breaker, or a provider breaker that is not open.
+func (c *circuit) due() (int64, bool) {
+	switch {
+	case c.state == Closed:
+		return 0, false
+	case c.channel.Model == providerModel:
+		return c.openUntilMs, c.state == Open
+	}
+	at := c.ownDue()
+	if p := c.parent; p != nil && p.state == Open {
+		at = max(at, p.openUntilMs)
+	}
+	return at, true
 }
 
 // next is the earliest due time, and false when no breaker is open.

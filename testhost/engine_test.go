@@ -156,7 +156,8 @@ func engineScenarios() []scenario {
 				out(vRetry,
 					fxCircuit(chB, "closed", "open", "QUOTA", "quota", 61300),
 					fxCircuit(engProvMock, "closed", "open", "models-open", "", 61300),
-					fxFailover("a1", chB, chC, "QUOTA", "quota"))),
+					fxFailover("a1", chB, chC, "QUOTA", "quota"),
+					engFxWake(61300))), // its open time ends on a wake, probes or not
 			// The provider breaker is persisted too (model "*"): restored, it is
 			// taken as it is rather than derived again from its models.
 			snapshot(health(
@@ -172,13 +173,15 @@ func engineScenarios() []scenario {
 				out(vRetry,
 					fxCircuit(engChZ, "closed", "open", "RATE_LIMIT", "transient", 61500),
 					fxCircuit(engProvMock, "open", "open", "models-open", "", 61500),
-					fxFailover("a2", engChZ, chC, "RATE_LIMIT", "transient"))),
+					fxFailover("a2", engChZ, chC, "RATE_LIMIT", "transient"),
+					engFxWake(61500))),
 			decide(request(61499, "a4", engChZ), out(vSwap(chC))),
 			// Time up: Z's half-open probe goes through; its success closes Z and the provider.
 			decide(request(61500, "a5", engChZ), out(vPass, fxCircuit(engChZ, "open", "half-open", "cooled-down", "", 0))),
 			decide(settled(61600, "a5"), out(vPass,
 				fxCircuit(engChZ, "half-open", "closed", "recovered", "", 0),
-				fxCircuit(engProvMock, "open", "closed", "recovered", "", 0))),
+				fxCircuit(engProvMock, "open", "closed", "recovered", "", 0),
+				engFxWake(0))), // nothing left to wake for
 			decide(request(61700, "a6", engChZ), out(vPass)),
 		}},
 		{name: "provider breaker: restored open models open their provider too", steps: []step{
@@ -186,8 +189,8 @@ func engineScenarios() []scenario {
 			restore(health(
 				hcFull(chA, "open", 1, 1, 61000, "QUOTA", 1000),
 				hcFull(chB, "open", 1, 1, 62000, "QUOTA", 1000)), restored(2, 2)),
-			decide(request(2000, "a1", engChZ), out(vSwap(chC))),
-			decide(request(62000, "a2", engChZ), out(vPass)), // the provider's time is up
+			decide(request(2000, "a1", engChZ), out(vSwap(chC), engFxWake(62000))), // the derived provider's end
+			decide(request(62000, "a2", engChZ), out(vPass)),                       // the provider's time is up
 		}},
 
 		// ---- growing cooldowns (TestCooldownGrowsWhileTheOutageLastsAndResetsOnClose)

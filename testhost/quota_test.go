@@ -76,7 +76,8 @@ func quotaScenarios() []scenario {
 				out(vRetry,
 					fxCircuit(ch{"pa", "*"}, "closed", "open", "HTTP_402", "quota", 61100),
 					fxFailover("s1", qA, qB, "HTTP_402", "quota"),
-					`{"kind":"quota-routed","agent":"s1","pool":"main","from":{"provider":"pa","model":"m1"},"to":{"provider":"pb","model":"m1","reasoningEffort":"high"},"cause":"HTTP_402"}`)),
+					`{"kind":"quota-routed","agent":"s1","pool":"main","from":{"provider":"pa","model":"m1"},"to":{"provider":"pb","model":"m1","reasoningEffort":"high"},"cause":"HTTP_402"}`,
+					engFxWake(61100))), // the mark's end is a wake of its own
 			decide(request(1200, "s1", qA), out(`{"kind":"swap","provider":"pb","model":"m1","reasoningEffort":"high"}`)),
 		}},
 		{name: "whole pool exhausted: a long-term wait, no limit, left on recovery", steps: []step{
@@ -103,7 +104,8 @@ func quotaScenarios() []scenario {
 				out(vWait(2000),
 					fxCircuit(ch{"pa", "*"}, "open", "open", "HTTP_402", "quota", 63400), // a fresh failure extends the mark
 					`{"kind":"quota-wait","agent":"s1","phase":"waiting","provider":"pa","pool":"main","enteredAtMs":1300,"attempts":2,"nextAttemptAtMs":5400}`,
-					fxRetry("s1", qA, 2, 2000, "HTTP_402"))),
+					fxRetry("s1", qA, 2, 2000, "HTTP_402"),
+					engFxWake(61300))), // pb's mark now ends first
 			decide(request(5400, "s1", qA), out(vPass)),
 			decide(settled(5500, "s1"), out(vPass,
 				`{"kind":"quota-wait","agent":"s1","phase":"left","reason":"recovered","provider":"pa","pool":"main","enteredAtMs":1300,"attempts":2,"nextAttemptAtMs":5400}`,
@@ -143,11 +145,12 @@ func quotaScenarios() []scenario {
 			decide(request(2050, "s0", qA), out(vPass)),     // a running one is never moved by a reading
 			decide(requestErr(2100, "s0", "pa", beforeHost, failure("HTTP_402", "", 402, 0), "", 0), ""),
 			decide(balanceReading(12_100, "pa", true, "50.75"), out(vPass, fxCircuit(ch{"pa", "*"}, "open", "closed", "balance-restored", "", 0),
+				engFxWake(0), // the lifted mark has no end left to wake for
 				`{"kind":"schedule-refresh","atMs":22100}`)),
 		}},
 		{name: "a mark recorded by an earlier process keeps new sessions off until it lapses", steps: []step{
 			configureOnly(`{"probes":false,"pools":[{"name":"main","routes":[{"provider":"pa","model":"m1"},{"provider":"pb","model":"m1"}]}]}`),
-			decide(`{"nowMs":5000,"event":{"kind":"restore-mark","provider":"pa","markedAtMs":1000,"untilMs":9000}}`, out(vPass)),
+			decide(`{"nowMs":5000,"event":{"kind":"restore-mark","provider":"pa","markedAtMs":1000,"untilMs":9000}}`, out(vPass, engFxWake(9000))),
 			decide(request(6000, "s1", qA), out(vSwap(qB))),
 			decide(request(9000, "s2", qA), out(vPass)),
 			failsRaw("decide", `{"nowMs":1,"event":{"kind":"restore-mark","provider":"pa","markedAtMs":1}}`, `input "event.untilMs": is required`),

@@ -22,7 +22,7 @@ func reviewScenarios() []scenario {
 			decide(request(1100, "a1", slashX), out(vSwap(slashY))),
 			snapshot(health(hcFull(slashX, "open", 1, 1, 61000, "QUOTA", 1000))),
 		}},
-		{name: "provider breaker: its open time ends; then a transient failure of another model is the host's to retry", steps: []step{
+		{name: "provider breaker: its open time ends on the wake, probes off; then a transient failure of another model is the host's to retry", steps: []step{
 			engConfigure([]ch{chA, chB, engChZ, chC}, `"probes":false`),
 			decide(request(1000, "a1", chA), out(vPass)),
 			decide(requestErr(1000, "a1", "mock", beforeHost, code("QUOTA"), "", 0), out(vRetry,
@@ -32,10 +32,13 @@ func reviewScenarios() []scenario {
 			decide(requestErr(1000, "a1", "mock", beforeHost, code("QUOTA"), "", 0), out(vRetry,
 				fxCircuit(chB, "closed", "open", "QUOTA", "quota", 61000),
 				fxCircuit(engProvMock, "closed", "open", "models-open", "", 61000),
-				fxFailover("a1", chB, chC, "QUOTA", "quota"))),
+				fxFailover("a1", chB, chC, "QUOTA", "quota"),
+				engFxWake(61000))),
+			decide(wake(61000), out(vPass,
+				fxCircuit(engProvMock, "open", "half-open", "cooled-down", "", 0),
+				engFxWake(0))),
 			decide(request(601000, "a2", engChZ), out(vPass)),
-			decide(requestErr(601000, "a2", "mock", beforeHost, code("SERVER"), hostRetryNormal, 0), out(vDefer,
-				fxCircuit(engProvMock, "open", "half-open", "cooled-down", "", 0))),
+			decide(requestErr(601000, "a2", "mock", beforeHost, code("SERVER"), hostRetryNormal, 0), out(vDefer)),
 		}},
 		{name: "restore: records are judged at the caller's time; long-expired ones do not open their provider", steps: []step{
 			engConfigure([]ch{chA, chB, engChZ, chC}, `"probes":false`),

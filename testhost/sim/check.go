@@ -18,7 +18,7 @@ const (
 )
 
 type breaker struct {
-	state       string // closed, open, half-open; "" unknown (derived silently on restore)
+	state       string // closed, open, half-open
 	openUntil   int64
 	holder      string // the half-open slot's holder
 	holderSince int64
@@ -57,7 +57,7 @@ func (r *runner) applyEffects(out Output, subject Channel) {
 				r.brk("breaker-identity", "an event about %s moved the breaker of %s (both keyed %q)", subject, ch, key(ch))
 			}
 			b := r.trk(ch)
-			if b.state != "" && b.state != fx.From {
+			if b.state != fx.From {
 				r.brk("transition-legal", "%s reported %s->%s, but it was %s (an unreported transition)", ch, fx.From, fx.To, b.state)
 			}
 			if !legal[[2]string{fx.From, fx.To}] {
@@ -240,8 +240,10 @@ func (r *runner) spendRetry(provider string) {
 	}
 }
 
-// checkOpenEnds: every open breaker leaves Open once its time is up (with
-// probes on: the wake comes, the probe takes the slot).
+// checkOpenEnds: every open breaker leaves Open once its time is up: a
+// provider's at its wake, probes or not; a channel's with probes on (the wake
+// comes, the probe takes the slot), while without probes a request finds it
+// ready.
 func (r *runner) checkOpenEnds() {
 	for ch, b := range r.track {
 		if b.state != "open" || b.reported {

@@ -258,37 +258,37 @@ func (r *runner) compareRouting(old, restored *Module) {
 }
 
 // resync rebuilds the breaker picture from a snapshot: restored breakers as
-// recorded (half-open comes back open and due), provider breakers (model
-// "*") included. A provider without a record the module derives silently:
-// open until the longest of its open models when enough of them are open;
-// when that time has passed, whether it is marked open or closed, it lets
-// requests through ("" in the picture).
+// recorded (a channel's half-open comes back open and due; a provider's
+// stays half-open: it holds no probe), provider breakers (model "*")
+// included. A provider without a record the module derives silently, as
+// its live check does: open until the longest of its models that are down
+// now (open, their time not up) when enough of them are. A model whose open
+// time has passed lets requests through and does not count, even while it
+// is still marked open (seed 31: counting it derived a provider open that
+// the module rightly left closed).
 func (r *runner) resync(snap []byte) {
 	clear(r.track)
-	open, until := map[string]int{}, map[string]int64{}
+	down, until := map[string]int{}, map[string]int64{}
 	gjson.GetBytes(snap, "channels").ForEach(func(_, h gjson.Result) bool {
 		ch := channelOf(h.Get("channel"))
 		st := h.Get("state").String()
-		if st == "half-open" {
+		if st == "half-open" && ch.Model != "*" {
 			st = "open"
 		}
-		r.track[ch] = &breaker{state: st, openUntil: h.Get("openUntilMs").Int()}
-		if st != "closed" && ch.Model != "*" {
-			open[ch.Provider]++
-			until[ch.Provider] = max(until[ch.Provider], h.Get("openUntilMs").Int())
+		b := &breaker{state: st, openUntil: h.Get("openUntilMs").Int()}
+		r.track[ch] = b
+		if st == "open" && b.openUntil > r.now && ch.Model != "*" {
+			down[ch.Provider]++
+			until[ch.Provider] = max(until[ch.Provider], b.openUntil)
 		}
 		return true
 	})
-	for p, n := range open {
+	for p, n := range down {
 		if r.track[Channel{p, "*"}] != nil {
 			continue // recorded: taken as it is
 		}
-		switch {
-		case r.cfg.providerThreshold == 0 || n < r.cfg.providerThreshold:
-		case until[p] > r.now:
+		if r.cfg.providerThreshold > 0 && n >= r.cfg.providerThreshold {
 			r.track[Channel{p, "*"}] = &breaker{state: "open", openUntil: until[p]}
-		default:
-			r.track[Channel{p, "*"}] = &breaker{state: ""}
 		}
 	}
 }

@@ -78,3 +78,44 @@ func TestSimRegressionOpenCap(t *testing.T) {
 		},
 	})
 }
+
+// transition-legal (a false alarm of the checker, fixed in it): after a module
+// rebuild the checker derived provider "local" open from two open models, one
+// of which had long passed its open time. The module counts only models down
+// now (their time not up), as its live check does, and rightly left the
+// provider closed; its later opening was then reported as an unreported move.
+func TestSimRegressionSeed31(t *testing.T) {
+	requireClean(t, Schedule{Seed: 31, EndMs: 7856263,
+		Channels: []Channel{{"my-openai-route", "meta-llama/llama-4-maverick"}, {"my-openai-route", "deepseek-v4-flash"}, {"my-openai-route", "deepseek-v4-pro"}, {"代理商-α", "claude/sonnet-4.5"}, {"代理商-α", "deepseek-v4-flash"}, {"openrouter/eu", "deepseek-v4-pro"}, {"openrouter/eu", "🙂-mini"}, {"deepseek-official", "deepseek-v4-flash"}, {"local", "模型-β"}, {"local", "deepseek-v4-pro"}},
+		Homes:    []int{4, 4, 4, 7, 8},
+		Config:   "{\"chain\":[{\"provider\":\"代理商-α\",\"model\":\"deepseek-v4-flash\"},{\"provider\":\"代理商-α\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"openrouter/eu\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"deepseek-official\",\"model\":\"deepseek-v4-flash\"}],\"failureThreshold\":2,\"burstWindowMs\":298547,\"cooldownMs\":45688,\"maxCooldownMs\":1370640,\"providerThreshold\":2,\"backoffBaseMs\":719,\"backoffMaxMs\":37010,\"maxFailovers\":4,\"giveUpAfterMs\":2161224,\"retryBudgetPercent\":41,\"retryBudgetFloor\":6,\"probes\":false,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":4,\"backoffMs\":43}}",
+		Ops: []Op{
+			{ID: 564, At: 2831304, Kind: OpStream, Ch: 9, Dur: 207581},
+			{ID: 2, At: 3971946, Kind: OpOutage, Ch: 8, Dur: 786976, Mode: ModeStreamClosed},
+			{ID: 828, At: 4004471, Kind: OpTurn, Ch: 8, Agent: "sub/agent-73", N: 6},
+			{ID: 840, At: 4097705, Kind: OpTurn, Ch: 8, Agent: "子代理-10", N: 5},
+			{ID: 947, At: 4647944, Kind: OpTurn, Ch: 8, Agent: "a-59", N: 7},
+			{ID: 5600, At: 4952581, Kind: OpRebuild},
+			{ID: 1580, At: 7826813, Kind: OpStream, Ch: 9, N: 4, Dur: 247221},
+			{ID: 1578, At: 7856263, Kind: OpStream, Ch: 8, N: 3, Dur: 291939},
+		},
+	})
+}
+
+// provider-open-ends: a provider breaker half-open after its wake (probes on,
+// providerThreshold 1) came back open from the snapshot at a module rebuild,
+// its open time long past, and the picture saw it still open. Fixed: a
+// provider breaker holds no probe, so restore keeps its half-open
+// (policy.circuit.adopt).
+func TestSimRegressionSeed10(t *testing.T) {
+	requireClean(t, Schedule{Seed: 10, EndMs: 20925777,
+		Channels: []Channel{{"openrouter/eu", "🙂-mini"}, {"openrouter/eu", "模型-β"}, {"代理商-α", "claude/sonnet-4.5"}, {"deepseek-official", "deepseek-v4-flash"}, {"deepseek-official", "gpt-x"}, {"deepseek-official", "模型-β"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "模型-β"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "🙂-mini"}, {"local", "模型-β"}, {"local", "deepseek-v4-pro"}, {"local", "claude/sonnet-4.5"}, {"my-openai-route", "模型-β"}, {"my-openai-route", "claude/sonnet-4.5"}},
+		Homes:    []int{5, 5, 5, 1, 8},
+		Config:   "{\"chain\":[{\"provider\":\"deepseek-official\",\"model\":\"模型-β\"},{\"provider\":\"my-openai-route\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"deepseek-official\",\"model\":\"gpt-x\"},{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"模型-β\"},{\"provider\":\"openrouter/eu\",\"model\":\"模型-β\"}],\"failureThreshold\":5,\"burstWindowMs\":53343,\"cooldownMs\":104247,\"maxCooldownMs\":2293434,\"providerThreshold\":1,\"backoffBaseMs\":731,\"backoffMaxMs\":28407,\"maxFailovers\":4,\"giveUpAfterMs\":2845195,\"retryBudgetPercent\":19,\"retryBudgetFloor\":7,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":2,\"backoffMs\":849}}",
+		Ops: []Op{
+			{ID: 3896, At: 19983284, Kind: OpTurn, Ch: 1, Agent: "a-79", N: 12},
+			{ID: 19, At: 20010926, Kind: OpOutage, Ch: -1, Prov: "openrouter/eu", Dur: 1404437, Mode: ModeProbeHang},
+			{ID: 5628, At: 20925777, Kind: OpRebuild},
+		},
+	})
+}

@@ -46,16 +46,12 @@ func fmtVirtual(ms int64) string {
 
 // KnownFailing lists the invariants today's main is known to break, each with
 // the issue that fixes it. A break of one of these is counted, not failed on,
-// unless Strict is set. Empty it when the fix lands. Issue #9 (the agent
-// table, provider breakers' life, struct-keyed channels, capped stated waits)
-// fixed three of the four it held and shortened the fourth: a provider
-// breaker now leaves Open, but lazily, when the next request or failure on
-// one of its models touches it, not when its time ends. Routing honours the
-// time (State.routable), so no request is held by it; the transition event
-// comes late. Long runs (make sim SEEDS=20 HOURS=2) still see it.
-var KnownFailing = map[string]string{
-	"provider-open-ends": "provider breakers leave Open lazily, at the next request on the provider, not on a wake",
-}
+// unless Strict is set. Empty it when the fix lands. It is empty: issue #9
+// fixed three of the four it held, and the fourth, provider-open-ends
+// (provider breakers left Open lazily, at the next request that touched the
+// provider), was fixed by filing provider breakers in the wake index
+// (policy/wake.go).
+var KnownFailing = map[string]string{}
 
 // Strict turns known-failing invariants into breaks.
 var Strict = false
