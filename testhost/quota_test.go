@@ -67,6 +67,31 @@ func quotaScenarios() []scenario {
 					`"quota":{"active":true,"longTermDelayMs":3600000,"defaultEnabled":true,"failOpen":true,"exhaustedCooldownMs":3600000,"balances":[]}}}`),
 			configureOnly(quotaRow),
 		}},
+		{name: "quota.active: false keeps the settings with the rules off, and the resolved config configures to itself", steps: []step{
+			configure(`{"quota":{"active":false,"defaultEnabled":false}}`,
+				`{"config":{"chain":[],"failureThreshold":3,"burstWindowMs":120000,"cooldownMs":60000,"maxCooldownMs":1800000,`+
+					`"providerThreshold":2,"backoffBaseMs":1000,"backoffMaxMs":30000,"maxFailovers":4,"giveUpAfterMs":900000,`+
+					`"retryBudgetPercent":20,"retryBudgetFloor":5,"recovery":"return","probes":true,"classes":[],`+
+					`"stall":`+stallDefault+`,"tools":`+toolsDefault+`,`+
+					`"pools":[],`+
+					`"quota":{"active":false,"longTermDelayMs":3600000,"defaultEnabled":false,"failOpen":true,"exhaustedCooldownMs":3600000,"balances":[]}}}`),
+			// A row without quota resolves to active:false too; fed back, it stays off.
+			configure(`{"chain":[],"failureThreshold":3,"burstWindowMs":120000,"cooldownMs":60000,"maxCooldownMs":1800000,`+
+				`"providerThreshold":2,"backoffBaseMs":1000,"backoffMaxMs":30000,"maxFailovers":4,"giveUpAfterMs":900000,`+
+				`"retryBudgetPercent":20,"retryBudgetFloor":5,"recovery":"return","probes":true,"classes":[],`+
+				`"stall":`+stallDefault+`,"tools":`+toolsDefault+`,`+
+				`"pools":[],`+
+				`"quota":{"active":false,"longTermDelayMs":3600000,"defaultEnabled":true,"failOpen":true,"exhaustedCooldownMs":3600000,"balances":[]}}`,
+				`{"config":{"chain":[],"failureThreshold":3,"burstWindowMs":120000,"cooldownMs":60000,"maxCooldownMs":1800000,`+
+					`"providerThreshold":2,"backoffBaseMs":1000,"backoffMaxMs":30000,"maxFailovers":4,"giveUpAfterMs":900000,`+
+					`"retryBudgetPercent":20,"retryBudgetFloor":5,"recovery":"return","probes":true,"classes":[],`+
+					`"stall":`+stallDefault+`,"tools":`+toolsDefault+`,`+
+					`"pools":[],`+
+					`"quota":{"active":false,"longTermDelayMs":3600000,"defaultEnabled":true,"failOpen":true,"exhaustedCooldownMs":3600000,"balances":[]}}}`),
+			fails("configure", `{"pools":[{"name":"main","routes":[{"provider":"p","model":"m"}]}],"quota":{"active":false}}`,
+				`config key "quota.active": cannot be false in a row with pools: the quota rules are what pools are for`),
+			failsRaw("configure", `{"quota":{"active":"yes"}}`, `config key "quota.active": must be a boolean`),
+		}},
 		{name: "402 on A: mark pa, fail over to B at once, B's effort on the next request", steps: []step{
 			configureOnly(quotaRow),
 			// The first step starts pa's script and schedules the run's deadline.

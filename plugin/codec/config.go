@@ -80,7 +80,17 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 	d.toolRetryConfig(v.Get("tools"), &cfg.Tools)
 	cfg.Pools = d.pools(v.Get("pools"))
 	d.quota(v.Get("quota"), &cfg.Quota)
+	// The rules apply to a row with pools or a quota object, unless the
+	// object says otherwise (`active: false` keeps its settings, rules off);
+	// a row with pools cannot turn them off. The resolved config spells
+	// `active` out, so it configures to itself.
 	cfg.Quota.Active = present(v.Get("pools")) || present(v.Get("quota"))
+	if a := v.Get("quota.active"); present(a) {
+		cfg.Quota.Active = d.boolean(a, "quota.active")
+		if !cfg.Quota.Active && len(v.Get("pools").Array()) > 0 {
+			d.fail("quota.active", "cannot be false in a row with pools: the quota rules are what pools are for")
+		}
+	}
 	if d.err != nil {
 		return cfg, d.err
 	}

@@ -15,7 +15,7 @@ import (
 var (
 	poolKeys    = []string{"name", "routes"}
 	routeKeys   = []string{"provider", "model", "reasoningEffort"}
-	quotaKeys   = []string{"longTermDelayMs", "defaultEnabled", "balances", "failOpen", "exhaustedCooldownMs"}
+	quotaKeys   = []string{"active", "longTermDelayMs", "defaultEnabled", "balances", "failOpen", "exhaustedCooldownMs"}
 	balanceKeys = []string{"provider", "script", "timeoutMs", "refreshMs", "apiKeyEnv", "env", "minimumRemaining", "unit"}
 )
 
