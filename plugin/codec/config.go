@@ -145,13 +145,16 @@ func writeConfig(w *writer, c policy.Config) {
 	writeQuotaConfig(w, c)
 }
 
+var channelKeys = []string{"provider", "model"}
+
 func (d *decoder) channel(v gjson.Result, path string) policy.Channel {
-	if !d.object(v, path, "provider", "model") {
+	f, ok := d.fields(v, path, channelKeys)
+	if !ok {
 		return policy.Channel{}
 	}
 	return policy.Channel{
-		Provider: d.strAt(v.Get("provider"), path, "provider", true),
-		Model:    d.strAt(v.Get("model"), path, "model", true),
+		Provider: d.strAt(f.get("provider"), path, "provider", true),
+		Model:    d.strAt(f.get("model"), path, "model", true),
 	}
 }
 

@@ -35,6 +35,61 @@ func join(path, key string) string {
 	return path + "." + key
 }
 
+// members is one object's values under its allowed keys, read in a single
+// pass (decoder.fields). A hot decoder looks its keys up here instead of with
+// gjson's Get, which rescans the object's text from its start for every key:
+// on the simulator's recorded bad day those rescans were half of a
+// decision's time, and in the guest a decision runs about ten times slower
+// than natively, so they were most of what a host waits for.
+type members struct {
+	allowed []string
+	vals    [maxMembers]gjson.Result
+}
+
+// maxMembers bounds the keys a members holds; longer key lists (the config
+// row's) go through object and Get, off the hot path.
+const maxMembers = 8
+
+// get is the member under key k (a key of allowed), or the zero Result.
+func (m *members) get(k string) gjson.Result {
+	for i, a := range m.allowed {
+		if a == k {
+			return m.vals[i]
+		}
+	}
+	return gjson.Result{}
+}
+
+// fields is object (the same checks, the same errors) that also keeps the
+// members: the first of duplicate keys, as Get would find. allowed holds at
+// most maxMembers keys.
+func (d *decoder) fields(v gjson.Result, path string, allowed []string) (m members, ok bool) {
+	if len(allowed) > maxMembers {
+		panic("codec: fields takes at most maxMembers keys")
+	}
+	m.allowed = allowed
+	if !v.IsObject() {
+		where := path
+		if where == "" {
+			where = "(root)"
+		}
+		d.fail(where, "must be an object")
+		return m, false
+	}
+	v.ForEach(func(k, val gjson.Result) bool {
+		i := slices.Index(m.allowed, k.String())
+		if i < 0 {
+			d.fail(join(path, k.String()), "unknown key (known: %v)", allowed)
+			return false
+		}
+		if !m.vals[i].Exists() {
+			m.vals[i] = val
+		}
+		return true
+	})
+	return m, d.err == nil
+}
+
 // object checks that v is an object whose keys are all allowed.
 func (d *decoder) object(v gjson.Result, path string, allowed ...string) bool {
 	if !v.IsObject() {

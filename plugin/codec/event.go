@@ -8,41 +8,52 @@ import (
 	"github.com/tidwall/gjson"
 )
 
+// The keys of the hot inputs, for decoder.fields.
+var (
+	stepKeys         = []string{"nowMs", "event"}
+	requestKeys      = []string{"kind", "agent", "proposed", "reasoningEffort"}
+	requestErrorKeys = []string{"kind", "agent", "provider", "failure", "phase", "hostRetry", "rand"}
+	failureKeys      = []string{"code", "message", "status", "providerRetryAfterMs"}
+	hostRetryKeys    = []string{"mode", "maxRetries", "retryableCodes"}
+	agentEventKeys   = []string{"kind", "agent"}
+	probeResultKeys  = []string{"kind", "channel", "ok", "failure"}
+)
+
 // decodeStepInput reads the WIT record `step-input`.
 func decodeStepInput(v gjson.Result) (int64, policy.Event, error) {
 	d := decoder{prefix: "input"}
-	d.object(v, "", "nowMs", "event")
-	now, _ := d.uint(v.Get("nowMs"), "nowMs", true, maxMs)
-	e := v.Get("event")
+	root, _ := d.fields(v, "", stepKeys)
+	now, _ := d.uint(root.get("nowMs"), "nowMs", true, maxMs)
+	e := root.get("event")
 	var ev policy.Event
 	if d.err == nil && present(e) && e.IsObject() {
 		switch kind := d.str(e.Get("kind"), "event.kind", true); kind {
 		case "request":
-			d.object(e, "event", "kind", "agent", "proposed", "reasoningEffort")
+			f, _ := d.fields(e, "event", requestKeys)
 			ev = policy.Request{
-				Agent:           d.str(e.Get("agent"), "event.agent", true),
-				Proposed:        d.channel(e.Get("proposed"), "event.proposed"),
-				ReasoningEffort: d.str(e.Get("reasoningEffort"), "event.reasoningEffort", false),
+				Agent:           d.str(f.get("agent"), "event.agent", true),
+				Proposed:        d.channel(f.get("proposed"), "event.proposed"),
+				ReasoningEffort: d.str(f.get("reasoningEffort"), "event.reasoningEffort", false),
 			}
 		case "request-error":
-			d.object(e, "event", "kind", "agent", "provider", "failure", "phase", "hostRetry", "rand")
-			r, _ := d.uint(e.Get("rand"), "event.rand", true, maxMs-1)
+			f, _ := d.fields(e, "event", requestErrorKeys)
+			r, _ := d.uint(f.get("rand"), "event.rand", true, maxMs-1)
 			ev = policy.RequestError{
-				Agent:     d.str(e.Get("agent"), "event.agent", true),
-				Provider:  d.str(e.Get("provider"), "event.provider", true),
-				Failure:   d.failure(e.Get("failure"), "event.failure"),
-				Phase:     policy.Phase(d.oneOf(e.Get("phase"), "event.phase", true, string(policy.BeforeHost), string(policy.AfterHost))),
-				HostRetry: d.hostRetry(e.Get("hostRetry"), "event.hostRetry"),
+				Agent:     d.str(f.get("agent"), "event.agent", true),
+				Provider:  d.str(f.get("provider"), "event.provider", true),
+				Failure:   d.failure(f.get("failure"), "event.failure"),
+				Phase:     policy.Phase(d.oneOf(f.get("phase"), "event.phase", true, string(policy.BeforeHost), string(policy.AfterHost))),
+				HostRetry: d.hostRetry(f.get("hostRetry"), "event.hostRetry"),
 				Rand:      r,
 			}
 		case "wake":
 			d.object(e, "event", "kind")
 			ev = policy.Wake{}
 		case "probe-result":
-			d.object(e, "event", "kind", "channel", "ok", "failure")
-			r := policy.ProbeResult{Channel: d.channel(e.Get("channel"), "event.channel"), OK: d.boolean(e.Get("ok"), "event.ok")}
+			f, _ := d.fields(e, "event", probeResultKeys)
+			r := policy.ProbeResult{Channel: d.channel(f.get("channel"), "event.channel"), OK: d.boolean(f.get("ok"), "event.ok")}
 			if !r.OK {
-				r.Failure = d.failure(e.Get("failure"), "event.failure")
+				r.Failure = d.failure(f.get("failure"), "event.failure")
 			}
 			ev = r
 		case "model-info":
@@ -70,8 +81,8 @@ func decodeStepInput(v gjson.Result) (int64, policy.Event, error) {
 		case "set-quota", "set-pool", "balance-reading", "restore-mark":
 			ev = d.quotaEvent(kind, e)
 		case "settled", "disposed":
-			d.object(e, "event", "kind", "agent")
-			agent := d.str(e.Get("agent"), "event.agent", true)
+			f, _ := d.fields(e, "event", agentEventKeys)
+			agent := d.str(f.get("agent"), "event.agent", true)
 			if kind == "settled" {
 				ev = policy.Settled{Agent: agent}
 			} else {
@@ -87,27 +98,32 @@ func decodeStepInput(v gjson.Result) (int64, policy.Event, error) {
 }
 
 func (d *decoder) failure(v gjson.Result, path string) policy.Failure {
-	if !d.object(v, path, "code", "message", "status", "providerRetryAfterMs") {
+	f, ok := d.fields(v, path, failureKeys)
+	if !ok {
 		return policy.Failure{}
 	}
-	status, _ := d.uintAt(v.Get("status"), path, "status", false, math.MaxUint32)
-	ra, _ := d.uintAt(v.Get("providerRetryAfterMs"), path, "providerRetryAfterMs", false, maxMs)
+	status, _ := d.uintAt(f.get("status"), path, "status", false, math.MaxUint32)
+	ra, _ := d.uintAt(f.get("providerRetryAfterMs"), path, "providerRetryAfterMs", false, maxMs)
 	return policy.Failure{
-		Code:         d.strAt(v.Get("code"), path, "code", true),
-		Message:      d.strAt(v.Get("message"), path, "message", false),
+		Code:         d.strAt(f.get("code"), path, "code", true),
+		Message:      d.strAt(f.get("message"), path, "message", false),
 		Status:       int(status),
 		RetryAfterMs: int64(ra),
 	}
 }
 
 func (d *decoder) hostRetry(v gjson.Result, path string) *policy.HostRetryPolicy {
-	if !present(v) || !d.object(v, path, "mode", "maxRetries", "retryableCodes") {
+	if !present(v) {
 		return nil
 	}
-	h := &policy.HostRetryPolicy{Mode: d.strAt(v.Get("mode"), path, "mode", true)}
-	n, _ := d.uintAt(v.Get("maxRetries"), path, "maxRetries", false, math.MaxInt32)
+	f, ok := d.fields(v, path, hostRetryKeys)
+	if !ok {
+		return nil
+	}
+	h := &policy.HostRetryPolicy{Mode: d.strAt(f.get("mode"), path, "mode", true)}
+	n, _ := d.uintAt(f.get("maxRetries"), path, "maxRetries", false, math.MaxInt32)
 	h.MaxRetries = int(n)
-	codes := v.Get("retryableCodes")
+	codes := f.get("retryableCodes")
 	if !codes.IsArray() {
 		d.array(codes, path+".retryableCodes", true) // names what is wrong
 		return h

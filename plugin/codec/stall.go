@@ -49,24 +49,26 @@ func (d *decoder) stallLimits(v gjson.Result, path string, l policy.StallLimits)
 }
 
 // streamCheck reads the WIT record `stream-check-event`.
+var streamCheckKeys = []string{"kind", "channel", "purpose", "openedMs", "chunks", "lastChunkMs", "cancelled"}
+
 func (d *decoder) streamCheck(e gjson.Result) policy.StreamCheck {
-	d.object(e, "event", "kind", "channel", "purpose", "openedMs", "chunks", "lastChunkMs", "cancelled")
-	opened, _ := d.uint(e.Get("openedMs"), "event.openedMs", true, maxMs)
-	chunks, _ := d.uint(e.Get("chunks"), "event.chunks", true, maxMs)
-	last, hasLast := d.uint(e.Get("lastChunkMs"), "event.lastChunkMs", false, maxMs)
+	f, _ := d.fields(e, "event", streamCheckKeys)
+	opened, _ := d.uint(f.get("openedMs"), "event.openedMs", true, maxMs)
+	chunks, _ := d.uint(f.get("chunks"), "event.chunks", true, maxMs)
+	last, hasLast := d.uint(f.get("lastChunkMs"), "event.lastChunkMs", false, maxMs)
 	if chunks > 0 && !hasLast {
 		d.fail("event.lastChunkMs", "is required once chunks is above 0")
 	}
-	if !present(e.Get("cancelled")) {
+	if !present(f.get("cancelled")) {
 		d.fail("event.cancelled", "is required")
 	}
 	return policy.StreamCheck{
-		Channel:     d.channel(e.Get("channel"), "event.channel"),
-		Purpose:     d.str(e.Get("purpose"), "event.purpose", false),
+		Channel:     d.channel(f.get("channel"), "event.channel"),
+		Purpose:     d.str(f.get("purpose"), "event.purpose", false),
 		OpenedMs:    int64(opened),
 		Chunks:      int64(chunks),
 		LastChunkMs: int64(last),
-		Cancelled:   d.boolean(e.Get("cancelled"), "event.cancelled"),
+		Cancelled:   d.boolean(f.get("cancelled"), "event.cancelled"),
 	}
 }
 

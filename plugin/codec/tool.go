@@ -50,26 +50,33 @@ func writeToolRetryConfig(w *writer, c policy.ToolRetryConfig) {
 }
 
 // toolResult reads the WIT record `tool-result-event` (the event object e).
+var (
+	toolResultKeys  = []string{"kind", "agent", "call", "tool", "attempt", "failure", "timeoutMs", "rand"}
+	toolFailureKeys = []string{"code", "message"}
+)
+
 func (d *decoder) toolResult(e gjson.Result) policy.ToolResult {
-	d.object(e, "event", "kind", "agent", "call", "tool", "attempt", "failure", "timeoutMs", "rand")
-	attempt, ok := d.uint(e.Get("attempt"), "event.attempt", true, math.MaxInt32)
+	f, _ := d.fields(e, "event", toolResultKeys)
+	attempt, ok := d.uint(f.get("attempt"), "event.attempt", true, math.MaxInt32)
 	if ok && attempt < 1 {
 		d.fail("event.attempt", "must be at least 1 (attempts count from 1)")
 	}
-	r, _ := d.uint(e.Get("rand"), "event.rand", true, maxMs-1)
-	timeout, _ := d.uint(e.Get("timeoutMs"), "event.timeoutMs", false, maxMs)
+	r, _ := d.uint(f.get("rand"), "event.rand", true, maxMs-1)
+	timeout, _ := d.uint(f.get("timeoutMs"), "event.timeoutMs", false, maxMs)
 	ev := policy.ToolResult{
-		Agent:     d.str(e.Get("agent"), "event.agent", false),
-		Call:      d.str(e.Get("call"), "event.call", true),
-		Tool:      d.str(e.Get("tool"), "event.tool", true),
+		Agent:     d.str(f.get("agent"), "event.agent", false),
+		Call:      d.str(f.get("call"), "event.call", true),
+		Tool:      d.str(f.get("tool"), "event.tool", true),
 		Attempt:   int(attempt),
 		TimeoutMs: int64(timeout),
 		Rand:      r,
 	}
-	if f := e.Get("failure"); present(f) && d.object(f, "event.failure", "code", "message") {
-		ev.Failure = &policy.ToolFailure{
-			Code:    d.str(f.Get("code"), "event.failure.code", false),
-			Message: d.str(f.Get("message"), "event.failure.message", true),
+	if fv := f.get("failure"); present(fv) {
+		if tf, ok := d.fields(fv, "event.failure", toolFailureKeys); ok {
+			ev.Failure = &policy.ToolFailure{
+				Code:    d.str(tf.get("code"), "event.failure.code", false),
+				Message: d.str(tf.get("message"), "event.failure.message", true),
+			}
 		}
 	}
 	return ev

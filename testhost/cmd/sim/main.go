@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"sync"
 	"time"
@@ -35,10 +36,22 @@ func main() {
 	outages := flag.Float64("outages", 3, "outages starting per virtual hour")
 	day := flag.Bool("bench-day", false, "the bench: 24 virtual hours of a bad day (two 12-hour seeds side by side, 600 agents, 100 outages an hour); exit 1 unless it simulates >= 10^5 failures in < 10 s")
 	noRestarts := flag.Bool("no-restarts", false, "one module instance per seed (to see its memory over a long run)")
+	cpuprofile := flag.String("cpuprofile", "", "write the host side's CPU profile to this file (the guest shows as external code)")
 	wasm := flag.String("wasm", "", "simulate this build of the module instead of the repository's (e.g. another branch's)")
 	trace := flag.String("trace", "", "write every step's input and output to this file (use with -seeds 1)")
 	flag.Parse()
 	sim.Strict = *strict
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if *trace != "" {
 		f, err := os.Create(*trace)
 		if err != nil {
