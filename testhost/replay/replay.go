@@ -163,6 +163,11 @@ func Run(ctx context.Context, rt *testhost.Runtime, inputs []Input, configB []by
 				}
 			}
 		case "decide":
+			// A live reconfigure's carried health comes right after its
+			// configure or not at all (the shim records a restore only when
+			// it adopted something); a restore after a decision is shared
+			// health, both sides' to take.
+			reconfigured = false
 			if !configured {
 				continue // the log starts mid-run (rotated): nothing to compare against
 			}

@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,5 +51,113 @@ func TestReplayDeadPrimary(t *testing.T) {
 	}
 	if len(same.Diffs) != 0 {
 		t.Errorf("the recorded config replays with differences: %+v", same.Diffs)
+	}
+}
+
+// A log as the shim writes it (policy.js), one input record a line.
+type logBuilder struct{ b strings.Builder }
+
+func (l *logBuilder) line(format string, a ...any) *logBuilder {
+	fmt.Fprintf(&l.b, format+"\n", a...)
+	return l
+}
+func (l *logBuilder) configure(cfg string, rebuild bool) *logBuilder {
+	if rebuild {
+		return l.line(`{"type":"input","export":"configure","nowMs":%d,"config":%s,"rebuild":true}`, t0, cfg)
+	}
+	return l.line(`{"type":"input","export":"configure","config":%s}`, cfg)
+}
+func (l *logBuilder) decide(at int64, event string) *logBuilder {
+	return l.line(`{"type":"input","export":"decide","nowMs":%d,"event":%s}`, t0+at, event)
+}
+func (l *logBuilder) request(at int64, agent, provider, model string) *logBuilder {
+	return l.decide(at, fmt.Sprintf(`{"kind":"request","agent":%q,"proposed":{"provider":%q,"model":%q}}`, agent, provider, model))
+}
+func (l *logBuilder) fail(at int64, agent, provider string) *logBuilder {
+	return l.decide(at, fmt.Sprintf(`{"kind":"request-error","agent":%q,"provider":%q,"failure":{"code":"SERVER","status":500},"phase":"before-host","rand":0}`, agent, provider))
+}
+func (l *logBuilder) restore(at int64, channels string) *logBuilder {
+	return l.line(`{"type":"input","export":"restore","nowMs":%d,"health":{"channels":[%s]}}`, t0+at, channels)
+}
+
+const (
+	t0     = int64(1_796_097_400_000)
+	chainJ = `"chain":[{"provider":"p","model":"a"},{"provider":"q","model":"b"},{"provider":"r","model":"c"}]`
+	c1     = `{` + chainJ + `,"failureThreshold":1,"probes":false}`
+	c2     = `{` + chainJ + `,"failureThreshold":5,"probes":false}`
+)
+
+func replayLog(t *testing.T, log string, configB string) *Report {
+	t.Helper()
+	inputs, err := Read(strings.NewReader(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rt, err := sim.Runtime(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(ctx)
+	rep, err := Run(ctx, rt, inputs, []byte(configB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func diffAt(rep *Report, at int64) *Diff {
+	for i := range rep.Diffs {
+		if rep.Diffs[i].AtMs == t0+at {
+			return &rep.Diffs[i]
+		}
+	}
+	return nil
+}
+
+// Mid-log, a live reconfigure (the user edited the row: A takes the new
+// config and the health the shim carried over; B keeps its config and its
+// state) and a rebuild after a trap (each side starts again with its own
+// config and its own health).
+func TestReplayAcrossReconfigureAndRebuild(t *testing.T) {
+	var l logBuilder
+	l.configure(c1, false).
+		request(1_000, "s1", "p", "a").fail(1_100, "s1", "p"). // threshold 1: p/a opens, s1 fails over
+		configure(c2, false).
+		restore(2_000, `{"channel":{"provider":"p","model":"a"},"state":"open","failures":1,"opens":1,"openUntilMs":`+fmt.Sprint(t0+61_100)+`,"lastCode":"SERVER","changedAtMs":`+fmt.Sprint(t0+1_100)+`}`).
+		request(3_000, "s2", "p", "a"). // both still avoid p/a
+		fail(3_100, "s2", "q").         // A (threshold 5) leaves it to the host; B (threshold 1) opens q/b
+		configure(c2, true).            // a rebuild: each side with its own health
+		request(62_000, "s3", "q", "b") // p/a's time is up, q/b's not: A passes q/b, B still avoids it
+	rep := replayLog(t, l.b.String(), c1)
+	if d := diffAt(rep, 3_000); d != nil {
+		t.Errorf("after the reconfigure both sides know p/a open from the carried health: %+v", *d)
+	}
+	if d := diffAt(rep, 3_100); d == nil || !strings.HasPrefix(d.A, "defer") || !strings.Contains(d.B, "q/b closed->open") {
+		t.Errorf("at the failure on q/b: %+v, want A (reconfigured to threshold 5) deferring and B (kept threshold 1) opening q/b", d)
+	}
+	if d := diffAt(rep, 62_000); d == nil || d.A != "pass" || !strings.HasPrefix(d.B, "swap to p/a") {
+		t.Errorf("after the rebuild: %+v, want A passing q/b and B, whose health kept q/b open, swapping to p/a", d)
+	}
+	// The same log with B's config the one A ended with, from the start:
+	// they part only at the first failure, where c1 and c2 differ.
+	if rep := replayLog(t, l.b.String(), c2); len(rep.Diffs) == 0 || rep.Diffs[0].AtMs != t0+1_100 {
+		t.Errorf("B on c2 throughout: diffs %+v, want the first at the first failure", rep.Diffs)
+	}
+}
+
+// A restore recorded after decisions (shared health merged from another
+// host) is both sides' news, even after a live reconfigure that carried no
+// health (the shim records a restore only when it adopted something).
+func TestReplayLateRestoreReachesBothSides(t *testing.T) {
+	var l logBuilder
+	l.configure(c1, false).
+		request(1_000, "s1", "p", "a").
+		configure(c1, false). // nothing to carry: no restore record
+		request(2_000, "s2", "q", "b").
+		restore(3_000, `{"channel":{"provider":"q","model":"b"},"state":"open","failures":1,"opens":1,"openUntilMs":`+fmt.Sprint(t0+63_000)+`,"lastCode":"SERVER","changedAtMs":`+fmt.Sprint(t0+3_000)+`}`).
+		request(4_000, "s3", "q", "b")
+	if rep := replayLog(t, l.b.String(), c1); len(rep.Diffs) != 0 {
+		t.Errorf("the shared health reached one side only: %+v", rep.Diffs)
 	}
 }
