@@ -24,7 +24,9 @@ type breaker struct {
 	holderSince int64
 	reported    bool // an open-ends break was counted for this open
 	// blockEnd (providers): when it last stopped holding its models back, its
-	// open time or an earlier close; its models' wakes are due from then.
+	// open time or an earlier close; its models' wakes are due from then. A
+	// request can end a provider's open time (half-open) at the very instant
+	// it is due, before the wake it had asked for arrives (seed 21).
 	blockEnd int64
 }
 
@@ -63,8 +65,8 @@ func (r *runner) applyEffects(out Output, subject Channel) {
 			if !legal[[2]string{fx.From, fx.To}] {
 				r.brk("transition-legal", "%s moved %s->%s", ch, fx.From, fx.To)
 			}
-			if ch.Model == "*" && b.state == "open" && fx.To == "closed" {
-				b.blockEnd = min(b.openUntil, r.now)
+			if ch.Model == "*" && b.state == "open" && fx.To != "open" {
+				b.blockEnd = min(b.openUntil, r.now) // closed, or its time ended (half-open)
 			}
 			b.state, b.holder, b.reported = fx.To, "", false
 			if fx.To == "open" {
@@ -262,7 +264,7 @@ func (r *runner) checkOpenEnds() {
 			switch p.state {
 			case "open":
 				until = max(until, p.openUntil)
-			case "closed":
+			case "closed", "half-open":
 				until = max(until, p.blockEnd)
 			}
 		}

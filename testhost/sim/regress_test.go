@@ -119,3 +119,29 @@ func TestSimRegressionSeed10(t *testing.T) {
 		},
 	})
 }
+
+// open-ends (a false alarm of the checker, fixed in it): a request at the
+// very instant provider "local"'s open time ended found it due and moved it to
+// half-open before its wake arrived; its model 模型-β, held back only by the
+// provider, was then due at once, and the checker, which let a provider's
+// hold end only with a close, judged 模型-β by its own open time, 28 minutes
+// past.
+func TestSimRegressionSeed21(t *testing.T) {
+	requireClean(t, Schedule{Seed: 21, EndMs: 53896068,
+		Channels: []Channel{{"代理商-α", "gpt-x"}, {"代理商-α", "claude/sonnet-4.5"}, {"代理商-α", "deepseek-v4-flash"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "deepseek-v4-flash"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "🙂-mini"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "模型-β"}, {"deepseek-official", "deepseek-v4-flash"}, {"deepseek-official", "模型-β"}, {"openrouter/eu", "deepseek-v4-flash"}, {"openrouter/eu", "meta-llama/llama-4-maverick"}, {"local", "模型-β"}, {"local", "meta-llama/llama-4-maverick"}},
+		Homes:    []int{4, 4, 4, 5, 11},
+		Config:   "{\"chain\":[{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"🙂-mini\"},{\"provider\":\"代理商-α\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"deepseek-v4-flash\"},{\"provider\":\"代理商-α\",\"model\":\"deepseek-v4-flash\"},{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"模型-β\"}],\"failureThreshold\":3,\"burstWindowMs\":220060,\"cooldownMs\":92493,\"maxCooldownMs\":2867283,\"providerThreshold\":2,\"backoffBaseMs\":709,\"backoffMaxMs\":37727,\"maxFailovers\":6,\"giveUpAfterMs\":3187817,\"retryBudgetPercent\":12,\"retryBudgetFloor\":6,\"recovery\":\"stay\",\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":1,\"backoffMs\":771}}",
+		Ops: []Op{
+			{ID: 43, At: 43096216, Kind: OpOutage, Ch: -1, Prov: "local", Dur: 10800000, Mode: ModeQuota},
+			{ID: 45, At: 45598696, Kind: OpOutage, Ch: 2, Dur: 21600000, Mode: ModeQuota},
+			{ID: 48, At: 47093832, Kind: OpOutage, Ch: -1, Prov: "route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", Dur: 7200000, Mode: ModeQuota},
+			{ID: 13693, At: 47142113, Kind: OpTurn, Ch: 11, Agent: "a-35", N: 4},
+			{ID: 13684, At: 47142482, Kind: OpStream, Ch: 2, N: 3, Dur: 217948},
+			{ID: 13672, At: 47154148, Kind: OpStream, Ch: 10, N: 4, Dur: 300800},
+			{ID: 13748, At: 47328950, Kind: OpStream, Ch: 0, N: 2, Dur: 387210},
+			{ID: 24764, At: 51614575, Kind: OpRestart},
+			{ID: 15203, At: 52549073, Kind: OpStream, Ch: 3, N: 1, Dur: 280317},
+			{ID: 15206, At: 52552637, Kind: OpTurn, Ch: 11, Agent: "a-47", N: 1},
+		},
+	})
+}
