@@ -170,7 +170,11 @@ func (r *runner) fail(a *simAgent, f failure, phase string) {
 func (r *runner) cancel(a *simAgent) {
 	switch {
 	case a.inFlight:
+		// The request ends here: a later cancel must not fail it again (the
+		// flood found one doing so, long after, for an agent the policy had
+		// rightly forgotten as idle).
 		a.gen++
+		a.inFlight = false
 		r.fail(a, failure{Code: "ABORTED", Message: "The operation was aborted"}, "before-host")
 		a.busy = false
 	case a.waiting:
