@@ -275,7 +275,11 @@ func (r *runner) decide(what string, subject Channel, a *simAgent, ev func([]byt
 		r.brk("export-error", "%s: %v (input %s)", what, err, clip(string(in)))
 		return out, false
 	}
-	r.applyEffects(out, subject)
+	var prev Channel // a request credits the agent's previous one
+	if what == "request" && a != nil {
+		prev = a.routed
+	}
+	r.applyEffects(out, subject, prev)
 	return out, true
 }
 
