@@ -20,6 +20,8 @@ type decoder struct {
 	// strings "NaN" and "Infinity") is a mistake to name, not a request for
 	// the default; leaving the key out asks for that.
 	strictNull bool
+	// hostRetries, when set, keeps the last host retry policy decoded.
+	hostRetries *hostRetryCache
 }
 
 func (d *decoder) fail(path, format string, a ...any) {

@@ -3,6 +3,7 @@ package codec
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/dsh-resilience/dsh-resilience/policy"
 	"github.com/tidwall/gjson"
@@ -19,9 +20,10 @@ var (
 	probeResultKeys  = []string{"kind", "channel", "ok", "failure"}
 )
 
-// decodeStepInput reads the WIT record `step-input`.
-func decodeStepInput(v gjson.Result) (int64, policy.Event, error) {
-	d := decoder{prefix: "input"}
+// decodeStepInput reads the WIT record `step-input`. hr, when not nil,
+// keeps the last host retry policy decoded (hostRetryCache).
+func decodeStepInput(v gjson.Result, hr *hostRetryCache) (int64, policy.Event, error) {
+	d := decoder{prefix: "input", hostRetries: hr}
 	root, _ := d.fields(v, "", stepKeys)
 	now, _ := d.uint(root.get("nowMs"), "nowMs", true, maxMs)
 	e := root.get("event")
@@ -112,10 +114,30 @@ func (d *decoder) failure(v gjson.Result, path string) policy.Failure {
 	}
 }
 
+// hostRetryCache is the last host retry policy a module decoded, by its
+// text. The host sends the same policy with every failure; decoding it again
+// allocated the policy and its code list per failure, and at 10^4 agents the
+// collector's extra work showed in the slowest decisions.
+type hostRetryCache struct {
+	raw string
+	h   *policy.HostRetryPolicy
+}
+
 func (d *decoder) hostRetry(v gjson.Result, path string) *policy.HostRetryPolicy {
 	if !present(v) {
 		return nil
 	}
+	if c := d.hostRetries; c != nil && c.h != nil && v.Raw == c.raw {
+		return c.h // the same text decodes the same, errors included (none: it was kept)
+	}
+	h := d.decodeHostRetry(v, path)
+	if c := d.hostRetries; c != nil && h != nil && d.err == nil {
+		c.raw, c.h = strings.Clone(v.Raw), h
+	}
+	return h
+}
+
+func (d *decoder) decodeHostRetry(v gjson.Result, path string) *policy.HostRetryPolicy {
 	f, ok := d.fields(v, path, hostRetryKeys)
 	if !ok {
 		return nil

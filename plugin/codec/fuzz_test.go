@@ -121,4 +121,3 @@ func FuzzRestore(f *testing.F) {
 		}
 	})
 }
-

@@ -23,6 +23,7 @@ type Module struct {
 	ShareOutput bool
 	out         writer
 	fx          []policy.Effect
+	hostRetries hostRetryCache // the last host retry policy decoded
 }
 
 // Agents is how many agents the policy holds (0 before configure): the wasm
@@ -97,7 +98,7 @@ func (m *Module) Decide(input []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	now, ev, err := decodeStepInput(v)
+	now, ev, err := decodeStepInput(v, &m.hostRetries)
 	if err != nil {
 		return nil, err
 	}
