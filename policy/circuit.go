@@ -47,6 +47,11 @@ type circuit struct {
 	wakes  *wakeIndex
 	heapAt int   // position in wakes; -1 when not filed
 	dueMs  int64 // when filed: when it next lets a request through
+	// The chain index to keep up to date (nil: not in the chain): a channel
+	// breaker's entry (chainAt), or a provider breaker's chain entries.
+	chain     *chainIndex
+	chainAt   int
+	chainKids []int
 }
 
 // ownDue is when the breaker itself next lets a request through, ignoring its
@@ -61,10 +66,20 @@ func (c *circuit) ownDue() int64 {
 	return 0
 }
 
-// changed re-files what depends on the breaker in the wake index: itself,
-// and for a provider breaker every channel under it. A breaker with no index
-// (a channel's, when probes are off) has nothing to file.
+// changed brings what depends on the breaker up to date: its chain entries'
+// due times (chainindex.go), and in the wake index itself and, for a provider
+// breaker, every channel under it. A channel breaker with no wake index
+// (probes off) has nothing to file there.
 func (c *circuit) changed() {
+	if c.chain != nil {
+		if c.channel.Model == providerModel {
+			for _, i := range c.chainKids {
+				c.chain.refresh(i)
+			}
+		} else {
+			c.chain.refresh(c.chainAt)
+		}
+	}
 	if c.wakes == nil {
 		return
 	}

@@ -94,9 +94,16 @@ func TestBlankBackupIsRefused(t *testing.T) {
 	}
 }
 
-// The wake index answers what a scan over every breaker would, after every
-// step of a random stream with many channels and agents.
+// The wake index answers what a scan over every breaker would, and the chain
+// index what asking each entry's breakers would, after every step of a random
+// stream with many channels and agents.
 func TestWakeIndexMatchesAScan(t *testing.T) {
+	for _, probes := range []bool{true, false} { // without probes only the chain index is checked
+		matchesAScan(t, probes)
+	}
+}
+
+func matchesAScan(t *testing.T, probes bool) {
 	r := rand.New(rand.NewSource(9))
 	var chain []Channel
 	for p := range 4 {
@@ -104,7 +111,7 @@ func TestWakeIndexMatchesAScan(t *testing.T) {
 			chain = append(chain, Channel{fmt.Sprint("p", p), fmt.Sprint("m", mdl)})
 		}
 	}
-	m := newSim(t, func(c *Config) { c.Chain = chain; c.CooldownMs = 5_000 })
+	m := newSim(t, func(c *Config) { c.Chain = chain; c.CooldownMs = 5_000; c.Probes = probes })
 	codes := []string{"QUOTA", "SERVER", "RATE_LIMIT", "MODEL_NOT_FOUND"}
 	for i := range 20_000 {
 		m.advance(int64(r.Intn(400)))
@@ -144,8 +151,26 @@ func TestWakeIndexMatchesAScan(t *testing.T) {
 				}
 			}
 		}
-		if want != m.s.wakeAt {
+		if probes && want != m.s.wakeAt {
 			t.Fatalf("step %d (%T): wake at %d, a scan says %d", i, ev, m.s.wakeAt, want)
+		}
+		// The chain index answers what asking each entry's breakers would.
+		for j, ch := range chain {
+			routable, at := true, m.now
+			if c := m.s.circuits[ch]; c != nil {
+				routable = c.routable(m.now) && c.parent.routable(m.now)
+				at = max(at, c.reopensAt(m.now))
+			}
+			if p := m.s.providerBreaker(ch.Provider); p != nil {
+				routable = routable && p.routable(m.now)
+				if p.state == Open {
+					at = max(at, p.openUntilMs)
+				}
+			}
+			if m.s.routableInChain(m.now, j) != routable || m.s.reopensAtInChain(m.now, j) != at {
+				t.Fatalf("step %d (%T): chain entry %v: index says routable %v from %d, its breakers %v from %d",
+					i, ev, ch, m.s.routableInChain(m.now, j), m.s.reopensAtInChain(m.now, j), routable, at)
+			}
 		}
 	}
 }

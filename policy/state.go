@@ -28,11 +28,10 @@ type State struct {
 	// cannot serve (servable.go); at 0, servable needs no lookup.
 	unservableMarks int
 
-	// The chain, indexed once at configure: each entry's breaker (nil until it
-	// has one) and provider, so walking the chain hashes nothing.
-	chainIdx  map[Channel]int
-	chainCirc []*circuit
-	chainProv []*provider
+	// The chain, indexed once at configure (chainindex.go), so walking it
+	// hashes nothing and touches one slice.
+	chainIdx map[Channel]int
+	chain    chainIndex
 
 	due []*circuit // onWake's scratch, reused
 }
@@ -51,15 +50,20 @@ func NewState(cfg Config) (*State, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &State{cfg: cfg, circuits: map[Channel]*circuit{}, providers: map[string]*provider{},
-		agents: newAgentTable(), models: map[Channel]ModelInfo{}, names: map[Channel]Channel{},
-		q: newQuotaState()}
+	// Sized for the chain up front: growing the maps and the wake index while
+	// the first failures come in put rehashing into the slowest decisions
+	// (make bench: the 10^4 x 100 scale case), and a host never has fewer
+	// channels than its chain.
+	s := &State{cfg: cfg, circuits: make(map[Channel]*circuit, len(cfg.Chain)), providers: make(map[string]*provider, len(cfg.Chain)),
+		agents: newAgentTable(), models: make(map[Channel]ModelInfo, len(cfg.Chain)), names: make(map[Channel]Channel, len(cfg.Chain)),
+		q: newQuotaState(), wakes: make(wakeIndex, 0, 2*len(cfg.Chain))}
 	s.chainIdx = make(map[Channel]int, len(cfg.Chain))
-	s.chainCirc = make([]*circuit, len(cfg.Chain))
-	s.chainProv = make([]*provider, len(cfg.Chain))
+	s.chain = newChainIndex(len(cfg.Chain))
 	for i, ch := range cfg.Chain { // indexed once, so routing never creates nor hashes them
 		s.chainIdx[ch] = i
-		s.chainProv[i] = s.provider(ch.Provider)
+		p := s.provider(ch.Provider)
+		s.chain.prov[i] = p
+		p.breaker.chainKids = append(p.breaker.chainKids, i)
 	}
 	return s, nil
 }
@@ -98,7 +102,8 @@ func (s *State) circuit(ch Channel) *circuit {
 		p.breaker.kids = append(p.breaker.kids, c)
 		s.circuits[ch] = c
 		if i, ok := s.chainIdx[ch]; ok {
-			s.chainCirc[i] = c
+			s.chain.circ[i] = c
+			c.chain, c.chainAt = &s.chain, i
 		}
 	}
 	return c
@@ -110,6 +115,7 @@ func (s *State) provider(name string) *provider {
 		name = strings.Clone(name)
 		p = &provider{breaker: circuit{channel: Channel{Provider: name, Model: providerModel}, state: Closed, heapAt: -1}}
 		p.breaker.wakes = &s.wakes
+		p.breaker.chain = &s.chain
 		s.providers[name] = p
 	}
 	return p
@@ -136,24 +142,10 @@ func (s *State) routable(now int64, ch Channel) bool {
 }
 
 // routableInChain is routable for the chain's entry i, by its index.
-func (s *State) routableInChain(now int64, i int) bool {
-	if c := s.chainCirc[i]; c != nil {
-		return c.routable(now) && c.parent.routable(now)
-	}
-	return s.chainProv[i].breaker.routable(now)
-}
+func (s *State) routableInChain(now int64, i int) bool { return s.chain.routable(now, i) }
 
 // reopensAtInChain is reopensAt for the chain's entry i, by its index.
-func (s *State) reopensAtInChain(now int64, i int) int64 {
-	at := now
-	if c := s.chainCirc[i]; c != nil {
-		at = max(at, c.reopensAt(now))
-	}
-	if p := &s.chainProv[i].breaker; p.state == Open {
-		at = max(at, p.openUntilMs)
-	}
-	return at
-}
+func (s *State) reopensAtInChain(now int64, i int) int64 { return s.chain.reopensAt(now, i) }
 
 // reopensAt is when ch will next be routable.
 func (s *State) reopensAt(now int64, ch Channel) int64 {

@@ -198,8 +198,7 @@ func (s *State) trip(now int64, a *agent, e RequestError, ch Channel, c *circuit
 // failover moves the agent off ch: to the first routable preference, or, when
 // none is routable now, waits for the first to come back.
 func (s *State) failover(now int64, a *agent, e RequestError, ch Channel, class Class, fx *[]Effect) Verdict {
-	prefs := s.preferences(a, ch)
-	to, ok := s.firstRoutable(now, prefs, ch)
+	to, ok, next, at := s.routeOrReopen(now, s.preferences(a, ch), ch)
 	if ok {
 		if a.failovers >= s.cfg.MaxFailovers {
 			return s.giveUp(a, e, ch, BudgetExhausted, fx)
@@ -216,7 +215,6 @@ func (s *State) failover(now int64, a *agent, e RequestError, ch Channel, class 
 		// No chain configured: the plugin observes and records, it does not hold turns.
 		return s.giveUp(a, e, ch, NoRoutableFallback, fx)
 	}
-	next, at := s.earliestReopen(now, prefs)
 	if at < 0 {
 		return s.giveUp(a, e, ch, NoRoutableFallback, fx) // nothing the host can serve will ever come back
 	}

@@ -16,35 +16,45 @@ import "container/heap"
 // says and not at the next request that happens to touch the provider (which,
 // for a provider every agent now avoids, can be hours later). Every change of
 // a breaker re-files it (circuit.changed).
-type wakeIndex []*circuit
+//
+// Each entry carries its due time, so ordering the heap reads the heap's own
+// slice rather than every breaker it compares (objects spread over the heap,
+// cold in the cache at 10^4 agents).
+type wakeIndex []wakeEntry
+
+type wakeEntry struct {
+	dueMs int64
+	c     *circuit
+}
 
 func (w wakeIndex) Len() int { return len(w) }
 func (w wakeIndex) Less(i, j int) bool {
 	if w[i].dueMs != w[j].dueMs {
 		return w[i].dueMs < w[j].dueMs
 	}
-	return w[i].channel.compare(w[j].channel) < 0
+	return w[i].c.channel.compare(w[j].c.channel) < 0
 }
 func (w wakeIndex) Swap(i, j int) {
 	w[i], w[j] = w[j], w[i]
-	w[i].heapAt, w[j].heapAt = i, j
+	w[i].c.heapAt, w[j].c.heapAt = i, j
 }
 func (w *wakeIndex) Push(x any) {
 	c := x.(*circuit)
 	c.heapAt = len(*w)
-	*w = append(*w, c)
+	*w = append(*w, wakeEntry{c.dueMs, c})
 }
 func (w *wakeIndex) Pop() any {
 	old := *w
-	c := old[len(old)-1]
-	old[len(old)-1] = nil
+	c := old[len(old)-1].c
+	old[len(old)-1] = wakeEntry{}
 	*w = old[:len(old)-1]
 	c.heapAt = -1
 	return c
 }
 
 // file puts a breaker where its state says: at its due time, or out of the
-// index when nothing about it is due.
+// index when nothing about it is due. A breaker already filed at its time
+// stays put.
 func (w *wakeIndex) file(c *circuit) {
 	due, ok := c.due()
 	if !ok {
@@ -53,8 +63,12 @@ func (w *wakeIndex) file(c *circuit) {
 		}
 		return
 	}
+	if c.heapAt >= 0 && c.dueMs == due {
+		return
+	}
 	c.dueMs = due
 	if c.heapAt >= 0 {
+		(*w)[c.heapAt].dueMs = due
 		heap.Fix(w, c.heapAt)
 	} else {
 		heap.Push(w, c)
