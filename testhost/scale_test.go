@@ -382,7 +382,7 @@ func TestScaleBench(t *testing.T) {
 	if os.Getenv("DSH_RESILIENCE_BENCH") == "" {
 		t.Skip("a benchmark: make bench runs it (DSH_RESILIENCE_BENCH=1)")
 	}
-	events, runs := 150_000, 3
+	events, runs := 150_000, 5
 	if n, err := strconv.Atoi(os.Getenv("BENCH_SCALE_EVENTS")); err == nil && n > 0 {
 		events = n
 	}

@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { compileModule, Policy } from '../policy.js';
 
-const RUNS = Number(process.env.BENCH_SCALE_RUNS ?? 3);
+const RUNS = Number(process.env.BENCH_SCALE_RUNS ?? 5);
 const CASES = ['1x2', '1x100', '4096x100', '10000x100'];
 const quiet = { warn() {}, info() {} };
 const compiled = await compileModule();
