@@ -54,6 +54,16 @@ func inspect(now int64, agent string) string {
 
 func inspects(in, want string) step { return step{export: "inspect", in: in, want: want} }
 
+// resolvedQuotaOff is the resolved config of a row with every default but
+// quota.active false (and quota.defaultEnabled as given).
+func resolvedQuotaOff(defaultEnabled bool) string {
+	return `{"chain":[],"failureThreshold":3,"burstWindowMs":120000,"cooldownMs":60000,"maxCooldownMs":1800000,` +
+		`"providerThreshold":2,"backoffBaseMs":1000,"backoffMaxMs":30000,"maxFailovers":4,"giveUpAfterMs":900000,` +
+		`"retryBudgetPercent":20,"retryBudgetFloor":5,"recovery":"return","probes":true,"classes":[],` +
+		`"stall":` + stallDefault + `,"tools":` + toolsDefault + `,"pools":[],` +
+		fmt.Sprintf(`"quota":{"active":false,"longTermDelayMs":3600000,"defaultEnabled":%t,"failOpen":true,"exhaustedCooldownMs":3600000,"balances":[]}}`, defaultEnabled)
+}
+
 func quotaScenarios() []scenario {
 	mainRoutes := `[{"provider":"pa","model":"m1"},{"provider":"pb","model":"m1","reasoningEffort":"high"}]`
 	return []scenario{
@@ -68,26 +78,9 @@ func quotaScenarios() []scenario {
 			configureOnly(quotaRow),
 		}},
 		{name: "quota.active: false keeps the settings with the rules off, and the resolved config configures to itself", steps: []step{
-			configure(`{"quota":{"active":false,"defaultEnabled":false}}`,
-				`{"config":{"chain":[],"failureThreshold":3,"burstWindowMs":120000,"cooldownMs":60000,"maxCooldownMs":1800000,`+
-					`"providerThreshold":2,"backoffBaseMs":1000,"backoffMaxMs":30000,"maxFailovers":4,"giveUpAfterMs":900000,`+
-					`"retryBudgetPercent":20,"retryBudgetFloor":5,"recovery":"return","probes":true,"classes":[],`+
-					`"stall":`+stallDefault+`,"tools":`+toolsDefault+`,`+
-					`"pools":[],`+
-					`"quota":{"active":false,"longTermDelayMs":3600000,"defaultEnabled":false,"failOpen":true,"exhaustedCooldownMs":3600000,"balances":[]}}}`),
+			configure(`{"quota":{"active":false,"defaultEnabled":false}}`, `{"config":`+resolvedQuotaOff(false)+`}`),
 			// A row without quota resolves to active:false too; fed back, it stays off.
-			configure(`{"chain":[],"failureThreshold":3,"burstWindowMs":120000,"cooldownMs":60000,"maxCooldownMs":1800000,`+
-				`"providerThreshold":2,"backoffBaseMs":1000,"backoffMaxMs":30000,"maxFailovers":4,"giveUpAfterMs":900000,`+
-				`"retryBudgetPercent":20,"retryBudgetFloor":5,"recovery":"return","probes":true,"classes":[],`+
-				`"stall":`+stallDefault+`,"tools":`+toolsDefault+`,`+
-				`"pools":[],`+
-				`"quota":{"active":false,"longTermDelayMs":3600000,"defaultEnabled":true,"failOpen":true,"exhaustedCooldownMs":3600000,"balances":[]}}`,
-				`{"config":{"chain":[],"failureThreshold":3,"burstWindowMs":120000,"cooldownMs":60000,"maxCooldownMs":1800000,`+
-					`"providerThreshold":2,"backoffBaseMs":1000,"backoffMaxMs":30000,"maxFailovers":4,"giveUpAfterMs":900000,`+
-					`"retryBudgetPercent":20,"retryBudgetFloor":5,"recovery":"return","probes":true,"classes":[],`+
-					`"stall":`+stallDefault+`,"tools":`+toolsDefault+`,`+
-					`"pools":[],`+
-					`"quota":{"active":false,"longTermDelayMs":3600000,"defaultEnabled":true,"failOpen":true,"exhaustedCooldownMs":3600000,"balances":[]}}}`),
+			configure(resolvedQuotaOff(true), `{"config":`+resolvedQuotaOff(true)+`}`),
 			fails("configure", `{"pools":[{"name":"main","routes":[{"provider":"p","model":"m"}]}],"quota":{"active":false}}`,
 				`config key "quota.active": cannot be false in a row with pools: the quota rules are what pools are for`),
 			failsRaw("configure", `{"quota":{"active":"yes"}}`, `config key "quota.active": must be a boolean`),

@@ -17,26 +17,12 @@ import (
 // failureThreshold 1: B fails over at the first failure, and two of the
 // recorded failures happened on requests B had sent elsewhere.
 func TestReplayDeadPrimary(t *testing.T) {
-	f, err := os.Open(filepath.Join("..", "testdata", "dead-primary-audit.jsonl"))
+	log, err := os.ReadFile(filepath.Join("..", "testdata", "dead-primary-audit.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	inputs, err := Read(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	rt, err := sim.Runtime(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close(ctx)
 	const chain = `"chain":[{"provider":"deepseek-official","model":"deepseek-v4-flash"},{"provider":"mock","model":"mock-b"}]`
-	rep, err := Run(ctx, rt, inputs, []byte(`{`+chain+`,"failureThreshold":1}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := replayLog(t, string(log), `{`+chain+`,"failureThreshold":1}`)
 	// (Replayed on today's module, A's own decisions may drift from the
 	// recording's if the policy changes; what B changes is what is pinned.)
 	if rep.B.Failovers != 1 || rep.B.Wasted != 1 || rep.B.Skipped != 2 || rep.A.Wasted != 3 || len(rep.Earlier) != 1 || !strings.Contains(rep.Earlier[0], "earlier than A") {
@@ -45,11 +31,7 @@ func TestReplayDeadPrimary(t *testing.T) {
 		t.Fatalf("unexpected replay:\n%s", b.String())
 	}
 	// The recorded config on both sides differs nowhere.
-	same, err := Run(ctx, rt, inputs, []byte(`{`+chain+`}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(same.Diffs) != 0 {
+	if same := replayLog(t, string(log), `{`+chain+`}`); len(same.Diffs) != 0 {
 		t.Errorf("the recorded config replays with differences: %+v", same.Diffs)
 	}
 }
