@@ -122,6 +122,9 @@ test('Redis away: decisions go on, writes wait, the outage is audited once, and 
 
   await redis.start(); // back, and empty: it kept nothing
   await until('one writes what it learnt meanwhile, and two hears it', () => stateOf(two.policy, 'c') === 'open' && stateOf(two.policy, 'b') === 'open', 15_000);
+  // Each client reconnects on its own jittered schedule: two's subscriber can
+  // bring the news before two's main connection is back and audits the end.
+  await until('both audit the end of the outage', () => [one, two].every((h) => h.audit.some((a) => a.type === 'shared-restored')), 15_000);
   for (const h of [one, two]) {
     const types = h.audit.map((a) => a.type).filter((x) => x.startsWith('shared-') && x !== 'shared-merged');
     assert.deepEqual(types, ['shared-unavailable', 'shared-restored'], 'once per outage, once restored');
