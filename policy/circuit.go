@@ -47,8 +47,9 @@ type circuit struct {
 	wakes  *wakeIndex
 	heapAt int   // position in wakes; -1 when not filed
 	dueMs  int64 // when filed: when it next lets a request through
-	// The chain index to keep up to date (nil: not in the chain): a channel
-	// breaker's entry (chainAt), or a provider breaker's chain entries.
+	// The chain index to keep up to date (nil: a channel breaker not in the
+	// chain): a channel breaker's entry (chainAt), or a provider breaker's
+	// channels' entries (chainKids, maybe none).
 	chain     *chainIndex
 	chainAt   int
 	chainKids []int

@@ -39,10 +39,10 @@ func join(path, key string) string {
 
 // members is one object's values under its allowed keys, read in a single
 // pass (decoder.fields). A hot decoder looks its keys up here instead of with
-// gjson's Get, which rescans the object's text from its start for every key:
-// on the simulator's recorded bad day those rescans were half of a
-// decision's time, and in the guest a decision runs about ten times slower
-// than natively, so they were most of what a host waits for.
+// gjson's Get, which rescans the object's text from its start for every key.
+// On the simulator's recorded bad day, replayed natively, decoding was half
+// of a decision's time and those rescans about half of that; in the guest a
+// decision runs about ten times slower than natively, so a host waits for them.
 type members struct {
 	allowed []string
 	vals    [maxMembers]gjson.Result

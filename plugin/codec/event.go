@@ -115,9 +115,8 @@ func (d *decoder) failure(v gjson.Result, path string) policy.Failure {
 }
 
 // hostRetryCache is the last host retry policy a module decoded, by its
-// text. The host sends the same policy with every failure; decoding it again
-// allocated the policy and its code list per failure, and at 10^4 agents the
-// collector's extra work showed in the slowest decisions.
+// text. The host sends the same policy with every failure: decoded again, it
+// cost a parse, the policy and its code list per failure.
 type hostRetryCache struct {
 	raw string
 	h   *policy.HostRetryPolicy
