@@ -8,7 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startFakeProvider } from './fake-provider/fake-provider.mjs';
-import { auditRecords, makeHome, PRIMARY, runHeadless, SECONDARY, sessionEvents } from './harness.mjs';
+import { auditRecords, makeHome, PRIMARY, PRIMARY_PRO, runHeadless, SECONDARY, sessionEvents } from './harness.mjs';
 
 const CHAIN = [PRIMARY, SECONDARY];
 const P = `${PRIMARY.provider}/${PRIMARY.model}`;
@@ -159,6 +159,31 @@ test('(f) all channels down: backoff waits shown as llm/retry, then recovery whe
   assert.ok(wait, 'the wait is in the session as llm/retry');
   assert.ok(wait.data.delayMs > 500 && wait.data.delayMs <= 1500, `waited ${wait.data.delayMs} ms for the primary's cooldown`);
   assert.ok((await sessionEvents(h)).some((e) => e.type === 'llm/retry-started' && e.data.retryId === wait.data.retryId));
+});
+
+test('(h) a provider breaker ends its open time on time, with no request to wake it', async (t) => {
+  fp.reset();
+  fp.script(PRIMARY.model, ['insufficient_balance']);
+  fp.script(PRIMARY_PRO.model, ['insufficient_balance']);
+  // The secondary answers slowly: the turn is still running when the
+  // provider's open time ends, and nothing asks the provider anything meanwhile.
+  fp.script(SECONDARY.model, [{ kind: 'success', text: 'from the secondary', delayMs: 5000 }]);
+  const h = await home(t, { chain: [PRIMARY, PRIMARY_PRO, SECONDARY], providerThreshold: 2, cooldownMs: 2000, maxCooldownMs: 2000, probes: false });
+
+  const r = await runHeadless(h, 'Reply with OK');
+
+  assert.equal(r.stdout.trim(), 'from the secondary', r.stderr);
+  assert.deepEqual(fp.counts(), { [PRIMARY.model]: 1, [PRIMARY_PRO.model]: 1, [SECONDARY.model]: 1 });
+  const audit = await auditRecords(h);
+  const isProvider = (a) => a.channel?.provider === PRIMARY.provider && a.channel?.model === '*';
+  const opened = audit.find((a) => a.type === 'circuit-open' && isProvider(a));
+  assert.ok(opened, `the provider opened with its two models: ${JSON.stringify(audit.map((a) => a.type))}`);
+  const ended = audit.find((a) => a.type === 'circuit-half-open' && isProvider(a));
+  assert.ok(ended, 'the provider\'s open time ended while the turn ran, without a request to touch it');
+  assert.equal(ended.cause, 'cooled-down');
+  const late = Date.parse(ended.at) - Date.parse(opened.openUntil);
+  assert.ok(late >= 0 && late < 1500, `ended ${late} ms after its open time`);
+  t.diagnostic(`the provider's open time ended ${late} ms after it said, mid-turn`);
 });
 
 test('(g) an abort during a wait ends it at once and sends nothing more', async (t) => {
