@@ -89,6 +89,25 @@ func TestProviderOpenEndsOnTheWake(t *testing.T) {
 	}
 }
 
+// A wake that comes early (a timer can fire a millisecond before its time)
+// finds nothing due; it must ask for the wake again, although its time is the
+// one asked for before: the timer that would have brought it has fired. Seen
+// in the real host: the provider stayed open 2.8 s past its time.
+func TestEarlyWakeAsksAgain(t *testing.T) {
+	m := newSim(t, func(c *Config) { c.Chain = []Channel{chA, chB, chC}; c.ProviderThreshold = 2; c.Probes = false })
+	m.request("a1", chA)
+	m.fail("a1", BeforeHost, "QUOTA", "", nil)
+	m.request("a1", chA) // on b
+	until := m.fail("a1", BeforeHost, "QUOTA", "", nil).Effects[1].(CircuitChanged).OpenUntilMs
+	m.now = until - 1
+	out := m.step(Wake{})
+	if len(out.Effects) != 1 || out.Effects[0] != (ScheduleWake{AtMs: until}) {
+		t.Fatalf("an early wake said %+v, want the wake asked for again at %d", out.Effects, until)
+	}
+	m.now = until
+	expect(t, m.step(Wake{}), Pass, "circuit:open>half-open")
+}
+
 func TestCooldownGrowsWhileTheOutageLastsAndResetsOnClose(t *testing.T) {
 	m := newSim(t, func(c *Config) { c.CooldownMs = 1_000; c.MaxCooldownMs = 3_000; c.Probes = true })
 	openFor := func() int64 {

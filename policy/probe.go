@@ -8,6 +8,13 @@ import "slices"
 // instead of a user's turn. Only the breakers that are due are visited
 // (wake.go); with probes off only provider breakers are ever filed.
 func (s *State) onWake(now int64, fx *[]Effect) {
+	// A wake is the shell's timer firing: no timer is pending any more, so the
+	// next one must be asked for even when its time is the one already asked
+	// for. A timer can fire a millisecond early (the real host did: the wake
+	// came 1 ms before a provider's open time ended, found nothing due, and
+	// asked for nothing, so the provider stayed open until some other event
+	// happened to wake it, 2.8 s later).
+	s.wakeAt = 0
 	s.due = s.wakes.popDue(now, s.due[:0])
 	// Map and heap order must not leak into the output. Providers go first:
 	// ending one re-files its channels, which may then be due with it.

@@ -232,11 +232,12 @@ func engineScenarios() []scenario {
 			engOne(engConfigure([]ch{chA, chB}, `"cooldownMs":5000`)),
 			engOpenA(1000, 5000, chB, 6000),
 			engOne(
-				// Early: nothing is due, and the wake already asked for stands.
-				decide(engWake(3000), out(vPass)),
+				// Early (a timer can fire before its time): nothing is due, and the
+				// wake is asked for again, since the timer that was to bring it fired.
+				decide(engWake(3000), out(vPass, engFxWake(6000))),
 				decide(engWake(6000), out(vPass, fxCircuit(chA, "open", "half-open", "cooled-down", "", 0), engFxProbe(chA), engFxWake(606000))),
-				// The slot is taken: no second probe, no new wake.
-				decide(engWake(6000), out(vPass)),
+				// The slot is taken: no second probe; the lease's end is asked for again.
+				decide(engWake(6000), out(vPass, engFxWake(606000))),
 				decide(request(6100, "a2", chA), out(vSwap(chB))),
 				// A half-open channel persists as open and due.
 				snapshot(health(hcFull(chA, "open", 1, 1, 6000, "QUOTA", 6000))),
@@ -261,7 +262,7 @@ func engineScenarios() []scenario {
 					fxCircuit(chC, "open", "half-open", "cooled-down", "", 0), engFxProbe(chC),
 					fxCircuit(chA, "open", "half-open", "cooled-down", "", 0), engFxProbe(chA),
 					engFxWake(608000))),
-				decide(engWake(8000), out(vPass)),
+				decide(engWake(8000), out(vPass, engFxWake(608000))),
 				decide(engProbeOK(8100, chC), out(vPass, fxCircuit(chC, "half-open", "closed", "recovered", "", 0))),
 				// A failed probe re-opens A for twice the cooldown.
 				decide(engProbeFail(8200, chA, failure("RATE_LIMIT", "", 429, 0)),
@@ -288,7 +289,7 @@ func engineScenarios() []scenario {
 			engOpenA(1000, 60000, chB, 61000),
 			engOne(
 				decide(engWake(61000), out(vPass, fxCircuit(chA, "open", "half-open", "cooled-down", "", 0), engFxProbe(chA), engFxWake(661000))),
-				decide(engWake(660999), out(vPass)),
+				decide(engWake(660999), out(vPass, engFxWake(661000))), // a millisecond early
 				decide(engWake(661000), out(vPass, engFxProbe(chA), engFxWake(1261000))),
 			),
 		)},
