@@ -219,14 +219,33 @@ export class QuotaRules {
 
   /** `quota on|off|default|status` for the command's agent. */
   quotaCommand(agent, arg) {
+    return this.sessionCommand(agent, arg, 'quota', () => 'usage: /resilience quota on|off|default|status');
+  }
+
+  /** `pool <pool>|off|default|status` for the command's agent. */
+  poolCommand(agent, arg) {
+    return this.sessionCommand(agent, arg, 'pool', (a) => this.noPool(a));
+  }
+
+  /**
+   * A session setting (`quota` or `pool`) from a command: its status, or the
+   * setting changed and the status after it; `refused(arg)` words a value the
+   * module did not take.
+   */
+  sessionCommand(agent, arg, what, refused) {
     if (!this.active) return { kind: 'error', text: 'dsh-resilience: no pools or quota configured for this row' };
     const t = this.track(agent);
     const id = String(agent?.id ?? 'unknown');
     if (!arg || arg === 'status') return { kind: 'success', text: this.describeSession(id) };
-    const ok = this.setQuota(id, t.session, arg);
+    const ok = what === 'quota' ? this.setQuota(id, t.session, arg) : this.setPool(id, t.session, arg);
     if (ok === undefined) return moduleFailed();
-    if (!ok) return { kind: 'error', text: 'usage: /resilience quota on|off|default|status' };
+    if (!ok) return { kind: 'error', text: refused(arg) };
     return { kind: 'success', text: this.describeSession(id) };
+  }
+
+  /** The answer to a pool name this row does not have. */
+  noPool(name) {
+    return `no pool "${name}" (pools: ${this.poolNames().join(', ') || 'none'})`;
   }
 
   /**
@@ -282,20 +301,8 @@ export class QuotaRules {
     const { agent, session } = this.webSession(id);
     const ok = what === 'quota' ? this.setQuota(agent, session, String(arg)) : this.setPool(agent, session, String(arg));
     if (ok === undefined) return 'the policy module failed; see the audit log';
-    if (!ok) return what === 'quota' ? `"${arg}" is not on, off or default` : `no pool "${arg}" (pools: ${this.poolNames().join(', ') || 'none'})`;
+    if (!ok) return what === 'quota' ? `"${arg}" is not on, off or default` : this.noPool(arg);
     return undefined;
-  }
-
-  /** `pool <pool>|off|default|status` for the command's agent. */
-  poolCommand(agent, arg) {
-    if (!this.active) return { kind: 'error', text: 'dsh-resilience: no pools or quota configured for this row' };
-    const t = this.track(agent);
-    const id = String(agent?.id ?? 'unknown');
-    if (!arg || arg === 'status') return { kind: 'success', text: this.describeSession(id) };
-    const ok = this.setPool(id, t.session, arg);
-    if (ok === undefined) return moduleFailed();
-    if (!ok) return { kind: 'error', text: `no pool "${arg}" (pools: ${this.poolNames().join(', ') || 'none'})` };
-    return { kind: 'success', text: this.describeSession(id) };
   }
 
   /** Puts a session into a pool (name), off, or back to default; false for an unknown pool. */
@@ -330,7 +337,7 @@ export class QuotaRules {
     const r = this.inspect();
     if (!r) return { kind: 'error', text: 'dsh-resilience: the policy module failed; see the audit log' };
     const pools = r.pools.filter((p) => !only || p.name === only);
-    if (only && pools.length === 0) return { kind: 'error', text: `no pool "${only}" (pools: ${this.poolNames().join(', ') || 'none'})` };
+    if (only && pools.length === 0) return { kind: 'error', text: this.noPool(only) };
     const now = Date.now();
     const prov = new Map(r.providers.map((p) => [p.provider, p]));
     const out = [];

@@ -51,15 +51,23 @@ func (s *State) walk(now int64, ps prefs, avoid Channel, reopen bool) (to Channe
 			next, at = ch, t
 		}
 	}
-	for _, ch := range [2]Channel{ps.first, ps.backup} {
-		if ch.IsZero() || !s.servable(now, ch) {
-			continue
+	// look tries a channel found by name (home, backup, pool route); the chain
+	// is walked by its index below.
+	look := func(ch Channel) bool {
+		if !s.servable(now, ch) {
+			return false
 		}
 		if ch != avoid && s.routable(now, ch) {
-			return ch, true, Channel{}, 0
+			return true
 		}
 		if reopen {
 			offer(ch, s.reopensAt(now, ch))
+		}
+		return false
+	}
+	for _, ch := range [2]Channel{ps.first, ps.backup} {
+		if !ch.IsZero() && look(ch) {
+			return ch, true, Channel{}, 0
 		}
 	}
 	for i, ch := range ps.chain {
@@ -75,15 +83,8 @@ func (s *State) walk(now int64, ps prefs, avoid Channel, reopen bool) (to Channe
 	}
 	if ps.pool != nil {
 		for _, r := range ps.pool.Routes {
-			ch := r.Channel
-			if !s.servable(now, ch) {
-				continue
-			}
-			if ch != avoid && s.routable(now, ch) {
-				return ch, true, Channel{}, 0
-			}
-			if reopen {
-				offer(ch, s.reopensAt(now, ch))
+			if look(r.Channel) {
+				return r.Channel, true, Channel{}, 0
 			}
 		}
 	}
