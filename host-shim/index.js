@@ -14,7 +14,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { AuditLog } from './audit.js';
 import { loadBackup, saveBackup } from './backup.js';
-import { parseCommand, renderTable } from './command.js';
+import { migrateText, parseCommand, renderTable } from './command.js';
 import { carryOut, channelId, EVENTS } from './effects.js';
 import { disposedEvent, requestErrorEvent, requestEvent, settledEvent } from './events.js';
 import { DEFAULT_PRUNE_MS, DEFAULT_REFRESH_MS, HealthStore } from './health.js';
@@ -415,6 +415,10 @@ export async function apply(ctx, config = {}) {
         if (words[0] === 'routes') return quota.routesTable(words[1]);
         const cmd = parseCommand(rawInput);
         if (cmd.kind === 'error') return { kind: 'error', text: cmd.text };
+        if (cmd.kind === 'migrate') {
+          const m = await migrateText(ctx, join(dshHome(), 'cordis.patch.yml'));
+          return { kind: m.ok ? 'success' : 'error', text: m.text };
+        }
         if (cmd.kind === 'backup') {
           const refused = await setBackup(cmd.channel, 'command');
           if (refused) return { kind: 'error', text: refused };
