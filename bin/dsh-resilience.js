@@ -19,19 +19,26 @@ const USAGE = 'usage: dsh-resilience migrate [cordis.patch.yml ...] [--profile <
 
 const exists = (p) => access(p).then(() => true, () => false);
 
-/** The files the host composes for a profile, in its order (bundle layers first). */
+/**
+ * The files the host composes for a profile, in its order: each bundle's own
+ * layer (`dsh.profile.bundles`, where a plugin's row and its defaults are),
+ * the profile's cordis.patch.yml, then the home's.
+ */
 async function profileFiles(profile) {
   const home = process.env.DSH_HOME || join(homedir(), '.dsh');
   const dir = join(home, 'profiles', profile);
   const files = [];
-  try {
-    const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));
-    for (const dep of Object.keys(manifest.dependencies ?? {})) {
-      const pkgFile = join(dir, 'node_modules', dep, 'package.json');
+  const manifest = await readFile(join(dir, 'package.json'), 'utf8').then(JSON.parse, () => ({}));
+  for (const bundle of manifest.dsh?.profile?.bundles ?? []) {
+    for (const modules of [join(dir, 'node_modules'), join(home, 'profiles', 'node_modules')]) {
+      const pkgFile = join(modules, bundle, 'package.json');
       const patch = await readFile(pkgFile, 'utf8').then((t) => JSON.parse(t).dsh?.bundle?.patch, () => undefined);
-      if (typeof patch === 'string') files.push(join(dirname(pkgFile), patch));
+      if (typeof patch === 'string') {
+        files.push(join(dirname(pkgFile), patch));
+        break;
+      }
     }
-  } catch { /* no profile manifest: its patch files alone */ }
+  }
   files.push(join(dir, 'cordis.patch.yml'), join(home, 'cordis.patch.yml'));
   const out = [];
   for (const f of files) if (await exists(f)) out.push(f);
