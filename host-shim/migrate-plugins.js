@@ -9,9 +9,11 @@ const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
 /** A `!!js` scalar (the host evaluates it at activation): carried over as written. */
 const isExpr = (v) => isObject(v) && typeof v.__jsExpr === 'string';
 
-function int(v, min = 0) {
+/** A whole number of at least min; `floor` only where the old plugin itself floored it. */
+function int(v, min = 0, floor = false) {
   if (isExpr(v)) return v;
   if (typeof v !== 'number' || !Number.isFinite(v) || v < min) throw new Error(`must be a number of at least ${min}, not ${JSON.stringify(v)}`);
+  if (!floor && !Number.isInteger(v)) throw new Error(`must be a whole number, not ${v}`);
   return Math.floor(v);
 }
 function bool(v) {
@@ -133,7 +135,7 @@ const toolRetry = {
       if (v.includes('*')) throw new Error('"*" would repeat every tool, writes included: name the tools that are safe to run twice');
       return { to: 'tools.retry', value: v, note: 'names, or a prefix ending in *' };
     },
-    maxAttempts: (v) => ({ to: 'tools.maxAttempts', value: Math.max(1, int(v)), note: 'attempts per call, the first included' }),
+    maxAttempts: (v) => ({ to: 'tools.maxAttempts', value: Math.max(1, int(v, 0, true)), note: 'attempts per call, the first included' }),
     backoffMs: (v) => {
       const n = int(v);
       return { to: 'tools.backoffMs', value: Math.max(1, n), note: n === 0 ? 'at least 1 ms here' : 'first wait\'s ceiling (full jitter), doubling' };

@@ -103,6 +103,8 @@ test('unknown keys, disabled rows and shapes the module would refuse are named, 
   assert.deepEqual(bad.errors.map((e) => e.replace(/:.*/, '')), [
     'dsh-plugin-tool-retry key "retryTools"', 'dsh-llm-quota-retry key "pools"', 'dsh-llm-quota-retry key "balances"']);
   assert.match(bad.errors[1], /main\[0\]\.weight: no equivalent/);
+  const fraction = migrate(await rowsOf('- { id: dsh-daruma, config: { failureBudget: 2.5 } }'));
+  assert.deepEqual(fraction.errors, ['dsh-daruma key "failureBudget": must be a whole number, not 2.5']);
   assert.match(bad.errors[2], /argv/);
 });
 
