@@ -1,7 +1,9 @@
-// A dsh-daruma user's way over, in the real host with the STOCK dsh-llm-retry:
-// their documented row -> the installed package's `dsh-resilience migrate` ->
-// the printed patch pasted, as printed, into the home's cordis.patch.yml ->
-// daruma's headline scenario (a failing primary, failover to the backup).
+// The way over, in the real host with the STOCK dsh-llm-retry: a plugin's
+// documented row -> the installed package's `dsh-resilience migrate` -> the
+// printed patch pasted, as printed, into the home's cordis.patch.yml -> that
+// plugin's headline scenario. dsh-daruma: failover to the backup (and
+// `/resilience migrate` in the host); dsh-model-failover: a chain of its
+// fallbacks alone still fails the session's own model over to them.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -24,7 +26,7 @@ const DARUMA_ROW = `
     stateFile: ~/.dsh/daruma/channel-health.json
 `;
 
-describe('migrating from dsh-daruma', () => {
+describe('migrating from the replaced plugins', () => {
   let fp;
   before(async () => { fp = await startFakeProvider({}); });
   after(() => fp.close());
@@ -74,6 +76,38 @@ describe('migrating from dsh-daruma', () => {
     const boot = audit.filter((a) => a.type === 'boot').at(-1);
     assert.deepEqual(boot.chain, [PRIMARY, SECONDARY], 'the pasted row is the one running');
     const failover = audit.find((a) => a.type === 'failover');
+    assert.deepEqual([failover.from, failover.to], [PRIMARY, SECONDARY]);
+  });
+
+  test('dsh-model-failover: fallbacks alone as the chain; the session\'s own model is still tried first', async (t) => {
+    fp.reset();
+    fp.script(PRIMARY.model, ['rate_limit']);
+    fp.script(SECONDARY.model, [{ kind: 'success', text: 'answer from the fallback' }]);
+    const home = await makeHome({ baseURL: fp.baseURL, plugin: {}, primaryRetry: 'stock', secondaryRetry: 'stock' });
+    t.after(home.cleanup);
+    const old = join(home.dir, 'model-failover.patch.yml');
+    await writeFile(old, [
+      '- id: model-failover',
+      '  config:',
+      `    fallbacks: [{ provider: ${SECONDARY.provider}, model: ${SECONDARY.model} }]`,
+      '    modelCircuitThreshold: 2',
+      '    burstWindowMs: 300000',
+      '    platformCooldownMs: 120000',
+      '',
+    ].join('\n'));
+    // A host never booted yet: the YAML reader is found through the host install instead.
+    const cli = join(home.dsh, 'profiles', 'headless', 'node_modules', 'dsh-resilience', 'bin', 'dsh-resilience.js');
+    const { stdout } = await promisify(execFile)(process.execPath, [cli, 'migrate', old], { env: home.env({ DSH_HOST_DIR: process.env.DSH_HOST_DIR }) });
+    assert.match(stdout, /dsh-model-failover +platformCooldownMs +120000 +\(none\)/);
+    await writeFile(join(home.dsh, 'cordis.patch.yml'), `${stdout.split('\n\n')[0]}\n`);
+
+    const r = await runHeadless(home, 'Reply with OK');
+
+    assert.equal(r.stdout.trim(), 'answer from the fallback', r.stderr);
+    assert.equal(r.code, 0);
+    // modelCircuitThreshold 2 became failureThreshold 2: the second 429 fails over.
+    assert.deepEqual(fp.counts(), { [PRIMARY.model]: 2, [SECONDARY.model]: 1 });
+    const failover = (await auditRecords(home)).find((a) => a.type === 'failover');
     assert.deepEqual([failover.from, failover.to], [PRIMARY, SECONDARY]);
   });
 });

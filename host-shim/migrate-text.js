@@ -142,7 +142,9 @@ export function renderTable(table) {
  */
 export function renderMigration({ row, table, errors, sources }) {
   if (sources.filter((s) => s.plugin !== 'dsh-resilience').length === 0) {
-    return 'No row of dsh-daruma, dsh-reconnect, dsh-llm-quota-retry, dsh-plugin-tool-retry or dsh-model-failover found: nothing to migrate.';
+    return ['No row of dsh-daruma, dsh-reconnect, dsh-llm-quota-retry, dsh-plugin-tool-retry or dsh-model-failover found: nothing to migrate.',
+      'A row whose plugin is no longer installed is not loaded by the host: name the file that holds it',
+      '(dsh-resilience migrate path/to/cordis.patch.yml).'].join('\n');
   }
   const table_ = renderTable(table);
   if (errors.length > 0) {
