@@ -3,7 +3,8 @@
 // printed patch pasted, as printed, into the home's cordis.patch.yml -> that
 // plugin's headline scenario. dsh-daruma: failover to the backup (and
 // `/resilience migrate` in the host); dsh-model-failover: a chain of its
-// fallbacks alone still fails the session's own model over to them.
+// fallbacks alone still fails the session's own model over to them;
+// dsh-plugin-tool-retry: an allow-listed tool repeated.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -109,5 +110,30 @@ describe('migrating from the replaced plugins', () => {
     assert.deepEqual(fp.counts(), { [PRIMARY.model]: 2, [SECONDARY.model]: 1 });
     const failover = (await auditRecords(home)).find((a) => a.type === 'failover');
     assert.deepEqual([failover.from, failover.to], [PRIMARY, SECONDARY]);
+  });
+
+  test('dsh-plugin-tool-retry: its allow-listed tool, migrated, is repeated until it answers', async (t) => {
+    fp.reset();
+    fp.script(PRIMARY.model, [{ kind: 'tool_call', name: 'flaky_lookup', arguments: { query: 'q' } }, { kind: 'success', text: 'done' }]);
+    const home = await makeHome({
+      baseURL: fp.baseURL, plugin: {}, primaryRetry: 'stock', secondaryRetry: 'stock',
+      extraPlugins: [{ dir: join(ROOT, 'e2e/fixtures/flaky-tools'), id: 'flaky-tools',
+        config: { tools: [{ name: 'flaky_lookup', script: [{ kind: 'reset' }, { kind: 'reset' }, { kind: 'ok', answer: 'found' }] }] } }],
+    });
+    t.after(home.cleanup);
+    const old = join(home.dir, 'tool-retry.patch.yml');
+    await writeFile(old, "- id: tool-retry\n  config:\n    retryTools: ['flaky_*']\n    backoffMs: 100\n    maxBackoffMs: 400\n");
+    const cli = join(home.dsh, 'profiles', 'headless', 'node_modules', 'dsh-resilience', 'bin', 'dsh-resilience.js');
+    const { stdout } = await promisify(execFile)(process.execPath, [cli, 'migrate', old], { env: home.env({ DSH_HOST_DIR: process.env.DSH_HOST_DIR }) });
+    await writeFile(join(home.dsh, 'cordis.patch.yml'), `${stdout.split('\n\n')[0]}\n`);
+
+    const r = await runHeadless(home, 'Look it up');
+
+    assert.equal(r.stdout.trim(), 'done', r.stderr);
+    assert.equal(r.code, 0);
+    const tool = fp.requests[1].body.messages.find((m) => m.role === 'tool');
+    assert.equal(tool.content, 'flaky_lookup answered: found (call 3)', 'the model got the third attempt\'s answer');
+    const audit = (await auditRecords(home)).filter((a) => a.type.startsWith('tool-'));
+    assert.deepEqual(audit.map((a) => [a.type, a.attempt]), [['tool-retry', 1], ['tool-retry', 2], ['tool-recovered', 3]]);
   });
 });
