@@ -83,8 +83,9 @@ demo: deps pack
 
 # Every part runs, then the target exits non-zero if any part missed a
 # target: the scale case (testhost/scale_test.go records the streams that
-# host-shim/bench/scale.mjs replays), the sequential agents, Node memory.
-bench: $(WASM)
+# host-shim/bench/scale.mjs replays), the sequential agents, Node memory, and
+# the start-up cost in the real host (host-shim/bench/startup.mjs).
+bench: $(WASM) pack
 	@status=0; \
 	$(GO) test -run '^$$' -bench . -skip '^BenchmarkSimHour$$' -benchtime=20000x $(NATIVE_PKGS) || status=1; \
 	DSH_RESILIENCE_BENCH=1 $(GO) test -count=1 -timeout 60m -v -run '^(TestScaleBench|TestSequentialAgentsBench)$$' ./testhost/ \
@@ -92,6 +93,7 @@ bench: $(WASM)
 	$(GO) run ./testhost/cmd/sim -bench-day || status=1; \
 	$(WITH_NODE) node --expose-gc host-shim/bench/bench.mjs || status=1; \
 	$(WITH_NODE) node host-shim/bench/scale.mjs || status=1; \
+	$(WITH_NODE) node host-shim/bench/startup.mjs || status=1; \
 	if [ $$status -ne 0 ]; then echo 'make bench: a target was missed (see above)'; fi; \
 	exit $$status
 
