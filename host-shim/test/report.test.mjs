@@ -1,0 +1,160 @@
+// The report (report.js): small hand-made logs, each a table row with the
+// numbers it must give, then the recorded dead-primary log.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { computeReport, parseAuditText, renderReportText, stockBackoffMs, stockOutcome } from '../report.js';
+import { parseWindow } from '../report-command.js';
+
+const T0 = Date.parse('2026-12-01T00:00:00Z');
+const at = (s) => new Date(T0 + s * 1000).toISOString();
+const A = { provider: 'p', model: 'a' };
+const B = { provider: 'q', model: 'b' };
+const input = (s, event) => ({ at: at(s), type: 'input', export: 'decide', nowMs: T0 + s * 1000, event });
+const request = (s, agent, ch = A) => input(s, { kind: 'request', agent, proposed: ch });
+const open = (s, ch) => input(s, { kind: 'stream-check', channel: ch, openedMs: T0 + s * 1000, chunks: 0, cancelled: false });
+const chunk = (s, ch, first) => input(s, { kind: 'stream-check', channel: ch, openedMs: T0 + s * 1000, chunks: 1, cancelled: false, lastChunkMs: T0 + first * 1000 });
+const error = (s, agent, code = 'RATE_LIMIT', provider = 'p') => input(s, { kind: 'request-error', agent, provider, failure: { code }, phase: 'before-host', rand: 0 });
+const settled = (s, agent) => input(s, { kind: 'settled', agent });
+const circuit = (s, to, ch, cause = 'RATE_LIMIT') => ({ at: at(s), type: `circuit-${to}`, channel: ch, from: 'x', cause, class: 'transient' });
+const failover = (s, agent, from = A, to = B, code = 'RATE_LIMIT') => ({ at: at(s), type: 'failover', agent, from, to, code, class: 'transient' });
+
+/** One failed attempt on A: the request, its stream, the error. */
+const failA = (s, agent, code) => [request(s, agent), open(s, A), error(s + 0.5, agent, code)];
+/** One good attempt on B after a failover. */
+const okB = (s, agent) => [request(s, agent), open(s, B), chunk(s, B, s + 0.2)];
+
+// An outage of A from 10 s to 70 s: three failures trip it, one failover, a failed probe, then closed.
+const OUTAGE = [
+  ...failA(8, 's1'), ...failA(8.6, 's1'), ...failA(9.4, 's1'),
+  circuit(10, 'open', A), failover(10, 's1'), ...okB(10, 's1'), settled(11, 's1'),
+  ...failA(20, 's2'), failover(21, 's2'), ...okB(21, 's2'), settled(22, 's2'),
+  circuit(40, 'half-open', A, 'cooled-down'), { at: at(40), type: 'probe-result', channel: A, ok: false, code: 'RATE_LIMIT' },
+  circuit(40, 'open', A), circuit(70, 'half-open', A, 'cooled-down'), circuit(71, 'closed', A, 'recovered'),
+];
+
+test('incidents from hand-made logs', () => {
+  const rows = [
+    {
+      name: 'no records: nothing to report',
+      logs: [[]],
+      want: { incidents: [], channels: 0 },
+    },
+    {
+      name: 'one outage: onset failures, failovers, sessions, time lost',
+      logs: [OUTAGE],
+      window: { fromMs: T0, toMs: T0 + 100_000 },
+      want: {
+        incidents: [{ channel: 'p/a', start: T0 + 10_000, end: T0 + 71_000, durationMs: 61_000, cause: 'RATE_LIMIT', sessions: 2, failovers: 2,
+          failedRequests: 4, failedProbes: 1, lostMs: 2000 + 1000 }],
+        channels: 2,
+      },
+    },
+    {
+      name: 'two hosts: their open spans of one channel are one outage',
+      logs: [[circuit(10, 'open', A), circuit(40, 'closed', A)], [circuit(20, 'open', A), circuit(60, 'closed', A)]],
+      window: { fromMs: T0, toMs: T0 + 100_000 },
+      want: { incidents: [{ channel: 'p/a', start: T0 + 10_000, end: T0 + 60_000, durationMs: 50_000 }], channels: 1 },
+    },
+    {
+      name: 'an outage before the window is left out; one still open at its end is ongoing',
+      logs: [[circuit(10, 'open', A), circuit(20, 'closed', A), circuit(90, 'open', B, 'QUOTA')]],
+      window: { fromMs: T0 + 50_000, toMs: T0 + 100_000 },
+      want: { incidents: [{ channel: 'q/b', start: T0 + 90_000, end: null, ongoing: true, durationMs: 10_000, cause: 'QUOTA' }], channels: 2 },
+    },
+  ];
+  for (const row of rows) {
+    const r = computeReport(row.logs, row.window);
+    assert.equal(r.incidents.length, row.want.incidents.length, row.name);
+    row.want.incidents.forEach((w, i) => {
+      for (const [k, v] of Object.entries(w)) assert.deepEqual(r.incidents[i][k], v, `${row.name}: incident ${i} ${k}`);
+    });
+    assert.equal(r.channels.length, row.want.channels, row.name);
+  }
+});
+
+test('availability: open and half-open time over the window, the provider breaker counted too', () => {
+  const rows = [
+    { name: 'a channel down 61 s of 100 s', logs: [OUTAGE], channel: 'p/a', want: 0.39 },
+    { name: 'its failover target never down', logs: [OUTAGE], channel: 'q/b', want: 1 },
+    { name: 'two hosts overlapping count once', logs: [[circuit(10, 'open', A), circuit(40, 'closed', A)], [circuit(20, 'open', A), circuit(60, 'closed', A)]], channel: 'p/a', want: 0.5 },
+    { name: 'the provider breaker takes every model of it down', logs: [[request(1, 's', A), open(1, A), circuit(30, 'open', { provider: 'p', model: '*' }, 'models-open'),
+      circuit(50, 'closed', { provider: 'p', model: '*' }, 'recovered')]], channel: 'p/a', want: 0.8 },
+  ];
+  for (const row of rows) {
+    const c = computeReport(row.logs, { fromMs: T0, toMs: T0 + 100_000 }).channels.find((x) => x.channel === row.channel);
+    assert.ok(Math.abs(c.availability - row.want) < 1e-9, `${row.name}: ${c.availability}`);
+  }
+});
+
+test('the stock host: its budget per failure, and the turns it would have failed', () => {
+  assert.equal(stockBackoffMs(), 500 + 1000 + 2000 + 4000 + 8000);
+  const rows = [
+    { name: 'a rate limit is retried 5 times over 15.5 s', code: 'RATE_LIMIT', want: { retries: 5, budgetMs: 15_500 } },
+    { name: 'QUOTA is not retried', code: 'QUOTA', want: { retries: 0, budgetMs: 0 } },
+    { name: 'a Retry-After over its cap ends the turn', code: 'RATE_LIMIT', o: { retryAfterMs: 60_000 }, want: { retries: 0, budgetMs: 0 } },
+    { name: 'a hung stream costs the idle timeout per attempt', code: 'TIMEOUT', o: { hung: true }, want: { retries: 5, budgetMs: 15_500 + 6 * 300_000 } },
+  ];
+  for (const row of rows) {
+    const got = stockOutcome(row.code, row.o);
+    assert.deepEqual({ retries: got.retries, budgetMs: got.budgetMs }, row.want, row.name);
+  }
+  // s1 failed first at 8 s and s2 at 20 s; the outage ran to 71 s: both turns past 15.5 s of retries.
+  const long = computeReport([OUTAGE], { fromMs: T0, toMs: T0 + 100_000 }).incidents[0].stock;
+  assert.deepEqual([long.turnsFailed, long.turnsHit, long.code], [2, 2, 'RATE_LIMIT']);
+  // Closed after 10 s: the stock host's retries would have outlasted it.
+  const short = computeReport([[...failA(8, 's1'), circuit(9, 'open', A), circuit(18, 'closed', A, 'recovered')]]).incidents[0].stock;
+  assert.deepEqual([short.turnsFailed, short.turnsHit], [0, 1]);
+});
+
+test('time to first token: answered streams only, per channel', () => {
+  const log = [
+    request(0, 's'), open(0, A), chunk(0, A, 1), settled(2, 's'),
+    request(3, 's'), open(3, A), chunk(3, A, 3.5), settled(4, 's'),
+    request(5, 's'), open(5, A), chunk(5, A, 5.1), error(5.5, 's'), // an error finish is a chunk too, but no token
+    request(6, 's'), open(6, A), chunk(6, A, 9), settled(10, 's'),
+  ];
+  const c = computeReport([log]).channels.find((x) => x.channel === 'p/a');
+  assert.deepEqual([c.requests, c.failures, c.ttftCount, c.ttftP50Ms, c.ttftP95Ms], [4, 1, 3, 1000, 3000]);
+});
+
+test('give-ups list what the session tried', () => {
+  const log = [
+    ...failA(0, 's'), circuit(1, 'open', A), failover(1, 's'),
+    request(2, 's', B), open(2, B), error(2.5, 's', 'SERVER', 'q'),
+    { at: at(3), type: 'give-up', agent: 's', channel: B, reason: 'no-routable-fallback', code: 'SERVER' },
+  ];
+  const r = computeReport([log]);
+  assert.deepEqual(r.giveUps.map((g) => [g.reason, g.code, g.channel, g.tried.map((x) => `${x.channel} ${x.code}`)]),
+    [['no-routable-fallback', 'SERVER', 'q/b', ['p/a RATE_LIMIT', 'q/b SERVER']]]);
+  assert.match(renderReportText(r), /no-routable-fallback \(SERVER\) on q\/b; tried p\/a \(RATE_LIMIT\), q\/b \(SERVER\)/);
+});
+
+test('the text shows the numbers the report holds', () => {
+  const r = computeReport([OUTAGE], { fromMs: T0, toMs: T0 + 100_000 });
+  const text = renderReportText(r);
+  assert.match(text, /1 incident, 2 failovers, 0 give-ups; the stock host would have failed 2 turns/);
+  assert.match(text, /#1 p\/a {2}2026-12-01 00:00:10 → 00:01:11 \(1 min 1 s\) {2}cause RATE_LIMIT \(transient\)/);
+  assert.match(text, /sessions 2 · failovers 2 · failed requests 4 · failed probes 1 · time lost 3\.0 s/);
+  assert.match(text, /stock host: 5 retries over ~16 s, then the turn fails with RATE_LIMIT: 2 of 2 turns would have failed/);
+  assert.match(text, /p\/a +39\.00% +4 +4 +2 /);
+});
+
+test('input: bad lines are counted, windows parsed', () => {
+  const { records, bad } = parseAuditText('{"at":"2026-12-01T00:00:00Z","type":"boot"}\nnot json\n{"type":"no-time"}\n\n');
+  assert.deepEqual([records.length, bad], [1, 2]);
+  assert.deepEqual(['24h', '7d', '90h', '0h', 'week', undefined].map((w) => parseWindow(w)), [86_400_000, 604_800_000, 324_000_000, undefined, undefined, 86_400_000]);
+});
+
+test('the recorded dead-primary log: a 429 burst trips the primary, one failover to the secondary', async () => {
+  const text = await readFile(new URL('../../testhost/testdata/dead-primary-audit.jsonl', import.meta.url), 'utf8');
+  const r = computeReport([parseAuditText(text).records]);
+  assert.equal(r.incidents.length, 1);
+  const [inc] = r.incidents;
+  assert.deepEqual([inc.channel, inc.cause, inc.sessions, inc.failovers, inc.failedRequests, inc.ongoing],
+    ['deepseek-official/deepseek-v4-flash', 'RATE_LIMIT', 1, 1, 3, true]);
+  // From the first failed request's start (43.327) to the secondary's (43.588).
+  assert.equal(inc.lostMs, 261);
+  const byName = Object.fromEntries(r.channels.map((c) => [c.channel, c]));
+  assert.deepEqual([byName['deepseek-official/deepseek-v4-flash'].requests, byName['mock/mock-b'].requests, byName['mock/mock-b'].ttftP50Ms], [3, 1, 96]);
+});
