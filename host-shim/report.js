@@ -319,6 +319,7 @@ export function computeReport(logs, window = {}) {
       const stock = stockOutcome(code, { hung: inc.hung || inc.cause === 'stall', retryAfterMs: inc.firstFailures[0]?.retryAfterMs });
       const end = inc.end ?? toMs;
       // Each affected turn's first failure: the stock host would fail it if the outage outlasted its budget.
+      // While it is still open, a turn whose budget has not run out yet is undecided, not saved.
       const stockFailedTurns = inc.firstFailures.filter((f) => f.at + stock.budgetMs < end).length;
       return {
         channel: inc.channel, start: inc.start, end: inc.end, durationMs: end - inc.start, ongoing: inc.end === null,
@@ -326,7 +327,8 @@ export function computeReport(logs, window = {}) {
         sessions: inc.sessions.size, failovers: inc.failovers, failedRequests: inc.failedRequests,
         failedProbes: inc.failedProbes, lostMs: inc.lostMs,
         stock: { code, retries: stock.retries, budgetMs: stock.budgetMs, why: stock.why,
-          turnsFailed: stockFailedTurns, turnsHit: inc.firstFailures.length },
+          turnsFailed: stockFailedTurns, turnsHit: inc.firstFailures.length,
+          turnsUndecided: inc.end === null ? inc.firstFailures.length - stockFailedTurns : 0 },
       };
     });
 
@@ -377,11 +379,18 @@ export function formatDuration(ms) {
 
 /** A UTC time, to the second. */
 export const formatTime = (ms) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
-const pct = (x) => `${(x * 100).toFixed(x < 0.9995 ? 2 : 1)}%`;
+/** A share, floored: a channel down for seconds of a day must not read 100%. */
+export function formatPercent(x) {
+  if (x >= 1) return '100%';
+  const places = x >= 0.99 ? 3 : 2;
+  return `${(Math.floor(x * 100 * 10 ** places + 1e-6) / 10 ** places).toFixed(places)}%`;
+}
+const pct = formatPercent;
 
 /** The stock host's line for an incident, the same words in text and HTML. */
 export function stockLine(st) {
-  const verdict = st.turnsHit > 0 ? `: ${st.turnsFailed} of ${st.turnsHit} turns would have failed` : '';
+  const undecided = st.turnsUndecided > 0 ? ` so far (${st.turnsUndecided} more if it lasts ~${formatDuration(st.budgetMs)} past their first failure)` : '';
+  const verdict = st.turnsHit > 0 ? `: ${st.turnsFailed} of ${st.turnsHit} turns would have failed${undecided}` : '';
   if (st.retries === 0) return `stock host: the turn fails at once (${st.why})${verdict}`;
   const hung = st.why ? `, ${st.why}` : '';
   return `stock host: ${st.retries} retries over ~${formatDuration(st.budgetMs)}${hung}, then the turn fails with ${st.code}${verdict}`;

@@ -138,6 +138,7 @@ test('the text shows the numbers the report holds', () => {
   assert.match(text, /sessions 2 · failovers 2 · failed requests 4 · failed probes 1 · time lost 3\.0 s/);
   assert.match(text, /stock host: 5 retries over ~16 s, then the turn fails with RATE_LIMIT: 2 of 2 turns would have failed/);
   assert.match(text, /p\/a +39\.00% +4 +4 +2 /);
+  assert.match(text, /q\/b +100% +2 +0 +0 +200 ms +200 ms/);
 });
 
 test('input: bad lines are counted, windows parsed', () => {
