@@ -51,6 +51,10 @@ export function stockOutcome(code, { hung = false, retryAfterMs } = {}) {
   return { retries: STOCK_RETRY.maxRetries, budgetMs, why: hung ? 'each attempt hangs for the 300 s idle timeout' : undefined };
 }
 
+// A stream's open time is taken on the shim's monotonic clock and may read a
+// little before the request event's wall time.
+const OPEN_SLACK_MS = 50;
+
 const keyOf = (c) => (typeof c === 'string' ? c : c && `${c.provider}/${c.model}`);
 const msOf = (r) => Date.parse(r.at);
 
@@ -115,7 +119,7 @@ export function computeReport(logs, window = {}) {
   const pending = new Map(); // key -> failed attempts since its last success (the onset of an outage)
   const streams = []; // every watched stream: channel, open time, first chunk
   const recent = new Map(); // `${source}|${key}` -> that channel's latest streams
-  const lastStream = new Map(); // `${source}|${provider}` -> its latest opened stream
+  const lastStreams = new Map(); // `${source}|${provider}` -> its latest opened streams
   const agents = new Map(); // `${agent}` -> {cur, trouble, tried}
   const giveUps = [];
   const probes = [];
@@ -156,8 +160,13 @@ export function computeReport(logs, window = {}) {
   function addFailure(inc, f) {
     inc.failedRequests++;
     inc.codes.add(f.code);
-    if (f.agent && !inc.firstFailures.some((x) => x.agent === f.agent)) inc.firstFailures.push(f);
+    meet(inc, f);
     if (f.agent) inc.sessions.add(f.agent);
+  }
+
+  // Each session's first contact with an outage: a failure, or a request the breaker routed round.
+  function meet(inc, f) {
+    if (f.agent && !inc.firstFailures.some((x) => x.agent === f.agent)) inc.firstFailures.push(f);
   }
 
   const agentOf = (id) => {
@@ -182,7 +191,10 @@ export function computeReport(logs, window = {}) {
         if (a.cur && !a.cur.failed) succeeded(a, a.cur.at);
         a.cur = { at: t, proposed: keyOf(ev.proposed), failed: false };
         const inc = incidentFor(keyOf(ev.proposed) ?? '');
-        if (inc) inc.sessions.add(ev.agent); // routed round an open channel: affected, not failed
+        if (inc) { // routed round an open channel: affected, not failed; the stock host would have sent it there
+          inc.sessions.add(ev.agent);
+          meet(inc, { agent: ev.agent, at: t, code: undefined });
+        }
         break;
       }
       case 'stream-check': {
@@ -200,7 +212,10 @@ export function computeReport(logs, window = {}) {
           mine.push(s);
           if (mine.length > 64) mine.shift(); // enough for the calls one host has open at once
           recent.set(`${source}|${key}`, mine);
-          lastStream.set(`${source}|${ev.channel.provider}`, s);
+          const byProvider = lastStreams.get(`${source}|${ev.channel.provider}`) ?? [];
+          byProvider.push(s);
+          if (byProvider.length > 64) byProvider.shift();
+          lastStreams.set(`${source}|${ev.channel.provider}`, byProvider);
           chan(key).requests++;
         }
         if (ev.chunks > 0 && s.firstChunkMs === undefined) s.firstChunkMs = ev.lastChunkMs;
@@ -211,9 +226,10 @@ export function computeReport(logs, window = {}) {
         a.cur ??= { at: t, failed: false };
         if (a.cur.failed) break; // asked again after the host's retry plugin: the same attempt
         a.cur.failed = true;
-        const s = lastStream.get(`${source}|${ev.provider}`);
+        // The agent's own stream opened just after its request: the first unclaimed one since.
+        const s = (lastStreams.get(`${source}|${ev.provider}`) ?? []).find((x) => !x.failed && x.openedMs >= a.cur.at - OPEN_SLACK_MS && x.openedMs <= t);
         let key = a.cur.proposed?.startsWith(`${ev.provider}/`) ? a.cur.proposed : `${ev.provider}/?`;
-        if (s && s.openedMs >= a.cur.at - 1000 && !s.failed) {
+        if (s) {
           s.failed = true;
           key = s.key;
         }
@@ -287,7 +303,7 @@ export function computeReport(logs, window = {}) {
       }
       case 'give-up': {
         const a = agents.get(r.agent);
-        giveUps.push({ at: t, agent: r.agent, channel: keyOf(r.channel), reason: r.reason, code: r.code, tried: a ? [...a.tried] : [] });
+        giveUps.push({ at: t, agent: r.agent, channel: keyOf(r.channel), reason: r.reason, code: r.code, tried: summarizeTried(a?.tried ?? []) });
         break;
       }
       default:
@@ -311,12 +327,15 @@ export function computeReport(logs, window = {}) {
   };
   const spanMs = Math.max(0, toMs - fromMs);
 
+  // A provider breaker opened because its models' breakers did (models-open) is no outage of its
+  // own: its models' incidents hold the numbers, and the timeline shows its span.
   const outIncidents = incidents
     .filter((inc) => inc.start <= toMs && (inc.end ?? toMs) >= fromMs)
+    .filter((inc) => !(inc.channel.endsWith('/*') && inc.failedRequests === 0 && !/^[A-Z_]+$/.test(inc.cause)))
     .map((inc) => {
       // The cause is the failure code that tripped it, or a word (stall, models-open).
       const code = inc.cause === 'stall' ? 'TIMEOUT' : /^[A-Z_]+$/.test(inc.cause) ? inc.cause : [...inc.codes][0] ?? inc.cause;
-      const stock = stockOutcome(code, { hung: inc.hung || inc.cause === 'stall', retryAfterMs: inc.firstFailures[0]?.retryAfterMs });
+      const stock = stockOutcome(code, { hung: inc.hung || inc.cause === 'stall', retryAfterMs: inc.firstFailures.find((f) => f.code)?.retryAfterMs });
       const end = inc.end ?? toMs;
       // Each affected turn's first failure: the stock host would fail it if the outage outlasted its budget.
       // While it is still open, a turn whose budget has not run out yet is undecided, not saved.
@@ -333,7 +352,7 @@ export function computeReport(logs, window = {}) {
     });
 
   const outChannels = [...channels.values()].map((c) => ({
-    channel: c.channel, requests: c.requests, failures: c.failures,
+    channel: c.channel, providerWide: c.model === '*', requests: c.requests, failures: c.failures,
     availability: spanMs > 0 ? 1 - downMs(c.channel) / spanMs : 1,
     ttftCount: 0, ttftP50Ms: undefined, ttftP95Ms: undefined,
     spans: c.spans.map((s) => ({ state: s.state, start: s.start, end: s.end })).filter((s) => s.start <= toMs && (s.end ?? toMs) >= fromMs),
@@ -364,6 +383,20 @@ export function computeReport(logs, window = {}) {
     },
   };
 }
+
+/** What a session tried since its last success: each channel once, in order, with its codes and attempts. */
+function summarizeTried(tried) {
+  const out = [];
+  for (const x of tried) {
+    const same = out.find((y) => y.channel === x.channel && y.code === x.code);
+    if (same) same.count++;
+    else out.push({ channel: x.channel, code: x.code, count: 1 });
+  }
+  return out;
+}
+
+/** A give-up's tried list, the same words in text and HTML. */
+export const triedText = (g) => g.tried.map((x) => `${x.channel} (${x.code}${x.count > 1 ? ` ×${x.count}` : ''})`).join(', ');
 
 /** A duration for people: "0.4 s", "12 s", "4 min 12 s", "2 h 5 min". */
 export function formatDuration(ms) {
@@ -406,6 +439,7 @@ export function incidentNumbers(inc) {
 export function channelRows(report) {
   const rows = [['channel', 'availability', 'requests', 'failed', 'failovers', 'ttft p50', 'ttft p95']];
   for (const c of report.channels) {
+    if (c.providerWide) continue; // a lane in the timeline; its time counts in its models' availability
     rows.push([c.channel, pct(c.availability), String(c.requests), String(c.failures), String(c.failovers.length),
       c.ttftCount ? formatDuration(c.ttftP50Ms) : '-', c.ttftCount ? formatDuration(c.ttftP95Ms) : '-']);
   }
@@ -423,7 +457,7 @@ export function renderReportText(report) {
   const hosts = report.logs === 1 ? '1 log' : `${report.logs} logs`;
   out.push(`dsh-resilience report, ${formatTime(report.fromMs)} → ${formatTime(report.toMs)} UTC (${formatDuration(report.toMs - report.fromMs)}, ${hosts})`);
   const t = report.totals;
-  out.push(`${t.incidents} incident${t.incidents === 1 ? '' : 's'}, ${t.failovers} failovers, ${t.giveUps} give-ups; the stock host would have failed ${t.stockTurnsFailed} turns`);
+  out.push(`${t.incidents} incident${t.incidents === 1 ? '' : 's'}, ${t.sessions} sessions affected, ${t.failovers} failovers, ${t.giveUps} give-ups; the stock host would have failed ${t.stockTurnsFailed} turns`);
   out.push('', 'Incidents');
   if (report.incidents.length === 0) out.push('  none: no breaker opened in this window');
   report.incidents.forEach((inc, i) => {
@@ -438,7 +472,7 @@ export function renderReportText(report) {
   out.push('', 'Give-ups');
   if (report.giveUps.length === 0) out.push('  none');
   for (const g of report.giveUps) {
-    const tried = g.tried.length ? `; tried ${g.tried.map((x) => `${x.channel} (${x.code})`).join(', ')}` : '';
+    const tried = g.tried.length ? `; tried ${triedText(g)}` : '';
     out.push(`  ${formatTime(g.at)}  ${g.agent}  ${g.reason} (${g.code}) on ${g.channel}${tried}`);
   }
   return out.join('\n');

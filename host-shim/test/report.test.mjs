@@ -133,7 +133,7 @@ test('give-ups list what the session tried', () => {
 test('the text shows the numbers the report holds', () => {
   const r = computeReport([OUTAGE], { fromMs: T0, toMs: T0 + 100_000 });
   const text = renderReportText(r);
-  assert.match(text, /1 incident, 2 failovers, 0 give-ups; the stock host would have failed 2 turns/);
+  assert.match(text, /1 incident, 2 sessions affected, 2 failovers, 0 give-ups; the stock host would have failed 2 turns/);
   assert.match(text, /#1 p\/a {2}2026-12-01 00:00:10 → 00:01:11 \(1 min 1 s\) {2}cause RATE_LIMIT \(transient\)/);
   assert.match(text, /sessions 2 · failovers 2 · failed requests 4 · failed probes 1 · time lost 3\.0 s/);
   assert.match(text, /stock host: 5 retries over ~16 s, then the turn fails with RATE_LIMIT: 2 of 2 turns would have failed/);
