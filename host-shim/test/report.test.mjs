@@ -159,3 +159,35 @@ test('the recorded dead-primary log: a 429 burst trips the primary, one failover
   const byName = Object.fromEntries(r.channels.map((c) => [c.channel, c]));
   assert.deepEqual([byName['deepseek-official/deepseek-v4-flash'].requests, byName['mock/mock-b'].requests, byName['mock/mock-b'].ttftP50Ms], [3, 1, 96]);
 });
+
+test('who counts: routed-round sessions, concurrent streams, provider breakers', () => {
+  const P = { provider: 'p', model: '*' };
+  const A2 = { provider: 'p', model: 'a2' };
+  const log = [
+    // Two agents' streams on one provider at once: each failure is its own agent's stream.
+    request(0, 'x', A), open(0, A), request(0.1, 'y', A2), open(0.1, A2), error(0.3, 'y', 'SERVER'), error(0.4, 'x', 'SERVER'),
+    circuit(1, 'open', A, 'SERVER'), circuit(1, 'open', A2, 'SERVER'), circuit(1, 'open', P, 'models-open'),
+    // z meets the outage only as a request the breaker routes round.
+    request(5, 'z', A), open(5, B), chunk(5, B, 5.5), settled(6, 'z'),
+    circuit(100, 'closed', A, 'recovered'), circuit(100, 'closed', A2, 'recovered'), circuit(100, 'closed', P, 'recovered'),
+  ];
+  const r = computeReport([log], { fromMs: T0, toMs: T0 + 200_000 });
+  assert.deepEqual(r.incidents.map((i) => [i.channel, i.failedRequests, i.sessions, i.stock.turnsHit, i.stock.turnsFailed]),
+    [['p/a', 1, 2, 2, 2], ['p/a2', 1, 1, 1, 1]], 'the provider breaker is a lane, not an incident');
+  assert.deepEqual(r.channels.map((c) => [c.channel, c.failures]), [['p/*', 0], ['p/a', 1], ['p/a2', 1], ['q/b', 0]]);
+  assert.ok(!renderReportText(r).includes('p/*'), 'nor a row of the channel table');
+});
+
+test('the HTML page holds the text\'s numbers and a lane per channel', async () => {
+  const { renderReportHtml, ticks } = await import('../report-html.js');
+  const r = computeReport([OUTAGE], { fromMs: T0, toMs: T0 + 100_000 });
+  const html = renderReportHtml(r);
+  const text = renderReportText(r);
+  for (const line of text.split('\n').filter((l) => /sessions \d|stock host:/.test(l))) assert.ok(html.includes(line.trim()), line);
+  assert.match(html, /<td class="mono">p\/a<\/td><td>39\.00%<\/td><td>4<\/td><td>4<\/td><td>2<\/td>/);
+  assert.equal((html.match(/class="lane"/g) ?? []).length, 2);
+  assert.equal((html.match(/<g class="failover"><title>/g) ?? []).length, 2);
+  assert.ok(!/<script/i.test(html), 'a static page');
+  assert.deepEqual(ticks(T0, T0 + 6 * 3600_000).step, 1800_000);
+  assert.deepEqual(ticks(T0, T0 + 600_000).step, 60_000);
+});
