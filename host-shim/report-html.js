@@ -21,12 +21,27 @@ export function ticks(fromMs, toMs, max = 12) {
 const COLORS = { open: '#d64545', 'half-open': '#e8a33d', up: '#cfe8d6', failover: '#3b6fd8', giveUp: '#222' };
 const W = 1200;
 const LABEL = 300;
-const LANE = 38;
-const TOP = 34;
+const LANE = 56;
+const TOP = 40;
+
+/** Back-to-back spans as one [start, end] (end null: still not closed). */
+function outages(spans) {
+  const out = [];
+  for (const s of spans) {
+    const last = out.at(-1);
+    if (last && last[1] !== null && last[1] >= s.start) last[1] = s.end;
+    else out.push([s.start, s.end]);
+  }
+  return out;
+}
 
 /** The timeline as an inline SVG. */
 export function timelineSvg(report) {
-  const lanes = report.channels;
+  const lanes = [...report.channels].sort((a, b) => {
+    const pa = a.channel.slice(0, a.channel.indexOf('/'));
+    const pb = b.channel.slice(0, b.channel.indexOf('/'));
+    return pa.localeCompare(pb) || Number(a.providerWide) - Number(b.providerWide) || a.channel.localeCompare(b.channel);
+  });
   const plotW = W - LABEL - 20;
   const x = (t) => LABEL + ((Math.min(Math.max(t, report.fromMs), report.toMs) - report.fromMs) / Math.max(1, report.toMs - report.fromMs)) * plotW;
   const laneY = new Map(lanes.map((c, i) => [c.channel, TOP + i * LANE]));
@@ -41,22 +56,31 @@ export function timelineSvg(report) {
   }
   lanes.forEach((c, i) => {
     const y = laneY.get(c.channel);
-    parts.push(`<text x="${LABEL - 12}" y="${y + LANE / 2 - 2}" class="lane">${esc(c.channel)}</text>`,
-      `<text x="${LABEL - 12}" y="${y + LANE / 2 + 12}" class="avail">${esc(c.providerWide ? 'provider breaker' : `${formatPercent(c.availability)} available`)}</text>`,
-      `<rect x="${LABEL}" y="${y + LANE / 2 - 3}" width="${plotW}" height="6" rx="3" fill="${COLORS.up}"/>`);
-    for (const s of c.spans) {
+    parts.push(`<text x="${LABEL - 12}" y="${y + 29}" class="lane">${esc(c.channel)}</text>`,
+      `<text x="${LABEL - 12}" y="${y + 43}" class="avail">${esc(c.providerWide ? 'provider breaker' : `${formatPercent(c.availability)} available`)}</text>`,
+      `<rect x="${LABEL}" y="${y + 16 + (LANE - 26) / 2 - 3}" width="${plotW}" height="6" rx="3" fill="${COLORS.up}"/>`);
+    // The outage as one red bar (open and half-open spans back to back), the probes' half-open
+    // moments drawn over it in amber: a bar per outage reads at a glance, the probes on a closer look.
+    for (const [start, end] of outages(c.spans)) {
+      const x0 = x(start);
+      const x1 = Math.max(x(end ?? report.toMs), x0 + 3); // a span of seconds in a day still shows
+      const tip = `${c.channel}: not closed ${formatTime(start)} → ${end ? formatTime(end) : 'still open'} (${formatDuration((end ?? report.toMs) - start)})`;
+      parts.push(`<rect x="${x0}" y="${y + 16}" width="${x1 - x0}" height="${LANE - 26}" rx="3" fill="${COLORS.open}"><title>${esc(tip)}</title></rect>`);
+    }
+    for (const s of c.spans.filter((sp) => sp.state === 'half-open')) {
       const x0 = x(s.start);
-      const x1 = Math.max(x(s.end ?? report.toMs), x0 + 2); // a span of seconds in a day still shows
-      const tip = `${c.channel}: ${s.state} ${formatTime(s.start)} → ${s.end ? formatTime(s.end) : 'still open'} (${formatDuration((s.end ?? report.toMs) - s.start)})`;
-      parts.push(`<rect x="${x0}" y="${y + 6}" width="${x1 - x0}" height="${LANE - 12}" rx="2" fill="${COLORS[s.state]}"><title>${esc(tip)}</title></rect>`);
+      const x1 = Math.max(x(s.end ?? report.toMs), x0 + 1.5);
+      const tip = `${c.channel}: half-open (probing) ${formatTime(s.start)} → ${s.end ? formatTime(s.end) : 'now'}`;
+      parts.push(`<rect x="${x0}" y="${y + 16}" width="${x1 - x0}" height="${LANE - 26}" fill="${COLORS['half-open']}"><title>${esc(tip)}</title></rect>`);
     }
     if (i < lanes.length - 1) parts.push(`<line x1="12" x2="${W - 12}" y1="${y + LANE}" y2="${y + LANE}" class="sep"/>`);
   });
   // Failovers: a line from the channel left to the one taken, an arrowhead on the target.
   for (const c of lanes) {
     for (const f of c.failovers) {
-      const y0 = laneY.get(c.channel) + LANE / 2;
-      const y1 = laneY.has(f.to) ? laneY.get(f.to) + LANE / 2 : y0 + LANE / 2;
+      const mid = 16 + (LANE - 26) / 2;
+      const y0 = laneY.get(c.channel) + mid;
+      const y1 = laneY.has(f.to) ? laneY.get(f.to) + mid : y0 + LANE / 2;
       const xf = x(f.at);
       const dir = y1 >= y0 ? 1 : -1;
       parts.push(`<g class="failover"><title>${esc(`failover ${formatTime(f.at)} ${c.channel} → ${f.to} (${f.code})`)}</title>`
@@ -65,14 +89,14 @@ export function timelineSvg(report) {
     }
   }
   for (const g of report.giveUps) {
-    const y = (laneY.get(g.channel) ?? TOP) + LANE / 2;
+    const y = (laneY.get(g.channel) ?? TOP) + 16 + (LANE - 26) / 2;
     const xg = x(g.at);
     parts.push(`<g class="giveup"><title>${esc(`give-up ${formatTime(g.at)} ${g.reason} (${g.code})`)}</title>`
-      + `<path d="M${xg - 5} ${y - 5} L${xg + 5} ${y + 5} M${xg - 5} ${y + 5} L${xg + 5} ${y - 5}"/></g>`);
+      + `<circle cx="${xg}" cy="${y}" r="8.5" fill="#fff"/><path d="M${xg - 5} ${y - 5} L${xg + 5} ${y + 5} M${xg - 5} ${y + 5} L${xg + 5} ${y - 5}"/></g>`);
   }
   report.incidents.forEach((inc, i) => {
     if (!laneY.has(inc.channel)) return;
-    parts.push(`<text x="${x(inc.start)}" y="${laneY.get(inc.channel) + 4}" class="num">#${i + 1}</text>`);
+    parts.push(`<text x="${x(inc.start)}" y="${laneY.get(inc.channel) + 12}" class="num">#${i + 1}</text>`);
   });
   const legend = [['open', COLORS.open], ['half-open (probing)', COLORS['half-open']], ['closed', COLORS.up]]
     .map(([name, color], i) => `<rect x="${LABEL + i * 170}" y="8" width="14" height="14" rx="2" fill="${color}"/><text x="${LABEL + 20 + i * 170}" y="19" class="legend">${name}</text>`)
@@ -93,13 +117,13 @@ h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:28px 0 8px}
 svg .grid{stroke:#eceef2}svg .sep{stroke:#f0f1f4}svg .tick{font-size:11px;fill:#6b7585;text-anchor:middle}
 svg .lane{font-size:13px;fill:#1d2430;text-anchor:end;font-family:ui-monospace,monospace}
 svg .avail{font-size:11px;fill:#6b7585;text-anchor:end}svg .legend{font-size:12px;fill:#3d4656}
-svg .num{font-size:11px;fill:#8a2a2a;font-weight:600}
+svg .num{font-size:11px;fill:#9b2c2c;font-weight:700;pointer-events:none}
 svg .failover line{stroke:${COLORS.failover};stroke-width:1.5}svg .failover path{fill:${COLORS.failover}}
-svg .giveup path{stroke:${COLORS.giveUp};stroke-width:2.2}
+svg .giveup path{stroke:${COLORS.giveUp};stroke-width:2.4}
 table{border-collapse:collapse;background:#fff;border:1px solid #e2e5ea;border-radius:8px;overflow:hidden;width:100%}
 th,td{text-align:left;padding:6px 10px;border-bottom:1px solid #eef0f3;vertical-align:top}
 th{background:#f0f2f5;font-weight:600;font-size:12px;color:#3d4656}
-td.mono{font-family:ui-monospace,monospace;font-size:13px}.stock{color:#8a2a2a}
+td.mono{font-family:ui-monospace,monospace;font-size:13px;white-space:nowrap}.stock{color:#8a2a2a}
 .none{color:#5b6575}`;
 
 /** The whole page. */

@@ -329,27 +329,27 @@ export function computeReport(logs, window = {}) {
 
   // A provider breaker opened because its models' breakers did (models-open) is no outage of its
   // own: its models' incidents hold the numbers, and the timeline shows its span.
-  const outIncidents = incidents
+  const shown = incidents
     .filter((inc) => inc.start <= toMs && (inc.end ?? toMs) >= fromMs)
-    .filter((inc) => !(inc.channel.endsWith('/*') && inc.failedRequests === 0 && !/^[A-Z_]+$/.test(inc.cause)))
-    .map((inc) => {
-      // The cause is the failure code that tripped it, or a word (stall, models-open).
-      const code = inc.cause === 'stall' ? 'TIMEOUT' : /^[A-Z_]+$/.test(inc.cause) ? inc.cause : [...inc.codes][0] ?? inc.cause;
-      const stock = stockOutcome(code, { hung: inc.hung || inc.cause === 'stall', retryAfterMs: inc.firstFailures.find((f) => f.code)?.retryAfterMs });
-      const end = inc.end ?? toMs;
-      // Each affected turn's first failure: the stock host would fail it if the outage outlasted its budget.
-      // While it is still open, a turn whose budget has not run out yet is undecided, not saved.
-      const stockFailedTurns = inc.firstFailures.filter((f) => f.at + stock.budgetMs < end).length;
-      return {
-        channel: inc.channel, start: inc.start, end: inc.end, durationMs: end - inc.start, ongoing: inc.end === null,
-        cause: inc.cause, class: inc.class, codes: [...inc.codes].sort(),
-        sessions: inc.sessions.size, failovers: inc.failovers, failedRequests: inc.failedRequests,
-        failedProbes: inc.failedProbes, lostMs: inc.lostMs,
-        stock: { code, retries: stock.retries, budgetMs: stock.budgetMs, why: stock.why,
-          turnsFailed: stockFailedTurns, turnsHit: inc.firstFailures.length,
-          turnsUndecided: inc.end === null ? inc.firstFailures.length - stockFailedTurns : 0 },
-      };
-    });
+    .filter((inc) => !(inc.channel.endsWith('/*') && inc.failedRequests === 0 && !/^[A-Z_]+$/.test(inc.cause)));
+  const outIncidents = shown.map((inc) => {
+    // The cause is the failure code that tripped it, or a word (stall, models-open).
+    const code = inc.cause === 'stall' ? 'TIMEOUT' : /^[A-Z_]+$/.test(inc.cause) ? inc.cause : [...inc.codes][0] ?? inc.cause;
+    const stock = stockOutcome(code, { hung: inc.hung || inc.cause === 'stall', retryAfterMs: inc.firstFailures.find((f) => f.code)?.retryAfterMs });
+    const end = inc.end ?? toMs;
+    // Each affected turn's first failure: the stock host would fail it if the outage outlasted its budget.
+    // While it is still open, a turn whose budget has not run out yet is undecided, not saved.
+    const stockFailedTurns = inc.firstFailures.filter((f) => f.at + stock.budgetMs < end).length;
+    return {
+      channel: inc.channel, start: inc.start, end: inc.end, durationMs: end - inc.start, ongoing: inc.end === null,
+      cause: inc.cause, class: inc.class, codes: [...inc.codes].sort(),
+      sessions: inc.sessions.size, failovers: inc.failovers, failedRequests: inc.failedRequests,
+      failedProbes: inc.failedProbes, lostMs: inc.lostMs,
+      stock: { code, retries: stock.retries, budgetMs: stock.budgetMs, why: stock.why,
+        turnsFailed: stockFailedTurns, turnsHit: inc.firstFailures.length,
+        turnsUndecided: inc.end === null ? inc.firstFailures.length - stockFailedTurns : 0 },
+    };
+  });
 
   const outChannels = [...channels.values()].map((c) => ({
     channel: c.channel, providerWide: c.model === '*', requests: c.requests, failures: c.failures,
@@ -377,7 +377,7 @@ export function computeReport(logs, window = {}) {
     totals: {
       incidents: outIncidents.length,
       failovers: outIncidents.reduce((n, i) => n + i.failovers, 0),
-      sessions: outIncidents.reduce((n, i) => n + i.sessions, 0),
+      sessions: new Set(shown.flatMap((inc) => [...inc.sessions])).size, // a session two outages hit is one session
       stockTurnsFailed: outIncidents.reduce((n, i) => n + i.stock.turnsFailed, 0),
       giveUps: giveUps.filter((g) => g.at >= fromMs && g.at <= toMs).length,
     },
