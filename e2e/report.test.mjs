@@ -51,9 +51,13 @@ test('/resilience report: the outage, its failovers and requests, as the provide
   assert.equal(bad.kind, 'error');
   assert.match(bad.text, /"soon" is not a window/);
   t.diagnostic(`report:\n${day.text}`);
+  const firstPrimary = fp.requests.find((q) => q.model === PRIMARY.model).at;
+  const firstSecondary = fp.requests.find((q) => q.model === SECONDARY.model).at;
+  t.diagnostic(`provider log: ${primaryRequests} primary requests, ${counts[SECONDARY.model]} secondary; `
+    + `first primary request to first secondary request ${firstSecondary - firstPrimary} ms`);
 
   const text = day.text;
-  assert.match(text, /^1 incident, 1 failovers, 0 give-ups;/m);
+  assert.match(text, /^1 incident, 2 sessions affected, 1 failovers, 0 give-ups;/m);
   const incident = new RegExp(`#1 ${esc(P)} {2}\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d → still open \\(.+\\) {2}cause RATE_LIMIT \\(transient\\)`);
   assert.match(text, incident);
   // Both sessions were affected (one failed over, one routed round); every primary request failed.
@@ -61,7 +65,7 @@ test('/resilience report: the outage, its failovers and requests, as the provide
   assert.ok(numbers, text);
   assert.deepEqual(numbers.slice(1, 4).map(Number), [2, failovers.length, primaryRequests]);
   assert.equal(failovers.length, 1);
-  assert.match(text, /stock host: 5 retries over ~16 s, then the turn fails with RATE_LIMIT: \d of 1 turns would have failed/);
+  assert.match(text, /stock host: 5 retries over ~16 s, then the turn fails with RATE_LIMIT: [0-2] of 2 turns would have failed/);
   // The channel table: requests per channel as the provider counted them.
   const row = (ch) => new RegExp(`^ {2}${esc(ch)} +([\\d.]+)% +(\\d+) +(\\d+) +(\\d+) `, 'm').exec(text);
   const [, , pReq, pFailed, pFailovers] = row(P);

@@ -270,6 +270,15 @@ export function computeReport(logs, window = {}) {
     switch (r.type) {
       case 'input':
         if (r.export === 'decide') onInput(source, r.event, t);
+        // A host that adopts another's (or its last run's) open breaker says so only here: an
+        // outage whose opening this log never saw starts, for the report, at the adoption.
+        if (r.export === 'restore') {
+          for (const h of r.health?.channels ?? []) {
+            const key = keyOf(h.channel);
+            if (!key || (h.state !== 'open' && h.state !== 'half-open') || (worst.get(key) ?? 'closed') !== 'closed') continue;
+            setState(source, key, h.state, { type: 'restore', cause: h.lastCode || '?', class: '?' }, t);
+          }
+        }
         break;
       case 'circuit-open':
       case 'circuit-half-open':

@@ -191,3 +191,11 @@ test('the HTML page holds the text\'s numbers and a lane per channel', async () 
   assert.deepEqual(ticks(T0, T0 + 6 * 3600_000).step, 1800_000);
   assert.deepEqual(ticks(T0, T0 + 600_000).step, 60_000);
 });
+
+test('an open breaker adopted from the health file starts an outage the log never saw open', () => {
+  const restore = { at: at(5), type: 'input', export: 'restore', nowMs: T0 + 5000,
+    health: { channels: [{ channel: A, state: 'open', failures: 3, opens: 1, openUntilMs: T0 + 60_000, lastCode: 'SERVER' },
+      { channel: B, state: 'closed', failures: 1 }] } };
+  const r = computeReport([[restore, circuit(60, 'half-open', A, 'cooled-down'), circuit(61, 'closed', A, 'recovered')]], { fromMs: T0, toMs: T0 + 100_000 });
+  assert.deepEqual(r.incidents.map((i) => [i.channel, i.start, i.end, i.cause]), [['p/a', T0 + 5000, T0 + 61_000, 'SERVER']]);
+});
