@@ -103,8 +103,16 @@ export function timelineSvg(report) {
     .join('') + `<g class="failover"><line x1="${LABEL + 517}" x2="${LABEL + 517}" y1="6" y2="16"/><path d="M${LABEL + 513} 16 L${LABEL + 521} 16 L${LABEL + 517} 23 Z"/></g>`
     + `<text x="${LABEL + 528}" y="19" class="legend">failover</text>`
     + `<g class="giveup"><path d="M${LABEL + 610} 9 L${LABEL + 620} 19 M${LABEL + 610} 19 L${LABEL + 620} 9"/></g><text x="${LABEL + 628}" y="19" class="legend">give-up</text>`;
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${height}" width="100%" role="img" aria-label="timeline of breaker states per channel">${legend}${parts.join('')}</svg>`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" class="dshr-timeline" viewBox="0 0 ${W} ${height}" width="100%" role="img" aria-label="timeline of breaker states per channel"><style>${SVG_STYLE}</style>${legend}${parts.join('')}</svg>`;
 }
+
+// The picture styles itself, so the web can show the same SVG on its own.
+const SVG_STYLE = `svg.dshr-timeline .grid{stroke:#eceef2}svg.dshr-timeline .sep{stroke:#f0f1f4}svg.dshr-timeline .tick{font-size:11px;fill:#6b7585;text-anchor:middle}
+svg.dshr-timeline .lane{font-size:13px;fill:#1d2430;text-anchor:end;font-family:ui-monospace,monospace}
+svg.dshr-timeline .avail{font-size:11px;fill:#6b7585;text-anchor:end}svg.dshr-timeline .legend{font-size:12px;fill:#3d4656}
+svg.dshr-timeline .num{font-size:11px;fill:#9b2c2c;font-weight:700;pointer-events:none}
+svg.dshr-timeline .failover line{stroke:${COLORS.failover};stroke-width:1.5}svg.dshr-timeline .failover path{fill:${COLORS.failover}}
+svg.dshr-timeline .giveup path{stroke:${COLORS.giveUp};stroke-width:2.4}`;
 
 const STYLE = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d2430;background:#f6f7f9;margin:0;padding:24px 32px}
@@ -114,12 +122,6 @@ h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:28px 0 8px}
 .card{background:#fff;border:1px solid #e2e5ea;border-radius:8px;padding:10px 16px;min-width:120px}
 .card b{display:block;font-size:22px}.card span{color:#5b6575;font-size:12px}
 .panel{background:#fff;border:1px solid #e2e5ea;border-radius:8px;padding:12px}
-svg .grid{stroke:#eceef2}svg .sep{stroke:#f0f1f4}svg .tick{font-size:11px;fill:#6b7585;text-anchor:middle}
-svg .lane{font-size:13px;fill:#1d2430;text-anchor:end;font-family:ui-monospace,monospace}
-svg .avail{font-size:11px;fill:#6b7585;text-anchor:end}svg .legend{font-size:12px;fill:#3d4656}
-svg .num{font-size:11px;fill:#9b2c2c;font-weight:700;pointer-events:none}
-svg .failover line{stroke:${COLORS.failover};stroke-width:1.5}svg .failover path{fill:${COLORS.failover}}
-svg .giveup path{stroke:${COLORS.giveUp};stroke-width:2.4}
 table{border-collapse:collapse;background:#fff;border:1px solid #e2e5ea;border-radius:8px;overflow:hidden;width:100%}
 th,td{text-align:left;padding:6px 10px;border-bottom:1px solid #eef0f3;vertical-align:top}
 th{background:#f0f2f5;font-weight:600;font-size:12px;color:#3d4656}

@@ -95,7 +95,8 @@ write({ type: 'boot', pid: 4242, chain: CHAIN, toolRetry: [], pools: [], balance
 decide({ kind: 'wake' });
 
 let sessions = 0;
-const newSession = () => `session-${(0x5e551000 + ++sessions).toString(16)}-night`;
+const host = seed; // sessions of different seeds (hosts) never share an id
+const newSession = () => `session-${host.toString(16)}-${(0x5e551000 + ++sessions).toString(16)}`;
 
 /** One agent slot: turns of several steps, idle between, a new session now and then. */
 function agentLoop(home) {

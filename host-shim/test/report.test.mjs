@@ -199,3 +199,37 @@ test('an open breaker adopted from the health file starts an outage the log neve
   const r = computeReport([[restore, circuit(60, 'half-open', A, 'cooled-down'), circuit(61, 'closed', A, 'recovered')]], { fromMs: T0, toMs: T0 + 100_000 });
   assert.deepEqual(r.incidents.map((i) => [i.channel, i.start, i.end, i.cause]), [['p/a', T0 + 5000, T0 + 61_000, 'SERVER']]);
 });
+
+test('the command and the web endpoint read both generations over the window', async (t) => {
+  const { mkdtemp, rm, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { reportCommand, reportData } = await import('../report-command.js');
+  const { WebHalf } = await import('../web.js');
+  const dir = await mkdtemp(join(tmpdir(), 'dshr-report-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'audit.jsonl');
+  const lines = (rs) => rs.map((r) => JSON.stringify(r)).join('\n') + '\n';
+  // The rotated generation holds the opening; the live file the close and a torn last line.
+  await writeFile(`${path}.1`, lines(OUTAGE.slice(0, 12)));
+  await writeFile(path, lines(OUTAGE.slice(12)) + '{"at":"2026-12-01T00:02');
+  const now = T0 + 3600_000;
+
+  const day = await reportCommand(path, undefined, now);
+  assert.equal(day.kind, 'success');
+  assert.match(day.text, /#1 p\/a {2}2026-12-01 00:00:10 → 00:01:11/);
+  assert.match(day.text, /\(1 unreadable audit lines skipped\)/);
+  // A window that ends before the outage: nothing to show.
+  assert.match((await reportCommand(path, '1h', T0 + 5000)).text, /none: no breaker opened/);
+  assert.deepEqual(await reportCommand(path, 'often', now), { kind: 'error', text: '"often" is not a window: use /resilience report [24h|7d] (or <n>h, <n>d)' });
+
+  const web = new WebHalf({ auditPath: path });
+  const answer = await web.handler(() => undefined)('report', { window: '7d' });
+  assert.equal(answer.ok, true);
+  const direct = await reportData(path, '7d', now);
+  assert.deepEqual(answer.value.report.incidents.map((i) => i.failedRequests), direct.report.incidents.map((i) => i.failedRequests));
+  assert.match(answer.value.svg, /^<svg [^>]*class="dshr-timeline"/);
+  assert.equal(JSON.stringify(JSON.parse(JSON.stringify(answer.value))), JSON.stringify(answer.value), 'plain JSON for the RPC');
+  const bad = await web.handler(() => undefined)('report', { window: 'x' });
+  assert.equal(bad.ok, false);
+});
