@@ -126,8 +126,24 @@ export function computeReport(logs, window = {}) {
 
   const incidentFor = (key) => current.get(key) ?? current.get(`${key.slice(0, key.indexOf('/'))}/*`);
 
+  const adopted = new Set(); // `${source}|${key}`: a state learnt from health, not seen happen
+
   function setState(source, key, state, r, t) {
     hostState.set(`${source}|${key}`, state);
+    const own = `${source}|${key}`;
+    if (r.type === 'restore') adopted.add(own);
+    else {
+      adopted.delete(own); // its own transitions from here on
+      // A close seen happen ends what other hosts only adopted: a host whose adopted breaker is
+      // later merged closed writes no record of it.
+      if (state === 'closed') {
+        for (const k of [...adopted]) {
+          if (k.slice(k.indexOf('|') + 1) !== key) continue;
+          hostState.set(k, 'closed');
+          adopted.delete(k);
+        }
+      }
+    }
     let w = 'closed';
     for (const [k, s] of hostState) {
       if (k.slice(k.indexOf('|') + 1) !== key) continue;
@@ -351,7 +367,7 @@ export function computeReport(logs, window = {}) {
     const stockFailedTurns = inc.firstFailures.filter((f) => f.at + stock.budgetMs < end).length;
     return {
       channel: inc.channel, start: inc.start, end: inc.end, durationMs: end - inc.start, ongoing: inc.end === null,
-      cause: inc.cause, class: inc.class, codes: [...inc.codes].sort(),
+      cause: inc.cause, class: inc.class, codes: [...inc.codes].sort(), seenOpening: inc.startKnown,
       sessions: inc.sessions.size, failovers: inc.failovers, failedRequests: inc.failedRequests,
       failedProbes: inc.failedProbes, lostMs: inc.lostMs,
       stock: { code, retries: stock.retries, budgetMs: stock.budgetMs, why: stock.why,
@@ -471,7 +487,8 @@ export function renderReportText(report) {
   if (report.incidents.length === 0) out.push('  none: no breaker opened in this window');
   report.incidents.forEach((inc, i) => {
     const end = inc.ongoing ? 'still open' : formatTime(inc.end).slice(11);
-    out.push(`  #${i + 1} ${inc.channel}  ${formatTime(inc.start)} → ${end} (${formatDuration(inc.durationMs)})  cause ${inc.cause} (${inc.class})`);
+    const seen = inc.seenOpening ? '' : ' (opened earlier than this log shows)';
+    out.push(`  #${i + 1} ${inc.channel}  ${formatTime(inc.start)} → ${end} (${formatDuration(inc.durationMs)})  cause ${inc.cause} (${inc.class})${seen}`);
     out.push(`     ${incidentNumbers(inc)}`);
     out.push(`     ${stockLine(inc.stock)}`);
   });

@@ -233,3 +233,15 @@ test('the command and the web endpoint read both generations over the window', a
   const bad = await web.handler(() => undefined)('report', { window: 'x' });
   assert.equal(bad.ok, false);
 });
+
+test('a breaker one host adopted ends when another host closes it', () => {
+  const restore = (s, ch) => ({ at: at(s), type: 'input', export: 'restore', nowMs: T0 + s * 1000,
+    health: { channels: [{ channel: ch, state: 'open', failures: 3, openUntilMs: T0 + 60_000, lastCode: 'SERVER' }] } });
+  const hostA = [circuit(10, 'open', A, 'SERVER'), circuit(70, 'half-open', A, 'cooled-down'), circuit(71, 'closed', A, 'recovered')];
+  const hostB = [restore(20, A)]; // B learnt of it from the shared store and was told of the close the same way
+  const r = computeReport([hostA, hostB], { fromMs: T0, toMs: T0 + 100_000 });
+  assert.deepEqual(r.incidents.map((i) => [i.start, i.end, i.seenOpening]), [[T0 + 10_000, T0 + 71_000, true]]);
+  const alone = computeReport([hostB], { fromMs: T0, toMs: T0 + 100_000 });
+  assert.deepEqual(alone.incidents.map((i) => [i.start, i.ongoing, i.seenOpening]), [[T0 + 20_000, true, false]]);
+  assert.match(renderReportText(alone), /cause SERVER \(\?\) \(opened earlier than this log shows\)/);
+});
