@@ -57,7 +57,7 @@ test('/resilience report: the outage, its failovers and requests, as the provide
     + `first primary request to first secondary request ${firstSecondary - firstPrimary} ms`);
 
   const text = day.text;
-  assert.match(text, /^1 incident, 2 sessions affected, 1 failovers, 0 give-ups;/m);
+  assert.match(text, /^1 incident, 2 sessions affected, 1 failover, 0 give-ups;/m);
   const incident = new RegExp(`#1 ${esc(P)} {2}\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d → still open \\(.+\\) {2}cause RATE_LIMIT \\(transient\\)`);
   assert.match(text, incident);
   // Both sessions were affected (one failed over, one routed round); every primary request failed.

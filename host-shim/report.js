@@ -476,13 +476,15 @@ const table = (rows) => {
   return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
 };
 
+const count = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 /** The text form of a report (`/resilience report`). */
 export function renderReportText(report) {
   const out = [];
   const hosts = report.logs === 1 ? '1 log' : `${report.logs} logs`;
   out.push(`dsh-resilience report, ${formatTime(report.fromMs)} → ${formatTime(report.toMs)} UTC (${formatDuration(report.toMs - report.fromMs)}, ${hosts})`);
   const t = report.totals;
-  out.push(`${t.incidents} incident${t.incidents === 1 ? '' : 's'}, ${t.sessions} sessions affected, ${t.failovers} failovers, ${t.giveUps} give-ups; the stock host would have failed ${t.stockTurnsFailed} turns`);
+  out.push(`${count(t.incidents, 'incident')}, ${count(t.sessions, 'session')} affected, ${count(t.failovers, 'failover')}, ${count(t.giveUps, 'give-up')}; the stock host would have failed ${count(t.stockTurnsFailed, 'turn')}`);
   out.push('', 'Incidents');
   if (report.incidents.length === 0) out.push('  none: no breaker opened in this window');
   report.incidents.forEach((inc, i) => {
