@@ -131,7 +131,7 @@ export function computeReport(logs, window = {}) {
   function setState(source, key, state, r, t) {
     hostState.set(`${source}|${key}`, state);
     const own = `${source}|${key}`;
-    if (r.type === 'restore') adopted.add(own);
+    if (r.adopted) adopted.add(own);
     else {
       adopted.delete(own); // its own transitions from here on
       // A close seen happen ends what other hosts only adopted: a host whose adopted breaker is
@@ -292,7 +292,7 @@ export function computeReport(logs, window = {}) {
           for (const h of r.health?.channels ?? []) {
             const key = keyOf(h.channel);
             if (!key || (h.state !== 'open' && h.state !== 'half-open') || (worst.get(key) ?? 'closed') !== 'closed') continue;
-            setState(source, key, h.state, { type: 'restore', cause: h.lastCode || '?', class: '?' }, t);
+            setState(source, key, h.state, { adopted: true, cause: h.lastCode || '?', class: '?' }, t);
           }
         }
         break;
