@@ -245,3 +245,15 @@ test('a breaker one host adopted ends when another host closes it', () => {
   assert.deepEqual(alone.incidents.map((i) => [i.start, i.ongoing, i.seenOpening]), [[T0 + 20_000, true, false]]);
   assert.match(renderReportText(alone), /cause SERVER \(\?\) \(opened earlier than this log shows\)/);
 });
+
+test('a stalled channel: the stock host would have waited out the idle timeout on every attempt', () => {
+  const log = [
+    request(0, 's'), open(0, A),
+    { at: at(180), type: 'stall', route: A, purpose: undefined, bound: 'first-chunk', silenceMs: 180_000, limitMs: 180_000, chunks: 0 },
+    error(180, 's', 'TIMEOUT'), circuit(180, 'open', A, 'stall'), failover(180, 's'), ...okB(180, 's'), settled(181, 's'),
+    circuit(900, 'half-open', A, 'cooled-down'), circuit(901, 'closed', A, 'recovered'),
+  ];
+  const [inc] = computeReport([log]).incidents;
+  assert.deepEqual([inc.cause, inc.stock.code, inc.stock.budgetMs, inc.lostMs, inc.stock.turnsFailed], ['stall', 'TIMEOUT', 15_500 + 6 * 300_000, 180_000, 0]);
+  assert.match(renderReportText(computeReport([log])), /stock host: 5 retries over ~30 min 16 s, each attempt hangs for the 300 s idle timeout, then the turn fails with TIMEOUT: 0 of 1 turns/);
+});
