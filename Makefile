@@ -18,7 +18,7 @@ WITH_NODE = HOSTDIR=$$(scripts/ensure-host.sh) && export PATH="$$HOSTDIR/node/no
 # redis-server (Debian package) and the pinned Redis client, for the shared-state tests.
 WITH_REDIS = export DSH_REDIS_CLIENT_DIR=$$(scripts/ensure-redis.sh) &&
 
-.PHONY: all build wasm client pack host test test-go test-shim test-client test-e2e test-web demo bench sim replay clean deps
+.PHONY: all build wasm client pack host test test-go test-shim test-client test-e2e test-web demo bench sim replay report clean deps
 
 all: build
 
@@ -109,6 +109,13 @@ sim: $(WASM)
 replay: $(WASM)
 	@test -n "$(LOG)" -a -n "$(CONFIG)" || { echo 'usage: make replay LOG=audit.jsonl CONFIG=other.json'; exit 2; }
 	$(GO) run ./testhost/cmd/replay -log "$(LOG)" -config "$(CONFIG)"
+
+# The report page (incidents, a timeline, availability) over one or more
+# hosts' audit logs, merged by time: LOG holds the paths, space-separated
+# (make keeps only the last of repeated LOG= arguments).
+report:
+	@test -n "$(LOG)" || { echo 'usage: make report LOG="audit.jsonl [other-host/audit.jsonl ...]" > report.html' >&2; exit 2; }
+	@node scripts/report.mjs $(LOG)
 
 clean:
 	rm -rf build

@@ -15,6 +15,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { AuditLog } from './audit.js';
 import { loadBackup, saveBackup } from './backup.js';
 import { parseCommand, renderTable } from './command.js';
+import { reportCommand } from './report-command.js';
 import { carryOut, channelId, EVENTS } from './effects.js';
 import { disposedEvent, requestErrorEvent, requestEvent, settledEvent } from './events.js';
 import { DEFAULT_PRUNE_MS, DEFAULT_REFRESH_MS, HealthStore } from './health.js';
@@ -406,13 +407,14 @@ export async function apply(ctx, config = {}) {
     sub.effect(() => sub.commands.register({
       name: 'resilience',
       description: 'dsh-resilience: channel health, the backup to fail over to first, quota retry, pools and routes',
-      input: { hint: '[backup <provider/model> | backup off | quota on|off|default|status | pool <pool>|off|default|status | routes [pool]]' },
+      input: { hint: '[backup <provider/model> | backup off | quota on|off|default|status | pool <pool>|off|default|status | routes [pool] | report [24h|7d]]' },
       handler: async ({ agent, rawInput }) => {
         const q = parseQuotaCommand('resilience', rawInput);
         if (q?.kind === 'quota') return quota.quotaCommand(agent, q.arg);
         if (q?.kind === 'pool') return quota.poolCommand(agent, q.arg);
         const words = String(rawInput ?? '').trim().split(/\s+/).filter(Boolean);
         if (words[0] === 'routes') return quota.routesTable(words[1]);
+        if (words[0] === 'report') return audit.flush().then(() => reportCommand(join(stateDir, 'audit.jsonl'), words[1], Date.now()));
         const cmd = parseCommand(rawInput);
         if (cmd.kind === 'error') return { kind: 'error', text: cmd.text };
         if (cmd.kind === 'backup') {
