@@ -30,6 +30,12 @@ export const DEFAULT_TIMEOUT_MS = 5_000;
 /** Tries per notification, and the waits between them (doubling, bounded). */
 export const MAX_TRIES = 3;
 export const RETRY_BASE_MS = 1_000;
+/**
+ * How long a stopping host lets sends in flight finish: the last turn's
+ * notification (a "returned" at the end of a headless task) still goes out,
+ * and a hanging receiver holds the shutdown no longer than this.
+ */
+export const STOP_GRACE_MS = 1_000;
 
 const fail = (key, reason) => {
   throw new Error(`dsh-resilience: config key "${key}": ${reason}`);
@@ -149,7 +155,7 @@ const retryable = (status) => status === 408 || status === 429 || status >= 500;
  * @param {number} [o.retryBaseMs]
  */
 export class Notifier {
-  constructor({ targets, report, secret, fetch = globalThis.fetch, now = Date.now, retryBaseMs = RETRY_BASE_MS, host = hostname() }) {
+  constructor({ targets, report, secret, fetch = globalThis.fetch, now = Date.now, retryBaseMs = RETRY_BASE_MS, graceMs = STOP_GRACE_MS, host = hostname() }) {
     this.targets = targets.map((t) => ({ ...t, limit: new RateLimit() }));
     this.report = report;
     this.secret = secret;
@@ -157,13 +163,15 @@ export class Notifier {
     this.now = now;
     this.retryBaseMs = retryBaseMs;
     this.host = host;
-    this.lifetime = new AbortController();
+    this.graceMs = graceMs;
+    this.closing = new AbortController(); // no new sends, no more tries
+    this.lifetime = new AbortController(); // the sends in flight are cut
     this.inflight = new Set();
   }
 
   /** An audit record was written: hands its notification to each target that wants it. Never throws, never waits. */
   observe(record) {
-    if (this.lifetime.signal.aborted || this.targets.length === 0) return;
+    if (this.closing.signal.aborted || this.targets.length === 0) return;
     try {
       const n = notification(record, this.host);
       if (!n) return;
@@ -184,7 +192,7 @@ export class Notifier {
       if (attempt > 1 && !(await this.pause(retryDelayMs(attempt, this.retryBaseMs)))) return;
       tries = attempt;
       reason = await this.post(target, body);
-      if (reason === undefined || this.lifetime.signal.aborted) return;
+      if (reason === undefined || this.closing.signal.aborted) return;
       if (!reason.retry) break;
     }
     this.report({ type: 'notify-failed', target: index, origin: new URL(target.url).origin, event: n.kind, tries, reason: reason.text });
@@ -211,18 +219,29 @@ export class Notifier {
     }
   }
 
-  /** Waits `ms` unless disposed first; false when disposed. */
+  /** Waits `ms` unless stopping first; false when stopping. */
   pause(ms) {
+    const { signal } = this.closing;
     return new Promise((resolve) => {
-      if (this.lifetime.signal.aborted) return resolve(false);
-      const timer = setTimeout(() => resolve(true), ms);
+      if (signal.aborted) return resolve(false);
+      const timer = setTimeout(() => { signal.removeEventListener('abort', stop); resolve(true); }, ms);
       timer.unref?.();
-      this.lifetime.signal.addEventListener('abort', () => { clearTimeout(timer); resolve(false); }, { once: true });
+      const stop = () => { clearTimeout(timer); resolve(false); };
+      signal.addEventListener('abort', stop, { once: true });
     });
   }
 
-  /** Ends every send in flight, silently: nothing is written after the plugin's `stop`. */
+  /**
+   * Stops: no new sends and no more tries; a try in flight gets `graceMs` to
+   * be taken, then is cut. A cut or failed last try writes nothing: the
+   * plugin's `stop` is the log's last line.
+   */
   async dispose() {
+    this.closing.abort();
+    let timer;
+    const grace = new Promise((resolve) => { timer = setTimeout(resolve, this.graceMs); });
+    await Promise.race([Promise.allSettled([...this.inflight]), grace]);
+    clearTimeout(timer);
     this.lifetime.abort();
     await Promise.allSettled([...this.inflight]);
   }

@@ -87,7 +87,7 @@ test('the retry waits double from the base', () => {
   assert.deepEqual([2, 3, 4].map((n) => retryDelayMs(n, 1000)), [1000, 2000, 4000]);
 });
 
-/** A Notifier over a scripted fetch: each answer is a status, 'throw' or 'hang'. */
+/** A Notifier over a scripted fetch: each answer is a status, 'slow' (200 after 20 ms), 'throw' or 'hang'. */
 function harness(answers, target = {}) {
   const calls = [];
   const audit = [];
@@ -98,6 +98,7 @@ function harness(answers, target = {}) {
     if (a === 'hang') {
       return new Promise((_, reject) => init.signal.addEventListener('abort', () => reject(init.signal.reason), { once: true }));
     }
+    if (a === 'slow') return new Promise((r) => setTimeout(() => r(new Response(null, { status: 200 })), 20));
     return Promise.resolve(new Response(null, { status: a }));
   };
   const n = new Notifier({
@@ -106,6 +107,7 @@ function harness(answers, target = {}) {
     secret: async (ref) => ({ HOOK_SECRET: 's3cret' })[ref],
     fetch,
     retryBaseMs: 1,
+    graceMs: 50,
     host: 'h1',
   });
   return { n, calls, audit };
@@ -185,7 +187,16 @@ test('observe() returns before the receiver answers; a hanging one times out int
   assert.match(audit[0].reason, /no answer within 100 ms/);
 });
 
-test('dispose ends the sends in flight silently, and later records send nothing', async () => {
+test('dispose lets a send in flight be taken within the grace', async () => {
+  const { n, calls, audit } = harness(['slow']);
+  n.observe(OPEN);
+  await n.dispose(); // the answer comes 20 ms later, within the 50 ms grace
+  assert.equal(calls.length, 1);
+  assert.deepEqual(audit, []);
+  assert.equal(n.inflight.size, 0);
+});
+
+test('dispose cuts a hanging send after the grace, silently, and later records send nothing', async () => {
   const { n, calls, audit } = harness(['hang'], { timeoutMs: 60_000 });
   n.observe(OPEN);
   await new Promise((r) => setImmediate(r)); // the POST is under way
