@@ -9,6 +9,12 @@
 // of a few lines over the full generation the first just kept. A process that
 // finds the cap reached takes the rotation lock (lock.js) and rotates only if
 // the file itself is still over the cap. The files are the user's only (0600).
+//
+// Every record's `type` must be defined in audit-types.js. A strict log (the
+// tests', or DSH_RESILIENCE_AUDIT_STRICT=1) throws on an unknown type, so a
+// new type cannot land undefined; otherwise the record is still written
+// (nothing is lost) and the type is remembered in `unknownTypes`.
+import { isAuditType } from './audit-types.js';
 import { chmod, mkdir, open, rename, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { withLock } from './lock.js';
@@ -16,15 +22,21 @@ import { withLock } from './lock.js';
 export const DEFAULT_AUDIT_MAX_BYTES = 5 * 1024 * 1024;
 
 export class AuditLog {
-  constructor(path, maxBytes = DEFAULT_AUDIT_MAX_BYTES) {
+  constructor(path, maxBytes = DEFAULT_AUDIT_MAX_BYTES, { strict = process.env.DSH_RESILIENCE_AUDIT_STRICT === '1' } = {}) {
     this.path = path;
     this.maxBytes = maxBytes;
+    this.strict = strict;
+    this.unknownTypes = new Set();
     this.size = undefined; // the file's size after this process's last line
     this.failures = 0;
     this.queue = Promise.resolve(); // keeps lines in order
   }
 
   write(record) {
+    if (!isAuditType(record?.type)) {
+      if (this.strict) throw new TypeError(`dsh-resilience: audit record type ${JSON.stringify(record?.type)} is not defined in audit-types.js`);
+      this.unknownTypes.add(String(record?.type));
+    }
     const line = JSON.stringify({ at: new Date().toISOString(), ...record }) + '\n';
     this.queue = this.queue.then(() => this.append(line)).catch(() => { this.failures++; });
     return this.queue;

@@ -35,7 +35,7 @@ export function parseCommand(raw) {
   const words = String(raw ?? '').trim().replace(/^\/resilience\b/, '').trim().split(/\s+/).filter(Boolean);
   if (words.length === 0) return { kind: 'show' };
   if (words[0] === 'migrate' && words.length === 1) return { kind: 'migrate' };
-  if (words[0] !== 'backup' || words.length !== 2) return { kind: 'error', text: 'usage: /resilience [backup <provider/model> | backup off | quota on|off|default|status | pool <pool>|off|default|status | routes [pool] | migrate]' };
+  if (words[0] !== 'backup' || words.length !== 2) return { kind: 'error', text: 'usage: /resilience [backup <provider/model> | backup off | quota on|off|default|status | pool <pool>|off|default|status | routes [pool] | report [24h|7d] | migrate]' };
   if (words[1] === 'off') return { kind: 'backup' };
   const slash = words[1].indexOf('/');
   if (slash <= 0 || slash === words[1].length - 1) return { kind: 'error', text: `"${words[1]}" is not provider/model` };

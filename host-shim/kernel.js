@@ -3,8 +3,8 @@
 // Why not @extism/extism: 1.0.3 leaks a block per call and fails after ~16k
 // calls, and lacks go-pdk's get_log_level; 2.0.0 is still a release candidate.
 // The module needs eight kernel functions; serving them here over
-// WebAssembly.instantiate is measured faster than either SDK (see the README's
-// numbers) and leaves nothing to leak: the kernel's heap is reset per call.
+// WebAssembly.instantiate is measured faster than either SDK (see RATIONALE.md and `make bench`
+// for the numbers) and leaves nothing to leak: the kernel's heap is reset per call.
 // testhost/ still loads the same .wasm with the official Extism Go SDK, so the
 // module stays a genuine Extism plugin.
 import { wasiImports, WasiExit } from './wasi.js';

@@ -1,4 +1,4 @@
-// The stall watchdog on `llm/stream` (README "Stalled streams"). A provider
+// The stall watchdog on `llm/stream` (docs/decisions.md "Stalled streams"). A provider
 // that accepts a streaming call and then says nothing holds the task for the
 // adapter's own idle timeout (300 s per attempt). This listener measures the
 // silence of every streaming call and, when the policy says it is a stall,
@@ -18,7 +18,7 @@
 // passes that copy through when it comes round the waterfall again, and
 // aborts the signal at a cut. Why the call ends with a finish chunk rather
 // than a throw: a throw from a listener bypasses agent/request-error and the
-// host's retries (measured in the real host: README, "Stalled streams").
+// host's retries (measured in the real host: docs/decisions.md, "Stalled streams").
 
 import { hostLlm } from './host-llm.js';
 

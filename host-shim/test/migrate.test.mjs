@@ -11,6 +11,7 @@ import { migrate } from '../migrate.js';
 import { parsePatch, readPatchFiles, renderMigration, rowsFromPatches } from '../migrate-text.js';
 import { migrateText, parseCommand } from '../command.js';
 import { compileModule, Policy } from '../policy.js';
+import { checkRow } from '../migrate-check.js';
 
 const FIXTURES = ['daruma', 'reconnect', 'quota-retry', 'tool-retry', 'model-failover'];
 const fixture = (name, ext) => fileURLToPath(new URL(`./fixtures/migrate/${name}.${ext}`, import.meta.url));
@@ -79,6 +80,17 @@ test('our own row merges in: a key it shares with an old row must agree', async 
 `);
   const result = migrate(rows);
   assert.deepEqual(result.errors, ['dsh-plugin-tool-retry key "maxAttempts" sets tools.maxAttempts to 5, but dsh-resilience key "tools" sets it to 2: keep one of them']);
+
+  // The shim's own keys ride along, and the module check leaves them to the shim, as activation does.
+  const shimKeys = migrate(await rowsOf(`
+- id: resilience
+  config: { stateDir: state, healthRefreshMs: 2000, notify: [] }
+- id: dsh-daruma
+  config: { channels: [{ provider: p, model: a }] }
+`));
+  assert.deepEqual(shimKeys.errors, []);
+  assert.deepEqual(shimKeys.row, { stateDir: 'state', healthRefreshMs: 2000, notify: [], chain: [{ provider: 'p', model: 'a' }] });
+  assert.deepEqual(await checkRow(shimKeys.row), { ok: true });
 });
 
 test('unknown keys, disabled rows and shapes the module would refuse are named, never dropped', async () => {
