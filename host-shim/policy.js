@@ -1,3 +1,4 @@
+// @ts-check
 // The policy module behind a fail-open wrapper: decisions come from the wasm
 // module; a trap or a broken answer is logged once per kind, the instance is
 // rebuilt (told again everything the old one knew: config, channel health,

@@ -1,3 +1,4 @@
+// @ts-check
 // A probe: one tiny real request to a channel whose open time is up, sent
 // through the host's own llm service (so the route's adapter, credentials and
 // stream watchdogs apply) and not through any agent (so no turn pays for it).

@@ -1,3 +1,4 @@
+// @ts-check
 // The quota rules' shell (policy/quota.go decides): per-session settings and
 // their commands, long-term waits the session's switch can end, balance
 // scripts on the policy's schedule, the llm-quota-retry Cordis events, the
@@ -30,6 +31,19 @@ export class QuotaRules {
    */
   constructor({ ctx, policy, decide, settingsPath, marksPath, report, emit, lifetime }) {
     Object.assign(this, { ctx, policy, decide, report, emit, lifetime });
+    // For the type checker only: the fields Object.assign just set.
+    /** @type {any} */
+    this.ctx;
+    /** @type {import('./policy.js').Policy} */
+    this.policy;
+    /** @type {(event: object) => any} */
+    this.decide;
+    /** @type {(record: object) => void} */
+    this.report;
+    /** @type {(name: string, payload: object) => void} */
+    this.emit;
+    /** @type {AbortSignal} */
+    this.lifetime;
     this.settings = new QuotaSettings(settingsPath, report);
     this.marks = marksPath ? new QuotaMarks(marksPath, report) : undefined;
     this.agents = new Map(); // agent id -> {agent, session, turn, step, failure}
@@ -231,6 +245,7 @@ export class QuotaRules {
    * A session setting (`quota` or `pool`) from a command: its status, or the
    * setting changed and the status after it; `refused(arg)` words a value the
    * module did not take.
+   * @returns {import('@deepseek-ai/dsh-commands').CommandResult}
    */
   sessionCommand(agent, arg, what, refused) {
     if (!this.active) return { kind: 'error', text: 'dsh-resilience: no pools or quota configured for this row' };
@@ -332,7 +347,10 @@ export class QuotaRules {
     return lines.join('\n');
   }
 
-  /** `/resilience routes [pool]`: each pool's routes, readings and marks. */
+  /**
+   * `/resilience routes [pool]`: each pool's routes, readings and marks.
+   * @returns {import('@deepseek-ai/dsh-commands').CommandResult}
+   */
   routesTable(only) {
     const r = this.inspect();
     if (!r) return { kind: 'error', text: 'dsh-resilience: the policy module failed; see the audit log' };
@@ -446,6 +464,7 @@ export function parseQuotaCommand(name, args) {
   return undefined;
 }
 
+/** @returns {import('@deepseek-ai/dsh-commands').CommandResult} */
 function moduleFailed() {
   return { kind: 'error', text: 'dsh-resilience: the policy module failed; see the audit log' };
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // Host services reached late (at a plugin's apply most are not there yet),
 // and credentials by reference (the Redis password, a balance script's key):
 // resolved through the host's credential service at every use, never cached.

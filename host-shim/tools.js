@@ -1,3 +1,4 @@
+// @ts-check
 // Tool-call retry, the shim's half. The policy decides which tools, which
 // failures and how long to wait (policy/toolretry.go); this wraps the host's
 // `tools/execute` waterfall, asks after every attempt, and carries the answer
