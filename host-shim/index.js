@@ -171,6 +171,7 @@ export async function apply(ctx, config = {}) {
    * One policy step, with its effects carried out; undefined when the module
    * failed, or the plugin is disposed (the caller then does what the host
    * would: a late timer or refresh must not re-arm anything).
+   * @param {import('./policy-types.js').Event} event
    */
   function decide(event) {
     if (lifetime.signal.aborted) return undefined;
@@ -241,6 +242,7 @@ export async function apply(ctx, config = {}) {
     }
     const swapped = { ...proposed, provider: verdict.provider, model: verdict.model };
     if (verdict.dropReasoningEffort) delete swapped.reasoningEffort;
+    // @ts-expect-error -- the host brands its effort ids; the module's is one the target model lists (model-info), a plain string in JSON
     if (verdict.reasoningEffort) swapped.reasoningEffort = verdict.reasoningEffort; // a pool route's own
     web.routed(payload.agent, swapped, report);
     return swapped;

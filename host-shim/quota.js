@@ -385,6 +385,7 @@ export class QuotaRules {
         const p = r?.pools.find((x) => x.name === pool);
         if (!p) return undefined;
         const stale = new Set(p.routes.map((x) => x.route.provider)
+          // @ts-expect-error -- r is set (p was found in it); the checker loses that in the callback
           .filter((name) => r.providers.find((x) => x.provider === name && x.hasBalance && x.stale)));
         await Promise.all([...stale].map((name) => self.refresh(name)));
         r = self.inspect();
@@ -446,6 +447,7 @@ export class QuotaRules {
         if (state.pool === 'off') poolSource = 'off';
         else if (state.pool) [pool, poolSource] = [state.pool, 'session'];
         else if (state.route) {
+          // @ts-expect-error -- a pool's routes are all there: plainRoute answers undefined only for none
           const holding = pools.filter((p) => p.routes.some((r) => r.provider === state.route.provider && r.model === state.route.model));
           if (holding.length === 1) [pool, poolSource] = [holding[0].name, 'inferred'];
         }
