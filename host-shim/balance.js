@@ -23,8 +23,8 @@ const missing = (provider, why) => ({ kind: 'balance-reading', provider, ok: fal
 /**
  * Runs one balance script and settles it into a WIT `balance-reading` event
  * (plus a `why` for the audit log, stripped before the module sees it).
- * @param {{get: Function}} ctx - reaches the host's subprocess and credentials services.
- * @param {object} b - the resolved balance config.
+ * @param {import('./host.js').Context} ctx - reaches the host's subprocess and credentials services.
+ * @param {import('./policy-types.js').ResolvedBalance} b - the resolved balance config.
  * @param {AbortSignal} lifetime - the plugin's lifetime: dispose ends the run.
  * @returns {Promise<Reading>}
  */
