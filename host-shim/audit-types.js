@@ -33,6 +33,8 @@ export const AUDIT_TYPES = Object.freeze({
   'reconfigured': 'the settings card changed the live config: the keys that changed',
   'reconfigure-refused': 'a settings change the module refused; the running config stays',
   'settings-not-served': 'the settings namespace could not be registered; the card is not shown',
+  // Notifications
+  'notify-failed': 'a webhook notification was not taken after its tries: target index, origin, event, tries, reason',
   // Tool calls
   'tool-retry': 'a tool call failed transiently and is repeated: tool, call, attempt, reason, delay',
   'tool-exhausted': 'a repeated tool call ran out of attempts; its last failure went back',

@@ -31,7 +31,7 @@ export function renderTable(resolved, health, backup, nowMs) {
 export function parseCommand(raw) {
   const words = String(raw ?? '').trim().replace(/^\/resilience\b/, '').trim().split(/\s+/).filter(Boolean);
   if (words.length === 0) return { kind: 'show' };
-  if (words[0] !== 'backup' || words.length !== 2) return { kind: 'error', text: 'usage: /resilience [backup <provider/model> | backup off | quota on|off|default|status | pool <pool>|off|default|status | routes [pool]]' };
+  if (words[0] !== 'backup' || words.length !== 2) return { kind: 'error', text: 'usage: /resilience [backup <provider/model> | backup off | quota on|off|default|status | pool <pool>|off|default|status | routes [pool] | report [24h|7d]]' };
   if (words[1] === 'off') return { kind: 'backup' };
   const slash = words[1].indexOf('/');
   if (slash <= 0 || slash === words[1].length - 1) return { kind: 'error', text: `"${words[1]}" is not provider/model` };

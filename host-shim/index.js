@@ -14,13 +14,16 @@ import { chmod, mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { AuditLog } from './audit.js';
+import { tapAudit } from './audit-tap.js';
 import { loadBackup, saveBackup } from './backup.js';
 import { parseCommand, renderTable } from './command.js';
+import { reportCommand } from './report-command.js';
 import { carryOut, channelId, EVENTS } from './effects.js';
 import { disposedEvent, requestErrorEvent, requestEvent, settledEvent } from './events.js';
 import { DEFAULT_PRUNE_MS, DEFAULT_REFRESH_MS, HealthStore } from './health.js';
 import { compileModule, Policy } from './policy.js';
 import { hostFailure } from './host-llm.js';
+import { checkNotify, Notifier } from './notify.js';
 import { runProbe } from './probe.js';
 import { checkShared } from './shared-config.js';
 import { loadRedisClient, SharedHealth } from './shared-redis.js';
@@ -28,6 +31,7 @@ import { parseQuotaCommand, QuotaRules } from './quota.js';
 import { resolveSecret } from './secret.js';
 import { watchStalls } from './stall.js';
 import { later } from './timers.js';
+import { telemetrySink } from './telemetry.js';
 import { appendRetry, appendRetryStarted } from './retry-events.js';
 import { toolRetryListener } from './tools.js';
 import { Waits } from './wait.js';
@@ -43,6 +47,7 @@ const SHIM_KEYS = {
   stateDir: (v) => typeof v === 'string' && v !== '' || 'must be a non-empty string',
   healthRefreshMs: (v) => Number.isInteger(v) && v >= 100 && v <= 3_600_000 || 'must be an integer between 100 and 3600000',
   shared: (v) => (checkShared(v), true), // throws naming the nested key
+  notify: (v) => (checkNotify(v), true), // throws naming notify[i].url etc.
   healthPruneMs: (v) => Number.isInteger(v) && v >= 60_000 && v <= 365 * 86_400_000 || 'must be an integer between 60000 (a minute) and 31536000000 (a year)',
 };
 
@@ -108,7 +113,9 @@ export async function apply(ctx, config = {}) {
     setBackup: (channel, source) => setBackup(channel, source),
     applyConfig: (next) => applyConfig(next),
   });
-  const audit = web.tap(new AuditLog(join(stateDir, 'audit.jsonl')));
+  // The host's telemetry seam and the webhooks follow the audit records (telemetry.js, notify.js).
+  const notifier = new Notifier({ targets: checkNotify(shim.notify ?? []), report: (r) => audit.write(r), secret: (ref) => resolveSecret(ctx, ref) });
+  const audit = tapAudit(web.tap(new AuditLog(join(stateDir, 'audit.jsonl'))), [telemetrySink(ctx), (r) => notifier.observe(r)]);
   const report = (record) => audit.write(record);
   const policy = new Policy(await compileModule(), policyConfig, logger, report, report);
   web.deps.policy = policy;
@@ -412,13 +419,14 @@ export async function apply(ctx, config = {}) {
     sub.effect(() => sub.commands.register({
       name: 'resilience',
       description: 'dsh-resilience: channel health, the backup to fail over to first, quota retry, pools and routes',
-      input: { hint: '[backup <provider/model> | backup off | quota on|off|default|status | pool <pool>|off|default|status | routes [pool]]' },
+      input: { hint: '[backup <provider/model> | backup off | quota on|off|default|status | pool <pool>|off|default|status | routes [pool] | report [24h|7d]]' },
       handler: async ({ agent, rawInput }) => {
         const q = parseQuotaCommand('resilience', rawInput);
         if (q?.kind === 'quota') return quota.quotaCommand(agent, q.arg);
         if (q?.kind === 'pool') return quota.poolCommand(agent, q.arg);
         const words = String(rawInput ?? '').trim().split(/\s+/).filter(Boolean);
         if (words[0] === 'routes') return quota.routesTable(words[1]);
+        if (words[0] === 'report') return audit.flush().then(() => reportCommand(join(stateDir, 'audit.jsonl'), words[1], Date.now()));
         const cmd = parseCommand(rawInput);
         if (cmd.kind === 'error') return { kind: 'error', text: cmd.text };
         if (cmd.kind === 'backup') {
@@ -454,6 +462,7 @@ export async function apply(ctx, config = {}) {
     await health.close(); // from here on nothing is read or written
     await shared?.close(); // its last writes, if Redis answers at once
     saveTimer = undefined;
+    await notifier.dispose(); // sends in flight end silently: nothing is written after `stop`
     report({ type: 'stop', pid: process.pid, moduleFailures: policy.failureCounts() });
     await audit.flush();
   }, 'dsh-resilience: end waits, probes and timers; save health; flush the audit log');

@@ -11,6 +11,7 @@
 // The countdowns tick in the browser from `openUntilMs` and the host's clock.
 import { readFile } from 'node:fs/promises';
 import { configProblem } from './reconfigure.js';
+import { reportData } from './report-command.js';
 
 export const RPC_CHANNEL = '/dsh-resilience';
 export const SETTINGS_NS = 'dsh-resilience';
@@ -253,6 +254,10 @@ export class WebHalf {
             return ok(await this.rows(String(payload?.session ?? '')));
           case 'validate':
             return ok({ problem: this.problem(payload?.section ?? {}) ?? null });
+          case 'report': { // report-command.js: the numbers, the text and the timeline of /resilience report
+            const out = await reportData(this.deps.auditPath, payload?.window, Date.now());
+            return out.error ? refuse('INVALID', out.error) : ok(out);
+          }
           default:
             return refuse('UNKNOWN_ENDPOINT', `dsh-resilience: no endpoint "${endpoint}"`);
         }
