@@ -1,3 +1,4 @@
+// @ts-check
 // Atomic JSON state files (backup, quota settings and marks): written to a
 // temp file beside the target and renamed over it, so a reader (another host
 // process) never sees half a document. Like every state file they are the

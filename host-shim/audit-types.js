@@ -1,3 +1,4 @@
+// @ts-check
 // Every `type` an audit record may have, with its one-line meaning: the one
 // definition. The audit writer (audit.js) checks each record against it, and
 // host-shim/test/audit-types.test.mjs checks that docs/audit.md lists exactly

@@ -1,3 +1,4 @@
+// @ts-check
 // The audit log: one JSON line per decision, under the plugin's state
 // directory, rotated to a single `.1` generation at a size cap. It never holds
 // prompt text or credentials: only channels, codes, classes and timings.

@@ -1,3 +1,4 @@
+// @ts-check
 // The user's backup choice (`/resilience backup`) outlives the process: it is
 // a preference, not a health fact, so it gets a file of its own. An unreadable
 // file is ignored (and audited): no backup is the safe default.

@@ -1,3 +1,4 @@
+// @ts-check
 // `/resilience`: every channel's breaker as a table, and the user's backup.
 //   /resilience                      the table
 //   /resilience backup <prov/model>  try this channel first when failing over

@@ -1,3 +1,4 @@
+// @ts-check
 // dsh-resilience: the Cordis plugin that carries the policy module into the
 // DSH host. It maps host events to policy events, asks the module, and carries
 // out the answer: waits, swaps, probes, timers, files and events. It holds no
@@ -87,6 +88,7 @@ const ADAPTERS_SETTLE_MS = 250;
 
 const randomDraw = () => Math.floor(Math.random() * 2 ** 53);
 
+/** @param {import("@deepseek-ai/cordis").Context} ctx */
 export async function apply(ctx, config = {}) {
   const { shim, policy: policyConfig } = splitConfig(config ?? {});
   const sharedConfig = shim.shared ? checkShared(shim.shared) : {};
@@ -176,6 +178,7 @@ export async function apply(ctx, config = {}) {
    * One policy step, with its effects carried out; undefined when the module
    * failed, or the plugin is disposed (the caller then does what the host
    * would: a late timer or refresh must not re-arm anything).
+   * @param {import('./policy-types.js').Event} event
    */
   function decide(event) {
     if (lifetime.signal.aborted) return undefined;
@@ -205,6 +208,7 @@ export async function apply(ctx, config = {}) {
   shared = sharedConfig.redis && new SharedHealth({
     options: sharedConfig.redis,
     createClient: createRedisClient,
+    // @ts-expect-error -- called only when sharedConfig.redis is set (the `&&` above); the checker loses that in the closure
     password: async () => (sharedConfig.redis.passwordEnv ? resolveSecret(ctx, sharedConfig.redis.passwordEnv) : undefined),
     snapshot: () => policy.snapshot(),
     merge: (records) => {
@@ -245,6 +249,7 @@ export async function apply(ctx, config = {}) {
     }
     const swapped = { ...proposed, provider: verdict.provider, model: verdict.model };
     if (verdict.dropReasoningEffort) delete swapped.reasoningEffort;
+    // @ts-expect-error -- the host brands its effort ids; the module's is one the target model lists (model-info), a plain string in JSON
     if (verdict.reasoningEffort) swapped.reasoningEffort = verdict.reasoningEffort; // a pool route's own
     web.routed(payload.agent, swapped, report);
     return swapped;
@@ -399,6 +404,7 @@ export async function apply(ctx, config = {}) {
 
   ctx.inject(['commands'], (sub) => {
     // The quota plugin's command names stay as aliases, so its users' habits work.
+    /** @type {Array<[string, string, string, (agent: any, arg: string | undefined) => any]>} */
     const aliases = [
       ['quota-retry', 'dsh-resilience: this session\'s quota retry (long-term waits)', 'on|off|default|status', (agent, arg) => quota.quotaCommand(agent, arg)],
       ['quota-pool', 'dsh-resilience: this session\'s route pool', '<pool>|off|default|status', (agent, arg) => quota.poolCommand(agent, arg)],
@@ -442,6 +448,7 @@ export async function apply(ctx, config = {}) {
   // Its state is lossless JSON (nulls, never undefined): the host checkpoints it, and a session
   // must reopen after a restart, with or without the plugin (proven by e2e/web).
   ctx.inject(['sessionProjections'], (sub) => {
+    // @ts-expect-error -- the host declares a zod schema and a key of its own projection map; the shim's duck-typed {parse} is what its runtime calls
     sub.effect(() => sub.sessionProjections.register(quota.projection()), 'dsh-resilience: quotaRetry projection');
   });
 

@@ -1,3 +1,4 @@
+// @ts-check
 // An inter-process lock for the plugin's shared files: an `O_EXCL` lock file
 // beside the file it guards, with stale-lock recovery.
 //

@@ -1,3 +1,4 @@
+// @ts-check
 // Exhaustion marks outlive the process that learnt them: a spent allowance
 // lasts hours, a headless host a minute. Each mark (a provider breaker opened
 // by a quota failure) and each lift is kept in a file under the state

@@ -1,3 +1,4 @@
+// @ts-check
 // Per-session quota settings (`/resilience quota`, `/resilience pool`) outlive
 // the process: a file under the plugin's state directory, keyed by session
 // id, written atomically. Headless profiles mount no storage domain, so the

@@ -1,3 +1,4 @@
+// @ts-check
 // The `shared` config key: where channel health is shared beyond one machine.
 // Checked at activation like every key; an error names the full key path.
 // Credentials are only ever a reference (passwordEnv, an env-style name the

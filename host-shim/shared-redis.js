@@ -1,3 +1,4 @@
+// @ts-check
 // Channel health shared across machines through Redis (docs/state.md "Shared
 // health across machines"). Optional: only a config with `shared.redis` loads it, and only then
 // is the Redis client imported, so the default install pulls in nothing.

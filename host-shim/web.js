@@ -1,3 +1,4 @@
+// @ts-check
 // The host half of the web client (client/): one RPC channel the browser
 // bundle talks to, and the settings namespace its card edits. It decides
 // nothing: status is read from the policy module, a backup goes through the
@@ -150,7 +151,7 @@ export class WebHalf {
   /** Answers at once when `since` is behind, else when something changes (or after the long-poll time). */
   async watch(since, session, signal) {
     if (Number.isInteger(since) && since === this.revision) {
-      await new Promise((resolve) => {
+      await new Promise(/** @param {(value?: unknown) => void} resolve */ (resolve) => {
         const done = () => { clearTimeout(timer); signal?.removeEventListener('abort', done); this.waiters.delete(done); resolve(); };
         const timer = setTimeout(done, LONG_POLL_MS);
         timer.unref?.();
