@@ -76,18 +76,19 @@ describe('stock host retry settings', () => {
     t.diagnostic(`hang: secondary asked ${ms} ms after the primary's request; answer at ${r.ms} ms`);
   });
 
-  test('500, 500, ok: the blip stays on the primary', async (t) => {
+  test('500, 500, ok: the blip costs one answer from the secondary; the primary stays closed', async (t) => {
     fp.reset();
     fp.script(PRIMARY.model, ['server_error', 'server_error', { kind: 'success', text: 'the primary recovered' }]);
-    fp.script(SECONDARY.model, [{ kind: 'success', text: 'wrong: the secondary' }]);
+    fp.script(SECONDARY.model, [{ kind: 'success', text: 'the secondary, once' }]);
     const h = await stockHome(t, { chain: CHAIN });
 
     const r = await runHeadless(h, 'Reply with OK');
 
-    assert.equal(r.stdout.trim(), 'the primary recovered', r.stderr);
-    assert.deepEqual(fp.counts(), { [PRIMARY.model]: 3 });
+    assert.equal(r.stdout.trim(), 'the secondary, once', r.stderr);
+    assert.deepEqual(fp.counts(), { [PRIMARY.model]: 2, [SECONDARY.model]: 1 });
     const audit = await auditRecords(h);
     assert.equal(audit.filter((a) => a.type === 'failover' || a.type === 'circuit-open').length, 0);
+    assert.equal(audit.filter((a) => a.type === 'spill').length, 1);
     t.diagnostic(`500, 500, ok: answer at ${r.ms} ms`);
   });
 
