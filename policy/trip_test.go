@@ -163,6 +163,16 @@ func TestAFailoverTargetThatCannotServeIsSkippedAtOnce(t *testing.T) {
 			t.Fatalf("requests %v, want %v", d.requests, want)
 		}
 	})
+	t.Run("spilled to the only fallback, which cannot serve: the primary's own failure goes back at once", func(t *testing.T) {
+		m := newSim(t, func(c *Config) { c.Chain = []Channel{chA, nokey}; c.ProviderThreshold = 0 })
+		d := drive(t, m, hostModel{stock}, map[Channel][]string{chA: {"RATE_LIMIT"}, nokey: {"MISSING_CREDENTIAL"}})
+		if d.last != Delegate || d.original == nil || d.original.Code != "RATE_LIMIT" {
+			t.Fatalf("ended with %s, original %+v; want delegate with the primary's RATE_LIMIT", d.last, d.original)
+		}
+		if want := map[Channel]int{chA: 2, nokey: 1}; !reflect.DeepEqual(d.requests, want) {
+			t.Fatalf("requests %v, want %v", d.requests, want)
+		}
+	})
 	t.Run("only fallback known unservable at start: the host's budget, then the plugin's wait", func(t *testing.T) {
 		m := newSim(t, func(c *Config) { c.Chain = []Channel{chA, nokey}; c.ProviderThreshold = 0; c.GiveUpAfterMs = 30_000 })
 		m.step(ModelInfo{Channel: nokey, Code: "UNKNOWN_MODEL"})
