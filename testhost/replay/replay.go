@@ -67,7 +67,7 @@ func Read(r io.Reader) ([]Input, error) {
 type Totals struct {
 	Decisions int
 	Failovers int
-	Spills    int // requests sent elsewhere after spillAfter failures (the channel kept closed)
+	Spills    int   // requests sent elsewhere after spillAfter failures (the channel kept closed)
 	Wasted    int   // requests this config sent that failed (a before-host failure it was asked about)
 	Retries   int   // the plugin's same-channel retries: requests sent again to a channel that just failed
 	HeldMs    int64 // time agents were held in waits
