@@ -36,10 +36,12 @@ func (s *State) unhold(a *agent) {
 }
 
 // mayHaveFreed says whether a step could have made a channel usable: a
-// breaker left Open, or the backup or the host's models changed.
+// breaker left Open, or the backup or the host's models changed, or a wake
+// (the shim sends one after merging health another host shared, whose
+// closed breakers come in as records, not transitions).
 func mayHaveFreed(ev Event, fx []Effect) bool {
 	switch ev.(type) {
-	case SetBackup, ModelInfo, BalanceReading:
+	case SetBackup, ModelInfo, BalanceReading, Wake:
 		return true
 	}
 	for _, f := range fx {

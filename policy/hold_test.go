@@ -150,3 +150,13 @@ func TestAStatedWaitPastTheHorizonFailsOver(t *testing.T) {
 		t.Fatalf("open until %d, want the stated reset %d", cc.OpenUntilMs, m.now+10*60_000)
 	}
 }
+
+// A breaker closed by another host comes in merged, not as a transition: the
+// wake the shim sends after a merge cuts the held turn.
+func TestAMergedCloseCutsAHeldTurnAtTheNextWake(t *testing.T) {
+	m := horizonSim(t, func(c *Config) { c.CooldownMs = 60_000; c.Probes = false })
+	openFlashThenSpendSecondary(t, m)
+	m.advance(5_000)
+	m.s.Merge(m.now, []ChannelHealth{{Channel: flash, State: Closed, ChangedAtMs: m.now}})
+	expect(t, m.step(Wake{}), Pass, "wait-cut:deepseek/flash")
+}
