@@ -157,11 +157,17 @@ function rowView(kind, state, records, locale) {
   if (kind === 'give-up') {
     if (!record) return null;
     const reason = t(`reason.${record.reason}`);
-    return {
-      kind,
-      text: t('row.giveUp', { channel: record.channel || state.route || '?', reason, code: record.code || state.code }),
-      details: [[t('row.reason'), record.reason], [t('row.code'), record.code || state.code]],
-    };
+    const code = record.code || state.code;
+    const tried = Array.isArray(record.tried) ? record.tried.filter((x) => x && x.channel) : [];
+    // Which channels were tried, each with its last code: a give-up after a
+    // failover is about every one of them, not only the last.
+    const triedText = tried.map((x) => (x.code ? `${x.channel} (${x.code})` : x.channel)).join(', ');
+    const text = tried.length > 1
+      ? t('row.giveUpTried', { channel: record.channel || state.route || '?', reason, code, tried: triedText })
+      : t('row.giveUp', { channel: record.channel || state.route || '?', reason, code });
+    const details = [[t('row.reason'), record.reason], [t('row.code'), code]];
+    if (tried.length) details.push([t('row.tried'), triedText]);
+    return { kind, text, details };
   }
   return null;
 }

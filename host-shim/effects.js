@@ -37,6 +37,7 @@ export const EVENTS = /** @type {const} */ ({
   circuitClosed: 'dsh-resilience/circuit-closed',
   failover: 'dsh-resilience/failover',
   giveUp: 'dsh-resilience/give-up',
+  spill: 'dsh-resilience/spill',
   probe: 'dsh-resilience/probe',
   stall: 'dsh-resilience/stall',
   toolRetry: 'dsh-resilience/tool-retry',
@@ -103,10 +104,23 @@ export function carryOut(effects, env) {
         record = { type: 'retry', agent: fx.agent, channel: channelId(fx.channel), attempt: fx.attempt, delayMs: fx.delayMs, code: fx.code };
         logger.info('retry %s #%d in %d ms on %s', ch(fx.channel), fx.attempt, fx.delayMs, fx.code);
         break;
-      case 'give-up':
-        record = { type: 'give-up', agent: fx.agent, channel: channelId(fx.channel), reason: fx.reason, code: fx.code };
+      case 'give-up': {
+        const tried = (fx.tried ?? []).map((t) => ({ channel: channelId(t.channel), code: t.code }));
+        record = { type: 'give-up', agent: fx.agent, channel: channelId(fx.channel), reason: fx.reason, code: fx.code, tried: tried.length ? tried : undefined };
         event = EVENTS.giveUp;
-        logger.info('give up on %s: %s (%s)', ch(fx.channel), fx.reason, fx.code);
+        logger.info('give up on %s: %s (%s)%s', ch(fx.channel), fx.reason, fx.code,
+          tried.length ? `; tried ${(fx.tried).map((t) => `${ch(t.channel)} (${t.code})`).join(', ')}` : '');
+        break;
+      }
+      case 'spill':
+        record = { type: 'spill', agent: fx.agent, from: channelId(fx.from), to: channelId(fx.to), code: fx.code, failures: fx.failures };
+        event = EVENTS.spill;
+        logger.info('spill %s -> %s after %d failures (%s)', ch(fx.from), ch(fx.to), fx.failures, fx.code);
+        break;
+      case 'wait-cut':
+        record = { type: 'wait-cut', agent: fx.agent, channel: channelId(fx.channel) };
+        logger.info('wait of %s cut: %s is usable again', fx.agent, ch(fx.channel));
+        env.cutWait?.(fx.agent);
         break;
       case 'unroutable':
         record = { type: 'unroutable', keys: fx.keys, channel: channelId(fx.channel), code: fx.code };

@@ -137,8 +137,15 @@ export async function apply(ctx, config = {}) {
     }
   };
 
+  // The module ends a held wait early (effect wait-cut) when a channel the
+  // agent may use is back: each sleeping wait registers its cut here.
+  const cuts = new Map(); // agent id -> AbortController of its wait
+
   const env = {
     ctx, audit, logger,
+    cutWait(agent) {
+      cuts.get(agent)?.abort(new Error('a channel is usable again'));
+    },
     scheduleWake(atMs) {
       wakeTimer?.clear();
       wakeTimer = undefined;
@@ -270,8 +277,11 @@ export async function apply(ctx, config = {}) {
     }
     const verdict = out.verdict;
     switch (verdict.kind) {
-      case 'retry':
+      case 'retry': {
+        const spill = out.effects.find((fx) => fx.kind === 'spill');
+        if (spill) spillRow(payload, spill);
         return { kind: 'retry' };
+      }
       case 'wait': {
         // A long-term quota wait can also be ended by the session's switch:
         // the failure then goes back to the host, as without the plugin.
@@ -299,6 +309,20 @@ export async function apply(ctx, config = {}) {
     throw error;
   }
 
+  /**
+   * A spill is a retry without a wait: the session shows it as the stock
+   * dsh-llm-retry row would, `llm/retry` (on the channel it goes to) and
+   * `llm/retry-started` at once.
+   */
+  function spillRow(payload, spill) {
+    try {
+      const retryId = appendRetry(payload, { channel: spill.to, attempt: spill.failures }, 0);
+      appendRetryStarted(payload, retryId, spill.failures);
+    } catch (e) {
+      policy.fail(e, 'llm/retry append (spill)');
+    }
+  }
+
   const DISABLED = Symbol('quota wait disabled');
   async function waitThenRetry(payload, delayMs, effect, held) {
     let retryId;
@@ -309,10 +333,14 @@ export async function apply(ctx, config = {}) {
     }
     const agentId = String(payload.agent?.id ?? 'unknown');
     const hold = held ? quota.hold(agentId) : undefined;
-    const signal = hold ? (payload.signal ? AbortSignal.any([payload.signal, hold.signal]) : hold.signal) : payload.signal;
+    const cut = new AbortController();
+    cuts.set(agentId, cut);
+    const signal = AbortSignal.any([payload.signal, hold?.signal, cut.signal].filter(Boolean));
     const slept = await waits.sleep(delayMs, signal);
+    if (cuts.get(agentId) === cut) cuts.delete(agentId);
     if (hold) quota.releaseHold(agentId, hold);
-    if (!slept) return hold?.signal.aborted && !payload.signal?.aborted ? DISABLED : undefined; // cancelled: the host ends the turn
+    const wasCut = !slept && cut.signal.aborted && !payload.signal?.aborted && !hold?.signal.aborted && !waits.lifetime.signal.aborted;
+    if (!slept && !wasCut) return hold?.signal.aborted && !payload.signal?.aborted ? DISABLED : undefined; // cancelled: the host ends the turn
     try {
       if (retryId) appendRetryStarted(payload, retryId, effect?.attempt ?? 1);
     } catch (e) {

@@ -37,6 +37,9 @@ function forPage(record) {
     const v = out[f];
     if (v && typeof v === 'object' && typeof v.provider === 'string') out[f] = key(v);
   }
+  if (Array.isArray(out.tried)) { // a give-up's channels tried, each with its code
+    out.tried = out.tried.map((t) => ({ channel: t?.channel && typeof t.channel === 'object' ? key(t.channel) : String(t?.channel ?? '?'), code: t?.code }));
+  }
   return out;
 }
 /** The browser names a session by its id; the host's agent id may carry a `session-` prefix. */

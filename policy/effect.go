@@ -69,7 +69,8 @@ type Verdict struct {
 // closed: CircuitChanged, FailedOver, Retrying, GaveUp, ScheduleWake, Probe,
 // EffortDropped (here), Unroutable and Routable (servable.go), ToolRetried
 // (toolretry.go), Stalled (stall.go), QuotaWait, QuotaRouted, QuotaSession
-// (quota.go), RefreshBalance and ScheduleRefresh (balance.go).
+// (quota.go), RefreshBalance and ScheduleRefresh (balance.go), Spilled
+// (spill.go), WaitCut (hold.go).
 type Effect interface{ isEffect() }
 
 // CircuitChanged reports every breaker transition: the shell logs it, emits
@@ -99,11 +100,21 @@ type Retrying struct {
 	Code    string
 }
 
-// GaveUp reports a failure handed back to the host, and why.
+// GaveUp reports a failure handed back to the host, and why: Channel and
+// Code are the failure that ended the turn, Tried every channel the agent
+// failed on since its last success, in the order it first failed on each,
+// with the last code each answered.
 type GaveUp struct {
 	Agent   string
 	Channel Channel
 	Reason  GiveUpReason
+	Code    string
+	Tried   []Tried
+}
+
+// Tried is one channel a recovery failed on, and its last code.
+type Tried struct {
+	Channel Channel
 	Code    string
 }
 

@@ -349,6 +349,7 @@ func (s *State) enterWait(now int64, a *agent, e RequestError, ch Channel, p *Po
 		target = p.Routes[0].Channel
 	}
 	a.failovers, a.attempts, a.recoveringSince = 0, 0, 0 // the engine's budgets do not bound this wait
+	s.hold(a, w.nextAtMs)                                // ended early when a channel it may use is back (hold.go)
 	*fx = append(*fx, s.waitEffect(e.Agent, w, phase, ""),
 		Retrying{Agent: e.Agent, Channel: target, Attempt: w.attempts, DelayMs: d, Code: e.Failure.Code})
 	return Verdict{Kind: Wait, DelayMs: d}
@@ -362,6 +363,7 @@ func (s *State) quotaSettled(a *agent, id string, fx *[]Effect) {
 }
 
 func (s *State) leaveWait(a *agent, id, reason string, fx *[]Effect) {
+	s.unhold(a)
 	*fx = append(*fx, s.waitEffect(id, a.q.wait, WaitLeft, reason))
 	a.q.wait = nil
 }

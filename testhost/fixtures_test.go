@@ -60,7 +60,7 @@ func resolved(chs []ch, overrides ...string) string {
 	fields := [][2]string{
 		{"failureThreshold", "3"}, {"burstWindowMs", "120000"}, {"cooldownMs", "60000"}, {"maxCooldownMs", "1800000"},
 		{"providerThreshold", "2"}, {"backoffBaseMs", "1000"}, {"backoffMaxMs", "30000"}, {"maxFailovers", "4"},
-		{"giveUpAfterMs", "900000"}, {"retryBudgetPercent", "20"}, {"retryBudgetFloor", "5"},
+		{"giveUpAfterMs", "900000"}, {"retryBudgetPercent", "20"}, {"retryBudgetFloor", "5"}, {"spillAfter", "2"},
 		{"recovery", `"return"`}, {"probes", "true"}, {"classes", "[]"},
 		{"stall", stallDefault},                  // stall_test.go
 		{"tools", toolsDefault},                  // toolretry_test.go
@@ -88,8 +88,9 @@ func resolved(chs []ch, overrides ...string) string {
 
 // classic turns off the engine features that add effects to every step
 // (wakes for probes; the provider breaker, since mock-a and mock-b share a
-// provider), for scenarios about the basic decision path.
-var classic = []string{`"providerThreshold":0`, `"probes":false`}
+// provider) and the spill (its own scenarios: spill_test.go), for scenarios
+// about the basic decision path.
+var classic = []string{`"providerThreshold":0`, `"probes":false`, `"spillAfter":0`}
 
 func resolvedDefaults(chs ...ch) string { return resolved(chs, classic...) }
 
@@ -187,8 +188,19 @@ func fxRetry(agent string, c ch, attempt int, delay int64, code string) string {
 		js(agent), c.json(), attempt, delay, js(code))
 }
 
-func fxGiveUp(agent string, c ch, reason, code string) string {
-	return fmt.Sprintf(`{"kind":"give-up","agent":%s,"channel":%s,"reason":%q,"code":%s}`, js(agent), c.json(), reason, js(code))
+// fxGiveUp is a give-up; tried lists the channels failed on (fxTried), none
+// when the failure was not routed here.
+func fxGiveUp(agent string, c ch, reason, code string, tried ...string) string {
+	s := fmt.Sprintf(`{"kind":"give-up","agent":%s,"channel":%s,"reason":%q,"code":%s`, js(agent), c.json(), reason, js(code))
+	if len(tried) > 0 {
+		s += `,"tried":[` + strings.Join(tried, ",") + `]`
+	}
+	return s + "}"
+}
+
+// fxTried is one entry of a give-up's tried list.
+func fxTried(c ch, code string) string {
+	return fmt.Sprintf(`{"channel":%s,"code":%s}`, c.json(), js(code))
 }
 
 // health is a snapshot; each entry from hc.

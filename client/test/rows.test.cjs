@@ -88,3 +88,12 @@ test('events that are not ours, or malformed, give nothing and never throw', () 
   }
   assert.equal(rowView('failover', undefined, [], 'en'), null);
 });
+
+test('a give-up after a failover says which channels were tried (issue #17)', () => {
+  const state = { seq: 9, time: 7000, code: 'RATE_LIMIT', turn: 1, route: 'deepseek/flash' };
+  const rec = [{ at: new Date(6995).toISOString(), type: 'give-up', channel: 'tokenplan/secondary', reason: 'recovery-timeout', code: 'RATE_LIMIT',
+    tried: [{ channel: 'deepseek/flash', code: 'RATE_LIMIT' }, { channel: 'tokenplan/secondary', code: 'RATE_LIMIT' }] }];
+  const v = rowView('give-up', state, rec, 'en');
+  assert.equal(v.text, 'Gave up on tokenplan/secondary: recovery took too long (RATE_LIMIT); tried deepseek/flash (RATE_LIMIT), tokenplan/secondary (RATE_LIMIT)');
+  assert.deepEqual(v.details.at(-1), ['Tried', 'deepseek/flash (RATE_LIMIT), tokenplan/secondary (RATE_LIMIT)']);
+});

@@ -48,6 +48,27 @@ func writeOutput(w *writer, out policy.Output) {
 			writeChannel(w, "channel", e.Channel)
 			w.str("reason", string(e.Reason))
 			w.str("code", e.Code)
+			if len(e.Tried) > 0 {
+				w.beginArray("tried")
+				for _, t := range e.Tried {
+					w.beginObject("")
+					writeChannel(w, "channel", t.Channel)
+					w.str("code", t.Code)
+					w.endObject()
+				}
+				w.endArray()
+			}
+		case policy.Spilled:
+			w.str("kind", "spill")
+			w.str("agent", e.Agent)
+			writeChannel(w, "from", e.From)
+			writeChannel(w, "to", e.To)
+			w.str("code", e.Code)
+			w.int("failures", int64(e.Failures))
+		case policy.WaitCut:
+			w.str("kind", "wait-cut")
+			w.str("agent", e.Agent)
+			writeChannel(w, "channel", e.Channel)
 		case policy.ScheduleWake:
 			w.str("kind", "schedule-wake")
 			w.int("atMs", e.AtMs)

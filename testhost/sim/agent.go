@@ -22,6 +22,11 @@ type simAgent struct {
 	proposed   map[Channel]bool // channels it proposed: its possible homes
 	succeeded  bool             // its last request succeeded: the next Request credits it
 	key        string           // for draws
+	// recoverSince: its first failure since its last success (0: none);
+	// held: its wait holds the turn because nothing it may use was routable,
+	// and usableSince when the picture first saw one of them closed since.
+	recoverSince, usableSince int64
+	held                      bool
 }
 
 func (r *runner) agent(id string) *simAgent {
@@ -35,7 +40,7 @@ func (r *runner) agent(id string) *simAgent {
 
 // forget resets what the checks know of the agent: the policy forgot it.
 func (a *simAgent) forget() {
-	a.routedHere, a.failovers = false, 0
+	a.routedHere, a.failovers, a.held, a.recoverSince = false, 0, false, 0
 	clear(a.proposed)
 }
 
@@ -93,6 +98,7 @@ func (r *runner) send(a *simAgent) {
 func (r *runner) respond(a *simAgent, ok bool, f failure) {
 	a.inFlight = false
 	if ok {
+		a.recoverSince = 0
 		a.left--
 		a.hostRetries = 0
 		a.succeeded = true
@@ -115,6 +121,9 @@ func (r *runner) respond(a *simAgent, ok bool, f failure) {
 // fail delivers a failure of the agent's request and carries out the verdict.
 func (r *runner) fail(a *simAgent, f failure, phase string) {
 	r.res.Failures++
+	if a.recoverSince == 0 && f.Code != "ABORTED" {
+		a.recoverSince = r.now
+	}
 	out, ok := r.decide("request-error", a.routed, a, func(b []byte) []byte {
 		b = append(b, `{"kind":"request-error","agent":`...)
 		b = appendStr(b, a.id)
@@ -135,6 +144,7 @@ func (r *runner) fail(a *simAgent, f failure, phase string) {
 		r.releaseHolder(a.id, a.routed) // a cancel says nothing about the channel: the slot is free again
 	}
 	r.checkAgentEffects(a, out)
+	r.checkGiveUpHorizon(a, out)
 	switch out.Kind {
 	case "defer":
 		if phase != "before-host" {
@@ -155,13 +165,14 @@ func (r *runner) fail(a *simAgent, f failure, phase string) {
 	case "wait":
 		a.hostRetries = 0
 		a.waiting = true
+		r.noteHeld(a)
 		r.push(item{at: r.now + out.DelayMs, kind: kSend, agent: a, gen: a.gen})
 	case "delegate":
 		if out.Reason == "unknown-channel" && a.routedHere {
 			r.brk("in-flight-forgotten", "agent %q, routed to %s by this instance, is unknown to it", a.id, a.routed)
 		}
 		// The failure goes back to the host: the turn ends.
-		a.busy, a.hostRetries, a.failovers = false, 0, 0
+		a.busy, a.hostRetries, a.failovers, a.recoverSince = false, 0, 0, 0
 	default:
 		r.brk("verdict-legal", "request-error answered %q", out.Kind)
 	}

@@ -145,3 +145,41 @@ func TestSimRegressionSeed21(t *testing.T) {
 		},
 	})
 }
+
+// give-up-horizon (issue #17): the primary is rate limited for two minutes
+// (its breaker opens for its 4.7 s cooldown), the fallback's allowance is
+// spent for two hours with its reset stated; the agent gave up at once with
+// recovery-timeout, the fallback's reset taken as the wait for every channel,
+// though the primary was back 2 s later and the deadline 18 min away.
+func TestSimRegressionGiveUpHorizonSeed1(t *testing.T) {
+	requireClean(t, Schedule{Seed: 1, EndMs: 4844549,
+		Channels: []Channel{{"local", "claude/sonnet-4.5"}, {"local", "gpt-x"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "deepseek-v4-flash"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "gpt-x"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "🙂-mini"}, {"代理商-α", "claude/sonnet-4.5"}, {"代理商-α", "meta-llama/llama-4-maverick"}, {"my-openai-route", "🙂-mini"}},
+		Homes:    []int{0, 0, 0, 6, 7},
+		Config:   "{\"chain\":[{\"provider\":\"local\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"代理商-α\",\"model\":\"meta-llama/llama-4-maverick\"}],\"failureThreshold\":4,\"burstWindowMs\":61957,\"cooldownMs\":4721,\"maxCooldownMs\":141630,\"providerThreshold\":0,\"backoffBaseMs\":1100,\"backoffMaxMs\":59805,\"maxFailovers\":3,\"giveUpAfterMs\":1064538,\"retryBudgetPercent\":3,\"retryBudgetFloor\":3,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":1,\"backoffMs\":157}}",
+		Ops: []Op{
+			{ID: 2109, At: 4824715, Kind: OpOutage, Ch: 0, Dur: 119963, Mode: ModeRateLimit},
+			{ID: 2110, At: 4825878, Kind: OpOutage, Ch: 6, Dur: 7200000, Mode: ModeQuota},
+			{ID: 460, At: 4828508, Kind: OpTurn, Ch: 0, Agent: "sub/agent-29", N: 8},
+		},
+	})
+}
+
+// held-while-usable (issue #17): a-7 waits 83 s for the first of its
+// channels to come back; 代理商-α|gpt-x, open after a stray failure, is closed
+// 28 s into the wait by the credit for another agent's request, and a-7 was
+// still held 10 s later (until its wait ran out).
+func TestSimRegressionHeldWhileUsableSeed7(t *testing.T) {
+	requireClean(t, Schedule{Seed: 7, EndMs: 974551,
+		Channels: []Channel{{"代理商-α", "模型-β"}, {"代理商-α", "gpt-x"}, {"deepseek-official", "claude/sonnet-4.5"}, {"local", "meta-llama/llama-4-maverick"}},
+		Homes:    []int{1, 1, 1, 0, 0},
+		Config:   "{\"chain\":[{\"provider\":\"代理商-α\",\"model\":\"gpt-x\"},{\"provider\":\"deepseek-official\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"代理商-α\",\"model\":\"模型-β\"}],\"failureThreshold\":1,\"burstWindowMs\":134792,\"cooldownMs\":105680,\"maxCooldownMs\":2219280,\"providerThreshold\":1,\"backoffBaseMs\":1965,\"backoffMaxMs\":21376,\"maxFailovers\":6,\"giveUpAfterMs\":1260920,\"retryBudgetPercent\":37,\"retryBudgetFloor\":1,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":4,\"backoffMs\":635}}",
+		Ops: []Op{
+			{ID: 44, At: 324304, Kind: OpTurn, Ch: 1, Agent: "a-7", N: 10},
+			{ID: 51, At: 384820, Kind: OpTurn, Ch: 1, Agent: "agent-4", N: 9},
+			{ID: 0, At: 573419, Kind: OpOutage, Ch: 2, Dur: 1292456, Mode: ModeStall},
+			{ID: 77, At: 634010, Kind: OpTurn, Ch: 1, Agent: "agent-4", N: 10},
+			{ID: 110, At: 930689, Kind: OpTurn, Ch: 1, Agent: "a-3", N: 4},
+			{ID: 111, At: 931527, Kind: OpTurn, Ch: 1, Agent: "a-7", N: 6},
+		},
+	})
+}

@@ -90,6 +90,9 @@ func Run(rt *testhost.Runtime, s Schedule) Result {
 		if len(r.res.Breaks) == 0 {
 			r.checkOpenEnds()
 		}
+		if len(r.res.Breaks) == 0 {
+			r.checkHeld()
+		}
 	}
 	return r.finish(start)
 }
@@ -135,6 +138,8 @@ type runner struct {
 		probes                     bool
 		maxCooldownMs              int64
 		budgetPercent, budgetFloor int
+		giveUpAfterMs              int64
+		stay                       bool
 	}
 }
 
@@ -157,6 +162,8 @@ func (r *runner) parseConfig() {
 	r.cfg.maxCooldownMs = get("maxCooldownMs", 1_800_000)
 	r.cfg.budgetPercent = int(get("retryBudgetPercent", 20))
 	r.cfg.budgetFloor = int(get("retryBudgetFloor", 5))
+	r.cfg.giveUpAfterMs = get("giveUpAfterMs", 15*60_000)
+	r.cfg.stay = v.Get("recovery").String() == "stay"
 }
 
 // brk records an invariant break; known-failing ones only count.
@@ -280,6 +287,7 @@ func (r *runner) decide(what string, subject Channel, a *simAgent, ev func([]byt
 		prev = a.routed
 	}
 	r.applyEffects(out, subject, prev)
+	r.cutWaits(out)
 	return out, true
 }
 

@@ -230,8 +230,33 @@ func Generate(seed int64, o Options) Schedule {
 			add(Op{At: t, Kind: OpModelInfo, Ch: r.Intn(nch), N: r.Intn(3)})
 		}
 	}
+	s.Config = withRecoveringPrimary(seed, s.Config, s.EndMs, chain, add)
 	sortOps(s.Ops)
 	return s
+}
+
+// withRecoveringPrimary adds the worlds of issue #17, drawn from a stream of
+// their own so every other draw of a seed stays as it was: a primary that is
+// rate limited for seconds to minutes while its fallback's allowance is spent
+// for hours (a stated reset), once or twice an hour; and, in one schedule in
+// three, the quota rules on, so that pairing holds turns in long-term waits.
+func withRecoveringPrimary(seed int64, cfg string, endMs int64, chain []int, add func(Op)) string {
+	if len(chain) < 2 {
+		return cfg
+	}
+	r := rand.New(rand.NewSource(seed ^ 0x17_17_17))
+	if r.Intn(3) == 0 {
+		cfg = cfg[:len(cfg)-1] + `,"quota":{}}`
+	}
+	for t := int64(0); t < endMs; {
+		t += int64(r.ExpFloat64() * 3600_000 / 1.5)
+		if t >= endMs {
+			break
+		}
+		add(Op{At: t, Kind: OpOutage, Ch: chain[0], Mode: ModeRateLimit, Dur: int64(5_000 + r.Intn(120_000))})
+		add(Op{At: t + int64(r.Intn(2000)), Kind: OpOutage, Ch: chain[1], Mode: ModeQuota, Dur: int64(r.Intn(3)+1) * 3600_000})
+	}
+	return cfg
 }
 
 func sortOps(ops []Op) {
