@@ -20,7 +20,9 @@ export const AUDIT_TYPES = Object.freeze({
   // Decisions about an agent
   'failover': 'an agent was moved from one channel to another: the code and class that moved it',
   'retry': 'the plugin retries on the same channel after a backoff: attempt, delay, code',
-  'give-up': 'a failure went back to the host: the reason (budget-exhausted, recovery-timeout, ...) and code',
+  'give-up': 'a failure went back to the host: the reason (budget-exhausted, recovery-timeout, ...), the code that ended it, and every channel tried since the last success',
+  'spill': 'one request failed spillAfter times in a row on a channel: its next attempt went at once to the next routable target, without opening the channel',
+  'wait-cut': 'a held turn (a wait for a channel, or a long-term quota wait) ended early: a channel it may use is usable again',
   'return': 'an agent\'s request went back to the channel it had failed over from',
   'effort-dropped': 'a reasoning effort was dropped because the target\'s model does not list it',
   'unroutable': 'a chain or backup target the host cannot serve: the config keys, the channel, the code',

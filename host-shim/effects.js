@@ -52,6 +52,7 @@ export const EVENTS = /** @type {const} */ ({
  * @property {(atMs: number) => void} scheduleWake
  * @property {(channel: Channel) => void} probe
  * @property {() => void} healthChanged
+ * @property {(agent: string) => void} [cutWait] - ends that agent's held wait now (a wait-cut effect)
  * @property {import('./quota.js').QuotaRules} [quota] - long-term waits, routes,
  *   balance scripts (quota.js, which emits its own events).
  */
@@ -109,7 +110,7 @@ export function carryOut(effects, env) {
         record = { type: 'give-up', agent: fx.agent, channel: channelId(fx.channel), reason: fx.reason, code: fx.code, tried: tried.length ? tried : undefined };
         event = EVENTS.giveUp;
         logger.info('give up on %s: %s (%s)%s', ch(fx.channel), fx.reason, fx.code,
-          tried.length ? `; tried ${(fx.tried).map((t) => `${ch(t.channel)} (${t.code})`).join(', ')}` : '');
+          tried.length ? `; tried ${(fx.tried ?? []).map((t) => `${ch(t.channel)} (${t.code})`).join(', ')}` : '');
         break;
       }
       case 'spill':

@@ -23,6 +23,7 @@ declare module '@deepseek-ai/cordis' {
     'dsh-resilience/failover'(payload: object): void;
     'dsh-resilience/give-up'(payload: object): void;
     'dsh-resilience/probe'(payload: object): void;
+    'dsh-resilience/spill'(payload: object): void;
     'dsh-resilience/stall'(payload: object): void;
     'dsh-resilience/tool-retry'(payload: object): void;
   }

@@ -19,6 +19,7 @@ const isExpr = (v) => isObject(v) && typeof v.__jsExpr === 'string';
  * on PATH, rather than shipping a second YAML parser.
  */
 export async function loadJsYaml(env = process.env) {
+  // @ts-expect-error js-yaml ships no types; the host installs none for it
   const tries = [() => import('js-yaml')];
   const from = (path) => () => import(createRequire(path).resolve('js-yaml'));
   try {

@@ -235,6 +235,12 @@ export interface Config {
    */
   retryBudgetPercent?: number | null;
   retryBudgetFloor?: number | null;
+  /**
+   * Failures in a row of one request on one channel after which its next
+   * attempt goes at once to the next routable target, without opening the
+   * channel (0: off; at most 100).
+   */
+  spillAfter?: number | null;
   recovery?: Recovery | null;
   /** Probe opened channels with a tiny real request when their time is up. */
   probes?: boolean | null;
@@ -264,6 +270,7 @@ export interface ResolvedConfig {
   giveUpAfterMs: number;
   retryBudgetPercent: number;
   retryBudgetFloor: number;
+  spillAfter: number;
   recovery: Recovery;
   probes: boolean;
   classes: ClassOverride[];
@@ -670,11 +677,45 @@ export interface FailoverEffect {
   class: FailureClass;
 }
 
+/**
+ * The failure that ended the turn (channel and code), and every channel
+ * the agent failed on since its last success, in the order it first
+ * failed on each (omitted when none is known).
+ */
 export interface GiveUpEffect {
   agent: string;
   channel: Channel;
   reason: GiveUpReason;
   code: string;
+  tried?: TriedChannel[] | null;
+}
+
+/** A channel a recovery failed on, and the last code it answered. */
+export interface TriedChannel {
+  channel: Channel;
+  code: string;
+}
+
+/**
+ * A request that failed `failures` times in a row on `from` goes to `to`
+ * at once (a retry verdict, no backoff); `from` stays closed. Audit a
+ * `spill` record and append the host's `llm/retry` row for it.
+ */
+export interface SpillEffect {
+  agent: string;
+  from: Channel;
+  to: Channel;
+  code: string;
+  failures: number;
+}
+
+/**
+ * End the agent's wait now and retry its request: `channel`, one it may
+ * use, is usable again.
+ */
+export interface WaitCutEffect {
+  agent: string;
+  channel: Channel;
 }
 
 export interface RetryEffect {
@@ -831,7 +872,9 @@ export type Effect =
   | EffectQuotaRouted
   | EffectQuotaSession
   | EffectRefreshBalance
-  | EffectScheduleRefresh;
+  | EffectScheduleRefresh
+  | EffectSpill
+  | EffectWaitCut;
 
 /** Every breaker transition. A provider-level breaker has model "*". */
 export interface EffectCircuit extends CircuitChange {
@@ -896,6 +939,14 @@ export interface EffectRefreshBalance extends RefreshBalanceEffect {
 
 export interface EffectScheduleRefresh extends ScheduleRefreshEffect {
   kind: 'schedule-refresh';
+}
+
+export interface EffectSpill extends SpillEffect {
+  kind: 'spill';
+}
+
+export interface EffectWaitCut extends WaitCutEffect {
+  kind: 'wait-cut';
 }
 
 export interface StepOutput {
