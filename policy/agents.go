@@ -32,6 +32,11 @@ const (
 type agent struct {
 	id        string
 	home      Channel // where the agent belongs: what it was on before any failover
+	// pick is the user's explicit model pick, honoured until they pick again or
+	// choose a pool (session.go); lastProposed is the host's last proposal, to
+	// tell a pick from a fixed selection.
+	pick, lastProposed Channel
+	restored           bool // home came from RestoreRoute and no request has been routed since
 	routed    Channel // the channel its latest request went to
 	sentAtMs  int64   // when that request was routed
 	inFlight  bool    // that request has not failed (yet)

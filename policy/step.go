@@ -55,6 +55,8 @@ func StepInto(s *State, now int64, ev Event, buf []Effect) Output {
 		s.onBalanceReading(now, e, &fx)
 	case RestoreMark:
 		s.onRestoreMark(now, e)
+	case RestoreRoute:
+		s.onRestoreRoute(now, e)
 	default:
 		panic(fmt.Sprintf("policy: unknown event %T", ev))
 	}
@@ -92,17 +94,29 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 	defer s.agents.place(a)
 	// A new request while the last one is still in flight means it went through.
 	s.settle(now, a, e.Agent, fx)
-	if a.routed.IsZero() || e.Proposed != a.routed {
-		// Not what this policy routed last: the user or the host chose it.
-		a.home = s.intern(e.Proposed)
-	}
+	home, pick := a.home, a.pick
+	fresh := a.routed.IsZero() && !a.restored // a new session: route choice applies
+	picked := s.noteProposal(a, e.Proposed)   // session.go
 	s.quotaBeforeRequest(now, a, e.Agent, e.Proposed, fx)
-	target, ok := s.firstRoutable(now, s.preferences(a, e.Proposed), Channel{})
+	ps := s.preferences(a, e.Proposed)
+	target, ok := s.firstRoutable(now, ps, Channel{})
+	if ok && fresh && a.q.pool == "" && s.readsLow(now, target.Provider) {
+		// A low reading keeps a new session off a provider, as it does in a
+		// pool: it starts on the first preference with allowance, its home.
+		if t, found := s.withAllowance(now, ps); found {
+			target, a.home = t, s.intern(t)
+		}
+	}
 	if !ok {
 		// Nothing is routable (a wait ran out early, or another agent took the
 		// probe slot): let the proposed channel try rather than invent one.
 		target = s.fallbackTarget(a, e.Proposed)
 	}
+	if from, back := a.returnsHome(target, e.Proposed, picked); back {
+		*fx = append(*fx, Returned{Agent: e.Agent, From: from, To: target})
+	}
+	a.restored = false
+	s.routeEffect(e.Agent, a, home, pick, fx)
 	if c := s.circuits[target]; c != nil { // an unseen channel is closed: nothing to admit
 		c.admit(now, e.Agent, fx)
 	}
