@@ -37,6 +37,7 @@ type agent struct {
 	// tell a pick from a fixed selection.
 	pick, lastProposed Channel
 	restored           bool    // home came from RestoreRoute and no request has been routed since
+	savedPick          Channel // what the last SessionRoute told the shell
 	routed             Channel // the channel its latest request went to
 	sentAtMs           int64   // when that request was routed
 	inFlight           bool    // that request has not failed (yet)

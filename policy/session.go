@@ -2,10 +2,11 @@ package policy
 
 // A session's own route: its home (where it belongs, what it was on before
 // any failover) and the user's explicit model pick. Both are the module's to
-// know; the shell persists them with the session's other settings (an
-// SessionRoute effect at every change) and hands them back at bring-up
-// (RestoreRoute), so a restarted host still knows where a session on its
-// sticky failover route belongs.
+// know; the shell persists them with the session's other settings (the home
+// from each FailedOver until the Returned that ends the absence, the pick from
+// SessionRoute) and hands them back at bring-up (RestoreRoute), so a
+// restarted host still knows where a session on its sticky failover route
+// belongs. A session that never leaves home and never picks costs no effect.
 //
 // A pick is a proposal the plugin did not route that differs from the last
 // proposal: the host proposes the session's selection, which is either the
@@ -14,8 +15,8 @@ package policy
 // fixed (headless: the default model every time) never changes its proposal,
 // so it never reads as a pick.
 
-// SessionRoute reports a session's home or pick changed: the shell persists
-// both. A zero channel is none.
+// SessionRoute reports the user's pick changed (set, or cleared by a pool
+// command), with the session's home: the shell persists both.
 type SessionRoute struct {
 	Agent      string
 	Home, Pick Channel
@@ -51,6 +52,7 @@ func (s *State) onRestoreRoute(now int64, e RestoreRoute) {
 		return // a half-named channel is no channel (the codec says why)
 	}
 	a.home, a.pick, a.restored = s.intern(e.Home), s.intern(e.Pick), !e.Home.IsZero()
+	a.savedPick = a.pick
 }
 
 // noteProposal settles the agent's home and pick from a request's proposal,
@@ -90,10 +92,12 @@ func (a *agent) returnsHome(target, proposed Channel, picked bool) (from Channel
 	return from, !picked && target == a.home && from != a.home && !a.home.IsZero()
 }
 
-// routeEffect emits SessionRoute when the agent's home or pick differs from
-// what it was.
-func (s *State) routeEffect(id string, a *agent, home, pick Channel, fx *[]Effect) {
-	if a.home != home || a.pick != pick {
+// pickEffect emits SessionRoute when the user's pick changed since the
+// shell was last told. The home reaches the shell with each FailedOver (it
+// matters only while the session is away) and is dropped at its Returned.
+func (s *State) pickEffect(id string, a *agent, fx *[]Effect) {
+	if a.pick != a.savedPick {
+		a.savedPick = a.pick
 		*fx = append(*fx, SessionRoute{Agent: id, Home: a.home, Pick: a.pick})
 	}
 }
@@ -104,7 +108,7 @@ func (s *State) clearPick(id string, a *agent, fx *[]Effect) {
 		return
 	}
 	a.pick = Channel{}
-	*fx = append(*fx, SessionRoute{Agent: id, Home: a.home})
+	s.pickEffect(id, a, fx)
 }
 
 // pickPreferences is the order of a session whose user picked a model: the

@@ -82,21 +82,40 @@ func TestUserPickFailsOverAndComesBack(t *testing.T) {
 	}
 }
 
-// SessionRoute carries each change of home or pick, for the shell to persist.
+// What a restarted host needs reaches the shell: the home with each
+// FailedOver, the pick with SessionRoute. A session at home costs nothing.
 func TestSessionRouteEffects(t *testing.T) {
 	m := quotaSim(t, nil)
-	out := m.step(Request{Agent: "s1", Proposed: rA.Channel})
-	if r := effectsOf[SessionRoute](out); len(r) != 1 || r[0].Home != rA.Channel || !r[0].Pick.IsZero() {
-		t.Fatalf("first request: %+v", r)
+	steps := []struct {
+		name       string
+		ev         Event
+		home, pick Channel // of the SessionRoute, or the FailedOver's home
+		want       string  // "none", "route" or "failover"
+	}{
+		{"at home", Request{Agent: "s1", Proposed: rA.Channel}, Channel{}, Channel{}, "none"},
+		{"again", Request{Agent: "s1", Proposed: rA.Channel}, Channel{}, Channel{}, "none"},
+		{"a pick", Request{Agent: "s1", Proposed: rC.Channel}, rC.Channel, rC.Channel, "route"},
+		{"the pick fails over", RequestError{Agent: "s1", Provider: "pc", Failure: Failure{Code: "HTTP_402"}, Phase: BeforeHost}, rC.Channel, Channel{}, "failover"},
+		{"away from the pick", Request{Agent: "s1", Proposed: rC.Channel}, Channel{}, Channel{}, "none"},
+		{"the pool again", SetPool{Agent: "s1", Mode: PoolDefault}, rC.Channel, Channel{}, "route"},
 	}
-	if r := effectsOf[SessionRoute](m.step(Request{Agent: "s1", Proposed: rA.Channel})); len(r) != 0 {
-		t.Fatalf("nothing changed, yet: %+v", r)
-	}
-	if r := effectsOf[SessionRoute](m.step(Request{Agent: "s1", Proposed: chX})); len(r) != 1 || r[0].Home != chX || r[0].Pick != chX {
-		t.Fatalf("a pick: %+v", r)
-	}
-	if r := effectsOf[SessionRoute](m.step(SetPool{Agent: "s1", Mode: PoolDefault})); len(r) != 1 || !r[0].Pick.IsZero() {
-		t.Fatalf("the pick cleared: %+v", r)
+	for _, st := range steps {
+		out := m.step(st.ev)
+		r, f := effectsOf[SessionRoute](out), effectsOf[FailedOver](out)
+		switch st.want {
+		case "none":
+			if len(r) != 0 {
+				t.Fatalf("%s: %+v", st.name, r)
+			}
+		case "route":
+			if len(r) != 1 || r[0].Home != st.home || r[0].Pick != st.pick {
+				t.Fatalf("%s: %+v, want home %s pick %s", st.name, r, st.home, st.pick)
+			}
+		case "failover":
+			if len(f) != 1 || f[0].Home != st.home {
+				t.Fatalf("%s: %+v, want home %s", st.name, f, st.home)
+			}
+		}
 	}
 }
 
@@ -156,19 +175,21 @@ func TestHomeSurvivesRestart(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := newSim(t, nil)
-			out := before.step(Request{Agent: "s1", Proposed: chA})
-			saved := effectsOf[SessionRoute](out)
-			before.fail("s1", BeforeHost, "QUOTA", "", llmRetry) // failover to B
-			before.request("s1", chB)
+			before.step(Request{Agent: "s1", Proposed: chA})
+			saved := effectsOf[FailedOver](before.fail("s1", BeforeHost, "QUOTA", "", llmRetry)) // failover to B
+			before.request("s1", chA)                                                            // the retry, sent to B
+			if v := before.request("s1", chB); v.Kind != Pass {                                  // then the host proposes B
+				t.Fatalf("on B: %+v", v)
+			}
 			if len(saved) != 1 || saved[0].Home != chA {
 				t.Fatalf("home to persist: %+v", saved)
 			}
 			after := newSim(t, nil) // a new process: A's breaker is closed again
 			after.now = before.now
 			if tc.restore {
-				after.step(RestoreRoute{Agent: "s1", Home: saved[0].Home, Pick: saved[0].Pick})
+				after.step(RestoreRoute{Agent: "s1", Home: saved[0].Home})
 			}
-			out = after.step(Request{Agent: "s1", Proposed: chB}) // the host proposes the route it last used
+			out := after.step(Request{Agent: "s1", Proposed: chB}) // the host proposes the route it last used
 			if got := routeOf(out.Verdict, chB); got != tc.want {
 				t.Fatalf("first request after the restart went to %s, want %s", got, tc.want)
 			}

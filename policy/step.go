@@ -94,7 +94,6 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 	defer s.agents.place(a)
 	// A new request while the last one is still in flight means it went through.
 	s.settle(now, a, e.Agent, fx)
-	home, pick := a.home, a.pick
 	fresh := a.routed.IsZero() && !a.restored // a new session: route choice applies
 	picked := s.noteProposal(a, e.Proposed)   // session.go
 	s.quotaBeforeRequest(now, a, e.Agent, e.Proposed, fx)
@@ -116,7 +115,7 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 		*fx = append(*fx, Returned{Agent: e.Agent, From: from, To: target})
 	}
 	a.restored = false
-	s.routeEffect(e.Agent, a, home, pick, fx)
+	s.pickEffect(e.Agent, a, fx)
 	if c := s.circuits[target]; c != nil { // an unseen channel is closed: nothing to admit
 		c.admit(now, e.Agent, fx)
 	}
@@ -222,7 +221,7 @@ func (s *State) failover(now int64, a *agent, e RequestError, ch Channel, class 
 		}
 		a.failovers++
 		a.attempts = 0
-		*fx = append(*fx, FailedOver{Agent: e.Agent, From: ch, To: to, Code: e.Failure.Code, Class: class})
+		*fx = append(*fx, FailedOver{Agent: e.Agent, From: ch, To: to, Code: e.Failure.Code, Class: class, Home: a.home})
 		return Verdict{Kind: Retry}
 	}
 	if len(s.cfg.Chain) == 0 {

@@ -339,3 +339,19 @@ func runSteps(t *testing.T, steps []step) {
 		runStep(t, i, ins[s.on], s)
 	}
 }
+
+// fxFailoverHome is a failover away from a channel that is not the agent's home.
+func fxFailoverHome(agent string, from, to ch, code, class string, home ch) string {
+	f := fxFailover(agent, from, to, code, class)
+	return f[:len(f)-1] + fmt.Sprintf(`,"home":%s}`, home.json())
+}
+
+// fxReturned is an agent's request going back home.
+func fxReturned(agent string, from, to ch) string {
+	return fmt.Sprintf(`{"kind":"returned","agent":%s,"from":%s,"to":%s}`, js(agent), from.json(), to.json())
+}
+
+// fxPick is the user's pick (home and pick alike) reported for persistence.
+func fxPick(agent string, c ch) string {
+	return fmt.Sprintf(`{"kind":"session-route","agent":%s,"home":%s,"pick":%s}`, js(agent), c.json(), c.json())
+}
