@@ -35,8 +35,9 @@ export const EVENTS = {
 /**
  * @param {object[]} effects - the module's effects, in order.
  * @param {object} env - `ctx`, `audit`, `logger`, and the shell's own actions:
- *   `scheduleWake(atMs)`, `probe(channel)`, `healthChanged()`, and `quota`
- *   (quota.js: long-term waits, routes, balance scripts, which emit their own events).
+ *   `scheduleWake(atMs)`, `probe(channel)`, `healthChanged()`, `returned(fx)` (the
+ *   web half's return row), and `quota` (quota.js: per-session settings, long-term
+ *   waits, routes, balance scripts, which emit their own events).
  */
 export function carryOut(effects, env) {
   const { ctx, audit, logger } = env;
@@ -68,6 +69,19 @@ export function carryOut(effects, env) {
         record = { type: 'failover', agent: fx.agent, from: channelId(fx.from), to: channelId(fx.to), code: fx.code, class: fx.class };
         event = EVENTS.failover;
         logger.info('failover %s -> %s on %s (%s)', ch(fx.from), ch(fx.to), fx.code, fx.class);
+        env.quota?.noteHome(fx.agent, fx.home ?? fx.from); // kept for a restarted host until the return
+        break;
+      case 'returned':
+        // The module's word that the session is home again: the return row,
+        // also after a restart (the module was told the home at bring-up).
+        record = { type: 'return', agent: fx.agent, from: ch(fx.from), to: ch(fx.to) };
+        logger.info('return %s -> %s', ch(fx.from), ch(fx.to));
+        env.returned?.(fx);
+        env.quota?.noteHome(fx.agent, undefined);
+        break;
+      case 'session-route':
+        record = { type: 'session-pick', agent: fx.agent, pick: fx.pick && channelId(fx.pick), home: fx.home && channelId(fx.home) };
+        env.quota?.notePick(fx.agent, fx.pick, fx.home);
         break;
       case 'retry':
         record = { type: 'retry', agent: fx.agent, channel: channelId(fx.channel), attempt: fx.attempt, delayMs: fx.delayMs, code: fx.code };
