@@ -81,7 +81,7 @@ export function carryOut(effects, env) {
         break;
       case 'session-route':
         record = { type: 'session-pick', agent: fx.agent, pick: fx.pick && channelId(fx.pick), home: fx.home && channelId(fx.home) };
-        env.quota?.notePick(fx.agent, fx.pick, fx.home);
+        env.quota?.noteRoute(fx.agent, fx.home, fx.pick);
         break;
       case 'retry':
         record = { type: 'retry', agent: fx.agent, channel: channelId(fx.channel), attempt: fx.attempt, delayMs: fx.delayMs, code: fx.code };

@@ -126,11 +126,11 @@ export class QuotaRules {
     this.settings.set(session, 'home', home ? plainChannel(home) : undefined);
   }
 
-  /** Keeps the user's pick (and the home it made) for a restarted host. */
-  notePick(agentId, pick, home) {
+  /** Keeps the session's home and the user's pick, as the module reported both, for a restarted host. */
+  noteRoute(agentId, home, pick) {
     const session = this.agents.get(agentId)?.session;
     if (!session) return;
-    this.settings.update(session, { pick: pick ? plainChannel(pick) : undefined, ...(home ? { home: plainChannel(home) } : {}) });
+    this.settings.update(session, { home: home ? plainChannel(home) : undefined, pick: pick ? plainChannel(pick) : undefined });
   }
 
   /** The session's home as the module last reported it (the web chip's). */

@@ -3,8 +3,8 @@ package policy
 // A session's own route: its home (where it belongs, what it was on before
 // any failover) and the user's explicit model pick. Both are the module's to
 // know; the shell persists them with the session's other settings (the home
-// from each FailedOver until the Returned that ends the absence, the pick from
-// SessionRoute) and hands them back at bring-up (RestoreRoute), so a
+// from each FailedOver or SessionRoute until the Returned that ends the
+// absence, the pick from SessionRoute) and hands them back at bring-up (RestoreRoute), so a
 // restarted host still knows where a session on its sticky failover route
 // belongs. A session that never leaves home and never picks costs no effect.
 //
@@ -15,8 +15,8 @@ package policy
 // fixed (headless: the default model every time) never changes its proposal,
 // so it never reads as a pick.
 
-// SessionRoute reports the user's pick changed (set, or cleared by a pool
-// command), with the session's home: the shell persists both.
+// SessionRoute reports the session's home and the user's pick when the shell
+// holds less than a restarted host would need (routeEffect): it persists both.
 type SessionRoute struct {
 	Agent      string
 	Home, Pick Channel
@@ -52,7 +52,7 @@ func (s *State) onRestoreRoute(now int64, e RestoreRoute) {
 		return // a half-named channel is no channel (the codec says why)
 	}
 	a.home, a.pick, a.restored = s.intern(e.Home), s.intern(e.Pick), !e.Home.IsZero()
-	a.savedPick = a.pick
+	a.savedHome, a.savedPick = a.home, a.pick
 }
 
 // noteProposal settles the agent's home and pick from a request's proposal,
@@ -92,12 +92,19 @@ func (a *agent) returnsHome(target, proposed Channel, picked bool) (from Channel
 	return from, !picked && target == a.home && from != a.home && !a.home.IsZero()
 }
 
-// pickEffect emits SessionRoute when the user's pick changed since the
-// shell was last told. The home reaches the shell with each FailedOver (it
-// matters only while the session is away) and is dropped at its Returned.
-func (s *State) pickEffect(id string, a *agent, fx *[]Effect) {
-	if a.pick != a.savedPick {
+// routeEffect emits SessionRoute when the shell holds less than a restarted
+// host would need: the user's pick changed, or the agent is routed away from
+// home while the shell does not hold that home (a new session whose home is
+// open starts elsewhere with no failover). A FailedOver carries the home
+// itself, a Returned ends it; a session at home that never picks costs no
+// effect.
+func (s *State) routeEffect(id string, a *agent, target Channel, fx *[]Effect) {
+	away := target != a.home && !a.home.IsZero()
+	if a.pick != a.savedPick || away && a.savedHome != a.home {
 		a.savedPick = a.pick
+		if away {
+			a.savedHome = a.home
+		}
 		*fx = append(*fx, SessionRoute{Agent: id, Home: a.home, Pick: a.pick})
 	}
 }
@@ -108,7 +115,7 @@ func (s *State) clearPick(id string, a *agent, fx *[]Effect) {
 		return
 	}
 	a.pick = Channel{}
-	s.pickEffect(id, a, fx)
+	s.routeEffect(id, a, a.routed, fx)
 }
 
 // pickPreferences is the order of a session whose user picked a model: the

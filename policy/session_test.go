@@ -222,3 +222,23 @@ func TestEmptyChainRetriesTheSameChannelOnly(t *testing.T) {
 	m2.request("a1", chA)
 	expect(t, m2.fail("a1", BeforeHost, "RATE_LIMIT", "", llmRetry), Defer)
 }
+
+// A new session whose home is open starts elsewhere with no failover: its
+// home still reaches the shell, once, and goes with its return.
+func TestHomeOfASessionStartedAway(t *testing.T) {
+	m := newSim(t, nil)
+	m.request("a1", chA)
+	m.fail("a1", BeforeHost, "QUOTA", "", llmRetry) // A opens
+	out := m.step(Request{Agent: "a2", Proposed: chA})
+	if r := effectsOf[SessionRoute](out); out.Verdict.Channel != chB || len(r) != 1 || r[0].Home != chA {
+		t.Fatalf("started away: %+v", out)
+	}
+	if r := effectsOf[SessionRoute](m.step(Request{Agent: "a2", Proposed: chA})); len(r) != 0 {
+		t.Fatalf("the shell holds it already: %+v", r)
+	}
+	m.advance(DefaultCooldownMs + 1)
+	out = m.step(Request{Agent: "a2", Proposed: chA})
+	if r := effectsOf[Returned](out); len(r) != 1 || r[0].From != chB || r[0].To != chA {
+		t.Fatalf("back home: %+v", out)
+	}
+}

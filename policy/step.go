@@ -113,9 +113,10 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 	}
 	if from, back := a.returnsHome(target, e.Proposed, picked); back {
 		*fx = append(*fx, Returned{Agent: e.Agent, From: from, To: target})
+		a.savedHome = Channel{} // the shell drops it at the return
 	}
 	a.restored = false
-	s.pickEffect(e.Agent, a, fx)
+	s.routeEffect(e.Agent, a, target, fx)
 	if c := s.circuits[target]; c != nil { // an unseen channel is closed: nothing to admit
 		c.admit(now, e.Agent, fx)
 	}
@@ -222,6 +223,7 @@ func (s *State) failover(now int64, a *agent, e RequestError, ch Channel, class 
 		a.failovers++
 		a.attempts = 0
 		*fx = append(*fx, FailedOver{Agent: e.Agent, From: ch, To: to, Code: e.Failure.Code, Class: class, Home: a.home})
+		a.savedHome = a.home // the shell keeps it from the failover
 		return Verdict{Kind: Retry}
 	}
 	if len(s.cfg.Chain) == 0 {
