@@ -76,7 +76,11 @@ test('after a host restart, a session on its failover route goes back home: a re
   fp.script(A.model, ['insufficient_balance', { kind: 'success', text: 'home again' }]);
   fp.script(B.model, [{ kind: 'success', text: 'on the secondary' }]);
   const plugin = { chain: [A, B], probes: false, cooldownMs: 1000 };
-  const h = await makeHome({ baseURL: fp.baseURL, ...STOCK, plugin, extraPlugins: [driver({ turns: [{ text: 'first' }] })] });
+  // The headless task itself runs on B, out of the way; the driven session starts on A.
+  const h = await makeHome({
+    baseURL: fp.baseURL, ...STOCK, plugin, defaultModel: key(B),
+    extraPlugins: [driver({ start: A, turns: [{ text: 'first' }] })],
+  });
   t.after(h.cleanup);
 
   const first = await runHeadless(h, 'Reply with OK');
@@ -90,7 +94,7 @@ test('after a host restart, a session on its failover route goes back home: a re
   while (Date.now() <= Date.parse(opened.openUntil)) await new Promise((res) => setTimeout(res, 50));
 
   // The second host resumes the same session: the host proposes the route it last used (B).
-  const h2config = driver({ resume: true, turns: [{ text: 'second' }] });
+  const h2config = driver({ start: A, resume: true, turns: [{ text: 'second' }] });
   await rewriteDriver(h, h2config.config);
   const second = await runHeadless(h, 'Reply with OK');
   assert.equal(second.code, 0, second.stderr);
