@@ -128,13 +128,19 @@ type runner struct {
 	channelSet map[Channel]bool
 	active     []int // outages in force, by start
 	restoredAt int64
-	cfg        struct {
+	readings   map[string]simReading
+	// noRestoreRoute: the module predates restore-route (before-fix runs).
+	noRestoreRoute bool
+	cfg            struct {
 		chain                      []Channel
 		maxFailovers, maxAttempts  int
 		providerThreshold          int
 		probes                     bool
 		maxCooldownMs              int64
 		budgetPercent, budgetFloor int
+		pools                      [][]Channel
+		balances                   map[string]bool
+		stay                       bool
 	}
 }
 
@@ -157,6 +163,7 @@ func (r *runner) parseConfig() {
 	r.cfg.maxCooldownMs = get("maxCooldownMs", 1_800_000)
 	r.cfg.budgetPercent = int(get("retryBudgetPercent", 20))
 	r.cfg.budgetFloor = int(get("retryBudgetFloor", 5))
+	r.parseRoutes(v)
 }
 
 // brk records an invariant break; known-failing ones only count.
@@ -280,6 +287,7 @@ func (r *runner) decide(what string, subject Channel, a *simAgent, ev func([]byt
 		prev = a.routed
 	}
 	r.applyEffects(out, subject, prev)
+	r.noteRoutes(out)
 	return out, true
 }
 
