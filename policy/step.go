@@ -99,9 +99,11 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 	s.quotaBeforeRequest(now, a, e.Agent, e.Proposed, fx)
 	ps := s.preferences(a, e.Proposed)
 	target, ok := s.firstRoutable(now, ps, Channel{})
-	if ok && fresh && a.q.pool == "" && s.readsLow(now, target.Provider) {
-		// A low reading keeps a new session off a provider, as it does in a
-		// pool: it starts on the first preference with allowance, its home.
+	if ok && fresh && s.readsLow(now, target.Provider) {
+		// A low reading keeps a new session off a provider: it starts on the
+		// first preference with allowance, its home. (A pool's route choice
+		// already did so among its routes; when none has allowance this still
+		// finds the user's backup.)
 		if t, found := s.withAllowance(now, ps); found {
 			target, a.home = t, s.intern(t)
 		}

@@ -30,8 +30,7 @@ type simAgent struct {
 	pickFailovers        int     // failovers since the pick was told
 	savedHome, savedPick Channel // what the shim keeps for a restarted host
 	needRestore          bool    // a new instance has not been told them yet
-	awayFrom             Channel // the sim's own view: the home it left, until it is back
-	homeBefore           Channel // awayFrom at the last restart
+	homeBefore           Channel // savedHome at the last restart: the home the module said it left
 	started              bool    // it sent a request before (ever)
 	restartPending       bool    // no request since the last restart
 }
@@ -101,15 +100,8 @@ func (r *runner) send(a *simAgent) {
 	}
 	r.checkRoute(a, target, prefs)
 	r.checkRouteWorld(a, prop, target, first, pickNews, afterRestart)
-	switch {
-	case choice && target == prop:
-		a.awayFrom = Channel{} // the choice is home now
-	case choice:
-		a.awayFrom = prop
-	case first && target != prop && !r.low(prop.Provider):
-		a.awayFrom = prop // a new session whose home is open starts away
-	case target == a.awayFrom:
-		a.awayFrom = Channel{}
+	if target == a.savedHome {
+		a.savedHome = Channel{} // home again (a module from before returned says nothing)
 	}
 	a.header, a.lastProp = target, prop
 	r.budget(target.Provider).requests = append(r.budget(target.Provider).requests, r.now)

@@ -216,7 +216,7 @@ func (r *runner) restart(host bool) {
 		r.decide("wake", Channel{}, nil, func(b []byte) []byte { return append(b, `{"kind":"wake"}`...) })
 	}
 	for _, a := range r.agents {
-		a.homeBefore, a.restartPending, a.needRestore = a.awayFrom, true, true
+		a.homeBefore, a.restartPending, a.needRestore = a.savedHome, true, true
 		a.pickTold = a.pickTold && a.savedPick == a.pick
 		a.forget()
 		if host {

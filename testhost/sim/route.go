@@ -188,9 +188,6 @@ func (r *runner) noteRoutes(out Output) {
 				a.savedHome = fx.Home
 			}
 			a.pickFailovers++
-			if a.awayFrom == (Channel{}) {
-				a.awayFrom = fx.FromCh // the sim's own view: where it left from
-			}
 		case "returned":
 			a.savedHome = Channel{}
 		case "session-route":
@@ -308,7 +305,9 @@ func (r *runner) checkRouteWorld(a *simAgent, prop, target Channel, first, pickN
 	// left home, first thing after the restart, goes home when home is usable.
 	// (Pool worlds are left out: a session the host proposes a pool route
 	// for walks that pool, and its chain home is not where it goes back.)
-	if afterRestart && !r.cfg.stay && len(r.cfg.pools) == 0 && a.homeBefore != (Channel{}) && a.pick == (Channel{}) && r.usable(a.homeBefore) &&
+	// Only web agents: a headless agent's new turn on another channel is the
+	// user's choice, which its first request after a restart cannot show.
+	if afterRestart && a.web && a.header == prop && !r.cfg.stay && len(r.cfg.pools) == 0 && a.homeBefore != (Channel{}) && a.pick == (Channel{}) && r.usable(a.homeBefore) &&
 		!r.trkHeld(a.homeBefore) && target != a.homeBefore {
 		r.brk("home-kept", "agent %q left home %s before the restart; after it, home usable, its request went to %s", a.id, a.homeBefore, target)
 	}
