@@ -150,7 +150,9 @@ type prefState struct {
 
 // preferences are where the agent's request may go: its homes, the backup, the chain.
 func (r *runner) preferences(a *simAgent) []Channel {
-	out := []Channel{a.home}
+	// What the host proposes: a web-selecting agent's later turns keep its
+	// pick or its last route, not the turn's channel (route.go).
+	out := []Channel{a.proposal()}
 	if r.backup != nil {
 		out = append(out, *r.backup)
 	}

@@ -40,10 +40,10 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write the host side's CPU profile to this file (the guest shows as external code)")
 	wasm := flag.String("wasm", "", "simulate this build of the module instead of the repository's (e.g. another branch's)")
 	trace := flag.String("trace", "", "write every step's input and output to this file (use with -seeds 1)")
-	known := flag.String("known", "", "comma-separated invariants to count rather than stop on (to see, on an old build, each of several that it breaks)")
+	knownFlag := flag.String("known", "", "comma-separated invariants to count rather than stop on (to see, on an old build, each of several that it breaks)")
 	flag.Parse()
 	sim.Strict = *strict
-	for _, k := range strings.Split(*known, ",") {
+	for _, k := range strings.Split(*knownFlag, ",") {
 		if k != "" {
 			sim.KnownFailing[k] = "named with -known"
 		}
