@@ -145,3 +145,48 @@ func TestSimRegressionSeed21(t *testing.T) {
 		},
 	})
 }
+
+// Issue #17: on main, the user's pick was overridden (seed 14, 2 h, shrunk).
+// pick-honoured at 1h46m59.7s (op -1): agent "sub/agent-13" picked deepseek-official|gpt-x (usable), but its request went to local|🙂-mini
+func TestSimRegressionPickHonoured(t *testing.T) {
+	requireClean(t, Schedule{Seed: 14, EndMs: 6419700,
+		Channels: []Channel{{"local", "🙂-mini"}, {"local", "deepseek-v4-pro"}, {"local", "gpt-x"}, {"deepseek-official", "gpt-x"}, {"deepseek-official", "🙂-mini"}, {"代理商-α", "🙂-mini"}, {"代理商-α", "meta-llama/llama-4-maverick"}},
+		Homes:    []int{6, 6, 6, 3, 1},
+		Config:   "{\"chain\":[{\"provider\":\"代理商-α\",\"model\":\"meta-llama/llama-4-maverick\"},{\"provider\":\"代理商-α\",\"model\":\"🙂-mini\"},{\"provider\":\"local\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"deepseek-official\",\"model\":\"gpt-x\"}],\"failureThreshold\":4,\"burstWindowMs\":187618,\"cooldownMs\":31830,\"maxCooldownMs\":222810,\"providerThreshold\":1,\"backoffBaseMs\":1581,\"backoffMaxMs\":2044,\"maxFailovers\":2,\"giveUpAfterMs\":2853408,\"retryBudgetPercent\":28,\"retryBudgetFloor\":3,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":2,\"backoffMs\":581},\"pools\":[{\"name\":\"pool-0\",\"routes\":[{\"provider\":\"local\",\"model\":\"🙂-mini\"},{\"provider\":\"deepseek-official\",\"model\":\"gpt-x\"},{\"provider\":\"代理商-α\",\"model\":\"🙂-mini\"}]}],\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"代理商-α\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]}}",
+		Ops: []Op{
+			{ID: 145, At: 1575239, Kind: OpTurn, Ch: 6, Agent: "sub/agent-13", N: 11},
+			{ID: 739, At: 1691306, Kind: OpPick, Ch: 3, Agent: "sub/agent-13"},
+			{ID: 654, At: 6367300, Kind: OpTurn, Ch: 6, Agent: "sub/agent-13", N: 9},
+			{ID: 653, At: 6374213, Kind: OpStream, Ch: 3, N: 2, Dur: 242523},
+		},
+	})
+}
+
+// Issue #17: on main, a new chain session started on a provider reading below its minimum (seed 2, 2 h, shrunk).
+// new-session-reading at 9m43.698s (op 53): new agent "a-39" started on 代理商-α|deepseek-v4-pro, whose fresh reading is below its minimum, while my-openai-route|deepseek-v4-pro was usable
+func TestSimRegressionNewSessionReading(t *testing.T) {
+	requireClean(t, Schedule{Seed: 2, EndMs: 583698,
+		Channels: []Channel{{"my-openai-route", "meta-llama/llama-4-maverick"}, {"my-openai-route", "deepseek-v4-pro"}, {"my-openai-route", "模型-β"}, {"deepseek-official", "meta-llama/llama-4-maverick"}, {"deepseek-official", "模型-β"}, {"deepseek-official", "claude/sonnet-4.5"}, {"local", "claude/sonnet-4.5"}, {"代理商-α", "deepseek-v4-pro"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "🙂-mini"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "deepseek-v4-pro"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "meta-llama/llama-4-maverick"}},
+		Homes:    []int{1, 1, 1, 10, 7},
+		Config:   "{\"chain\":[{\"provider\":\"my-openai-route\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"deepseek-official\",\"model\":\"模型-β\"},{\"provider\":\"代理商-α\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"meta-llama/llama-4-maverick\"}],\"failureThreshold\":2,\"burstWindowMs\":148869,\"cooldownMs\":57796,\"maxCooldownMs\":1502696,\"providerThreshold\":2,\"backoffBaseMs\":1032,\"backoffMaxMs\":12806,\"maxFailovers\":6,\"giveUpAfterMs\":901034,\"retryBudgetPercent\":28,\"retryBudgetFloor\":2,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":3,\"backoffMs\":346},\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"代理商-α\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1},{\"provider\":\"deepseek-official\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]}}",
+		Ops: []Op{
+			{ID: 668, At: 558120, Kind: OpReading, Prov: "代理商-α"},
+			{ID: 53, At: 583698, Kind: OpTurn, Ch: 7, Agent: "a-39", N: 4},
+		},
+	})
+}
+
+// Issue #17: on main, a rebuilt instance took the sticky failover route for home (seed 7, 2 h, shrunk).
+// home-kept at 29m30.385s (op 185): agent "sub/agent-13" left home 代理商-α|模型-β before the restart; after it, home usable, its request went to deepseek-official|claude/sonnet-4.5
+func TestSimRegressionHomeKept(t *testing.T) {
+	requireClean(t, Schedule{Seed: 7, EndMs: 1770385,
+		Channels: []Channel{{"代理商-α", "模型-β"}, {"代理商-α", "gpt-x"}, {"deepseek-official", "claude/sonnet-4.5"}, {"local", "meta-llama/llama-4-maverick"}},
+		Homes:    []int{1, 1, 1, 0, 0},
+		Config:   "{\"chain\":[{\"provider\":\"代理商-α\",\"model\":\"gpt-x\"},{\"provider\":\"deepseek-official\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"代理商-α\",\"model\":\"模型-β\"}],\"failureThreshold\":1,\"burstWindowMs\":134792,\"cooldownMs\":105680,\"maxCooldownMs\":2219280,\"providerThreshold\":1,\"backoffBaseMs\":1965,\"backoffMaxMs\":21376,\"maxFailovers\":6,\"giveUpAfterMs\":1260920,\"retryBudgetPercent\":37,\"retryBudgetFloor\":1,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":4,\"backoffMs\":635},\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"代理商-α\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]}}",
+		Ops: []Op{
+			{ID: 13, At: 26957, Kind: OpTurn, Ch: 0, Agent: "sub/agent-13", N: 6},
+			{ID: 766, At: 645858, Kind: OpRebuild},
+			{ID: 185, At: 1770385, Kind: OpTurn, Ch: 1, Agent: "sub/agent-13", N: 7},
+		},
+	})
+}
