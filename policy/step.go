@@ -229,7 +229,10 @@ func (s *State) failover(now int64, a *agent, e RequestError, ch Channel, class 
 		return Verdict{Kind: Retry}
 	}
 	if len(s.cfg.Chain) == 0 {
-		// No chain configured: the plugin observes and records, it does not hold turns.
+		// No chain configured: nothing to reroute to, so no failover and no
+		// wait for another channel. (A transient code the host does not retry
+		// was still retried on the same channel, with backoff, before this:
+		// a reconnect user wants that; see TestEmptyChainRetriesTheSameChannelOnly.)
 		return s.giveUp(a, e, ch, NoRoutableFallback, fx)
 	}
 	if at < 0 {
