@@ -24,6 +24,7 @@ export const AUDIT_TYPES = Object.freeze({
   'spill': 'one request failed spillAfter times in a row on a channel: its next attempt went at once to the next routable target, without opening the channel',
   'wait-cut': 'a held turn (a wait for a channel, or a long-term quota wait) ended early: a channel it may use is usable again',
   'return': 'an agent\'s request went back to the channel it had failed over from',
+  'session-pick': 'the module noted a session\'s home or the user\'s model pick, kept with the session\'s settings so a restarted host still knows them',
   'effort-dropped': 'a reasoning effort was dropped because the target\'s model does not list it',
   'unroutable': 'a chain or backup target the host cannot serve: the config keys, the channel, the code',
   'routable': 'a target reported unroutable can be served again',

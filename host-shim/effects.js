@@ -53,6 +53,7 @@ export const EVENTS = /** @type {const} */ ({
  * @property {(channel: Channel) => void} probe
  * @property {() => void} healthChanged
  * @property {(agent: string) => void} [cutWait] - ends that agent's held wait now (a wait-cut effect)
+ * @property {(fx: object) => void} [returned] - the web half's return row
  * @property {import('./quota.js').QuotaRules} [quota] - long-term waits, routes,
  *   balance scripts (quota.js, which emits its own events).
  */
@@ -100,6 +101,19 @@ export function carryOut(effects, env) {
         record = { type: 'failover', agent: fx.agent, from: channelId(fx.from), to: channelId(fx.to), code: fx.code, class: fx.class };
         event = EVENTS.failover;
         logger.info('failover %s -> %s on %s (%s)', ch(fx.from), ch(fx.to), fx.code, fx.class);
+        env.quota?.noteHome(fx.agent, fx.home ?? fx.from); // kept for a restarted host until the return
+        break;
+      case 'returned':
+        // The module's word that the session is home again: the return row,
+        // also after a restart (the module was told the home at bring-up).
+        record = { type: 'return', agent: fx.agent, from: ch(fx.from), to: ch(fx.to) };
+        logger.info('return %s -> %s', ch(fx.from), ch(fx.to));
+        env.returned?.(fx);
+        env.quota?.noteHome(fx.agent, undefined);
+        break;
+      case 'session-route':
+        record = { type: 'session-pick', agent: fx.agent, pick: fx.pick && channelId(fx.pick), home: fx.home && channelId(fx.home) };
+        env.quota?.noteRoute(fx.agent, fx.home, fx.pick);
         break;
       case 'retry':
         record = { type: 'retry', agent: fx.agent, channel: channelId(fx.channel), attempt: fx.attempt, delayMs: fx.delayMs, code: fx.code };

@@ -174,6 +174,7 @@ export async function apply(ctx, config = {}) {
       probes.add(running);
       running.finally(() => probes.delete(running));
     },
+    returned: (fx) => web.returned(fx),
     healthChanged() {
       dirty = true;
       if (lifetime.signal.aborted) return; // the disposer saves once, last
@@ -248,7 +249,7 @@ export async function apply(ctx, config = {}) {
 
   ctx.on('agent/request', async (payload, next) => {
     const proposed = await next();
-    if (quota.active) quota.track(payload.agent); // its session's quota settings reach the module first
+    quota.track(payload.agent); // its session's settings (quota, pool, home, pick) reach the module first
     const verdict = decide(requestEvent(payload, proposed))?.verdict;
     if (verdict?.kind !== 'swap') {
       web.routed(payload.agent, proposed, report);

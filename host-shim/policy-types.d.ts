@@ -436,6 +436,17 @@ export interface RestoreMarkEvent {
   untilMs: number;
 }
 
+/**
+ * A session's persisted home (`failover`, until `returned`) and pick (`session-route`), handed
+ * back at bring-up before its first request; an agent that already routed
+ * one keeps its own. A channel with a blank provider or model is refused.
+ */
+export interface RestoreRouteEvent {
+  agent: string;
+  home?: Channel | null;
+  pick?: Channel | null;
+}
+
 export type Event =
   | EventRequest
   | EventRequestError
@@ -450,7 +461,8 @@ export type Event =
   | EventSetQuota
   | EventSetPool
   | EventBalanceReading
-  | EventRestoreMark;
+  | EventRestoreMark
+  | EventRestoreRoute;
 
 export interface EventRequest extends RequestEvent {
   kind: 'request';
@@ -507,6 +519,10 @@ export interface EventBalanceReading extends BalanceReadingEvent {
 
 export interface EventRestoreMark extends RestoreMarkEvent {
   kind: 'restore-mark';
+}
+
+export interface EventRestoreRoute extends RestoreRouteEvent {
+  kind: 'restore-route';
 }
 
 export interface StepInput {
@@ -675,6 +691,11 @@ export interface FailoverEffect {
   to: Channel;
   code: string;
   class: FailureClass;
+  /**
+   * Where the session belongs, when that is not `from`: kept for a
+   * restarted host (`restore-route`) until its `returned`.
+   */
+  home?: Channel | null;
 }
 
 /**
@@ -855,6 +876,27 @@ export interface ScheduleRefreshEffect {
   atMs: number;
 }
 
+/**
+ * The user's explicit model pick changed (set, or cleared by a pool
+ * command), with the session's home: persist both with the session's
+ * settings and hand them back with `restore-route`. Absent is none.
+ */
+export interface SessionRouteEffect {
+  agent: string;
+  home?: Channel | null;
+  pick?: Channel | null;
+}
+
+/**
+ * The agent's request goes back home after it left (`from`: its last
+ * request, or after a restart the route the host proposed): the return row.
+ */
+export interface ReturnedEffect {
+  agent: string;
+  from: Channel;
+  to: Channel;
+}
+
 /** Side effects for the shim to carry out, in order. */
 export type Effect =
   | EffectCircuit
@@ -874,7 +916,9 @@ export type Effect =
   | EffectRefreshBalance
   | EffectScheduleRefresh
   | EffectSpill
-  | EffectWaitCut;
+  | EffectWaitCut
+  | EffectSessionRoute
+  | EffectReturned;
 
 /** Every breaker transition. A provider-level breaker has model "*". */
 export interface EffectCircuit extends CircuitChange {
@@ -947,6 +991,14 @@ export interface EffectSpill extends SpillEffect {
 
 export interface EffectWaitCut extends WaitCutEffect {
   kind: 'wait-cut';
+}
+
+export interface EffectSessionRoute extends SessionRouteEffect {
+  kind: 'session-route';
+}
+
+export interface EffectReturned extends ReturnedEffect {
+  kind: 'returned';
 }
 
 export interface StepOutput {

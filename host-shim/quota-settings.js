@@ -1,7 +1,9 @@
 // @ts-check
-// Per-session quota settings (`/resilience quota`, `/resilience pool`) outlive
-// the process: a file under the plugin's state directory, keyed by session
-// id, written atomically. Headless profiles mount no storage domain, so the
+// Per-session settings (`/resilience quota`, `/resilience pool`, and the
+// session's home and the user's model pick as the module reports them)
+// outlive the process: a file under the plugin's state directory, keyed by
+// session id, written atomically. Home and pick are never inherited: a fork
+// starts where its host starts it. Headless profiles mount no storage domain, so the
 // file is the one store everywhere; it is never silently process-local. A
 // forked or delegated session takes its nearest ancestor's explicit setting
 // once, as a snapshot: later changes to the ancestor do not follow it.
@@ -20,7 +22,7 @@ export class QuotaSettings {
   constructor(path, audit) {
     this.path = path;
     this.audit = audit;
-    this.sessions = new Map(); // id -> {quota?, pool?, parent?, at}
+    this.sessions = new Map(); // id -> {quota?, pool?, home?, pick?, parent?, at}
     this.queue = Promise.resolve();
   }
 
@@ -87,6 +89,18 @@ export class QuotaSettings {
     const s = this.sessions.get(id) ?? { at: Date.now() };
     if (value === undefined) delete s[key];
     else s[key] = value;
+    s.at = Date.now();
+    this.sessions.set(id, s);
+    return this.save();
+  }
+
+  /** Sets (value) or clears (undefined) several keys at once, and saves. */
+  update(id, values) {
+    const s = this.sessions.get(id) ?? { at: Date.now() };
+    for (const [key, value] of Object.entries(values)) {
+      if (value === undefined) delete s[key];
+      else s[key] = value;
+    }
     s.at = Date.now();
     this.sessions.set(id, s);
     return this.save();

@@ -14,6 +14,8 @@ export const QUOTA_EVENTS = {
   left: 'llm-quota-retry/left',
 };
 
+const plainChannel = (c) => ({ provider: String(c.provider), model: String(c.model) });
+const sameChannel = (a, b) => (!a && !b) || (!!a && !!b && a.provider === b.provider && a.model === b.model);
 const routeKey = (r) => (r ? `${r.provider}/${r.model}${r.reasoningEffort ? ` (${r.reasoningEffort})` : ''}` : '-');
 const plainRoute = (r) => (r ? { provider: r.provider, model: r.model, ...(r.reasoningEffort ? { reasoningEffort: r.reasoningEffort } : {}) } : undefined);
 
@@ -104,11 +106,17 @@ export class QuotaRules {
     const session = agent?.session?.id ? String(agent.session.id) : undefined;
     t = { ...t, agent, session, instance: this.policy.instance };
     this.agents.set(id, t);
+    if (session) this.bySession.set(session, id);
     if (session && this.active) {
-      this.bySession.set(session, id);
       const s = this.settings.adopt(session, agent.session.header?.parentSession);
       if (s.quota) this.decide({ kind: 'set-quota', agent: id, mode: s.quota });
       if (s.pool) this.decide(s.pool === 'off' ? { kind: 'set-pool', agent: id, mode: 'off' } : { kind: 'set-pool', agent: id, mode: 'pool', pool: s.pool });
+    }
+    // The session's home and the user's pick, as the module last reported
+    // them, after its pool (choosing a pool ends a pick; a pick made since wins).
+    const own = session ? this.settings.get(session) : undefined;
+    if (own?.home || own?.pick) {
+      this.decide({ kind: 'restore-route', agent: id, ...(own.home ? { home: plainChannel(own.home) } : {}), ...(own.pick ? { pick: plainChannel(own.pick) } : {}) });
     }
     return t;
   }
@@ -120,6 +128,28 @@ export class QuotaRules {
     this.agents.delete(id);
     this.waits.get(id)?.abort(new Error('agent disposed'));
     this.waits.delete(id);
+  }
+
+  /**
+   * Keeps the session's home for a restarted host: the module's failover says
+   * where the session belongs while it is away, its return ends that.
+   */
+  noteHome(agentId, home) {
+    const session = this.agents.get(agentId)?.session;
+    if (!session || sameChannel(this.settings.get(session)?.home, home)) return;
+    this.settings.set(session, 'home', home ? plainChannel(home) : undefined);
+  }
+
+  /** Keeps the session's home and the user's pick, as the module reported both, for a restarted host. */
+  noteRoute(agentId, home, pick) {
+    const session = this.agents.get(agentId)?.session;
+    if (!session) return;
+    this.settings.update(session, { home: home ? plainChannel(home) : undefined, pick: pick ? plainChannel(pick) : undefined });
+  }
+
+  /** The session's home as the module last reported it (the web chip's). */
+  homeOf(sessionId) {
+    return this.settings.get(sessionId)?.home;
   }
 
   /** What the events need of a failed request: its turn, step and failure. */

@@ -123,6 +123,14 @@ export class WebHalf {
     }
   }
 
+  /**
+   * The module's return (effects.js wrote its row): the failover it ends is
+   * over, so routed() does not write a second row.
+   */
+  returned(fx) {
+    this.failovers.delete(String(fx.agent));
+  }
+
   /** The status the chip and the dock show; `session` adds that session's own view. */
   status(session) {
     const { policy } = this.deps;
@@ -144,7 +152,10 @@ export class WebHalf {
     };
     if (session) {
       const fo = lookup(this.failovers, session);
-      out.session = { id: session, route: lookup(this.routes, session) ?? null, home: fo ? fo.from : null, giveUp: lookup(this.giveUps, session) ?? null };
+      // The home the module reported (kept across a restart), else the channel failed over from.
+      const kept = this.deps.quota?.homeOf(this.deps.quota.webSession(session).session);
+      const home = kept ? key(kept) : fo ? fo.from : null;
+      out.session = { id: session, route: lookup(this.routes, session) ?? null, home, giveUp: lookup(this.giveUps, session) ?? null };
       const quota = this.deps.quota?.webView(session);
       if (quota) out.quota = quota; // only when the row configures quota rules: the menu shows its items then
     }

@@ -30,14 +30,21 @@ const (
 
 // agent is what the policy needs to know of one agent between events.
 type agent struct {
-	id        string
-	home      Channel // where the agent belongs: what it was on before any failover
-	routed    Channel // the channel its latest request went to
-	sentAtMs  int64   // when that request was routed
-	inFlight  bool    // that request has not failed (yet)
-	pending   bool    // it failed and the host will come back: deferred, waiting or retrying
-	failovers int     // failovers since its last success
-	attempts  int     // same-channel retries and waits since its last success or failover
+	id   string
+	home Channel // where the agent belongs: what it was on before any failover
+	// pick is the user's explicit model pick, honoured until they pick again or
+	// choose a pool (session.go); lastProposed is the host's last proposal, to
+	// tell a pick from a fixed selection.
+	pick, lastProposed Channel
+	restored           bool // home came from RestoreRoute and no request has been routed since
+	// savedHome and savedPick are what the shell holds for a restarted host.
+	savedHome, savedPick Channel
+	routed               Channel // the channel its latest request went to
+	sentAtMs             int64   // when that request was routed
+	inFlight             bool    // that request has not failed (yet)
+	pending              bool    // it failed and the host will come back: deferred, waiting or retrying
+	failovers            int     // failovers since its last success
+	attempts             int     // same-channel retries and waits since its last success or failover
 	// recoveringSince is the time of the first failure since the agent's last
 	// success; 0 when it is not recovering.
 	recoveringSince int64

@@ -83,12 +83,15 @@ type CircuitChanged struct {
 	OpenUntilMs int64  // when To is Open
 }
 
-// FailedOver reports that the agent's next request goes to To.
+// FailedOver reports that the agent's next request goes to To. Home is where
+// the agent belongs (session.go): the shell keeps it for a restarted host
+// until the agent returns (Returned).
 type FailedOver struct {
 	Agent    string
 	From, To Channel
 	Code     string
 	Class    Class
+	Home     Channel
 }
 
 // Retrying reports a same-channel retry after DelayMs.

@@ -14,6 +14,9 @@ type prefs struct {
 }
 
 func (s *State) preferences(a *agent, current Channel) prefs {
+	if !a.pick.IsZero() {
+		return s.pickPreferences(a, current) // session.go: the user's own pick is never overridden
+	}
 	if ps, ok := s.poolPreferences(a); ok {
 		return ps
 	}

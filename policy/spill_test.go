@@ -113,7 +113,12 @@ func TestSpillKeepsTheEffortRules(t *testing.T) {
 			if out.Verdict.Kind != Swap || out.Verdict.Channel != chB || out.Verdict.DropReasoningEffort != tc.drop {
 				t.Fatalf("verdict %+v, want a swap to p/b dropping the effort: %v", out.Verdict, tc.drop)
 			}
-			if dropped := len(out.Effects) == 1; dropped != tc.drop {
+			dropped := false
+			for _, fx := range out.Effects {
+				_, ok := fx.(EffortDropped)
+				dropped = dropped || ok
+			}
+			if dropped != tc.drop {
 				t.Fatalf("effects %+v", out.Effects)
 			}
 		})

@@ -56,6 +56,8 @@ func StepInto(s *State, now int64, ev Event, buf []Effect) Output {
 		s.onBalanceReading(now, e, &fx)
 	case RestoreMark:
 		s.onRestoreMark(now, e)
+	case RestoreRoute:
+		s.onRestoreRoute(now, e)
 	default:
 		panic(fmt.Sprintf("policy: unknown event %T", ev))
 	}
@@ -101,10 +103,8 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 	if !retry {
 		a.newRequest()
 	}
-	if a.routed.IsZero() || e.Proposed != a.routed {
-		// Not what this policy routed last: the user or the host chose it.
-		a.home = s.intern(e.Proposed)
-	}
+	fresh := a.routed.IsZero() && !a.restored // a new session: route choice applies
+	picked := s.noteProposal(a, e.Proposed)   // session.go
 	s.quotaBeforeRequest(now, a, e.Agent, e.Proposed, fx)
 	ps := s.preferences(a, e.Proposed)
 	target, ok := a.spillTo, !a.spillTo.IsZero() && s.servable(now, a.spillTo) && s.routable(now, a.spillTo)
@@ -114,11 +114,26 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 	if !ok && !a.spillFrom.IsZero() {
 		target, ok = s.firstRoutable(now, ps, Channel{})
 	}
+	if ok && fresh && s.readsLow(now, target.Provider) {
+		// A low reading keeps a new session off a provider: it starts on the
+		// first preference with allowance, its home. (A pool's route choice
+		// already did so among its routes; when none has allowance this still
+		// finds the user's backup.)
+		if t, found := s.withAllowance(now, ps); found {
+			target, a.home = t, s.intern(t)
+		}
+	}
 	if !ok {
 		// Nothing is routable (a wait ran out early, or another agent took the
 		// probe slot): let the proposed channel try rather than invent one.
 		target = s.fallbackTarget(a, e.Proposed)
 	}
+	if from, back := a.returnsHome(target, e.Proposed, picked); back {
+		*fx = append(*fx, Returned{Agent: e.Agent, From: from, To: target})
+		a.savedHome = Channel{} // the shell drops it at the return
+	}
+	a.restored = false
+	s.routeEffect(e.Agent, a, target, fx)
 	if c := s.circuits[target]; c != nil { // an unseen channel is closed: nothing to admit
 		c.admit(now, e.Agent, fx)
 	}
@@ -236,11 +251,15 @@ func (s *State) failover(now int64, a *agent, e RequestError, ch Channel, class 
 		}
 		a.failovers++
 		a.attempts = 0
-		*fx = append(*fx, FailedOver{Agent: e.Agent, From: ch, To: to, Code: e.Failure.Code, Class: class})
+		*fx = append(*fx, FailedOver{Agent: e.Agent, From: ch, To: to, Code: e.Failure.Code, Class: class, Home: a.home})
+		a.savedHome = a.home // the shell keeps it from the failover
 		return Verdict{Kind: Retry}
 	}
 	if len(s.cfg.Chain) == 0 {
-		// No chain configured: the plugin observes and records, it does not hold turns.
+		// No chain configured: nothing to reroute to, so no failover and no
+		// wait for another channel. (A transient code the host does not retry
+		// was still retried on the same channel, with backoff, before this:
+		// a reconnect user wants that; see TestEmptyChainRetriesTheSameChannelOnly.)
 		return s.giveUp(a, e, ch, NoRoutableFallback, fx)
 	}
 	if at < 0 {

@@ -47,7 +47,7 @@ func burstScenarios() []scenario {
 	spill := []string{`"providerThreshold":0`, `"probes":false`} // spillAfter at its default, 2
 	spare := ch{"spare", "m"}
 	return []scenario{
-		{name: "spill (issue #17): the second failure of one request goes to the fallback at once; the primary stays closed and the next request goes home", steps: []step{
+		{name: "spill (issue #17): the second failure of one request goes to the fallback at once; the primary stays closed and the next request goes home, with a return row", steps: []step{
 			engConfigure([]ch{chA, chB}, spill...),
 			decide(request(1000, "a1", chA), out(vPass)),
 			decide(requestErr(1100, "a1", "mock", beforeHost, code("SERVER"), hostRetryStock, 0), out(vDefer)),
@@ -57,7 +57,8 @@ func burstScenarios() []scenario {
 			decide(request(1700, "a1", chA), out(vSwap(chB))),
 			decide(settled(2000, "a1"), out(vPass)),
 			snapshot(health(hc(chA, "closed", 2, 0, "SERVER"))),
-			decide(request(3000, "a1", chA), out(vPass)),
+			// Home again: the session left it for one request, so its return is said (the row).
+			decide(request(3000, "a1", chA), out(vPass, fxReturned("a1", chB, chA))),
 		}},
 		{name: "wait-cut (issue #17): a turn held for the first channel back is cut when a usable backup is chosen", steps: []step{
 			engConfigure([]ch{chA, chC}, engClassic(`"failureThreshold":1`)...),

@@ -156,7 +156,7 @@ func engineScenarios() []scenario {
 				out(vRetry,
 					fxCircuit(chB, "closed", "open", "QUOTA", "quota", 61300),
 					fxCircuit(engProvMock, "closed", "open", "models-open", "", 61300),
-					fxFailover("a1", chB, chC, "QUOTA", "quota"),
+					fxFailoverHome("a1", chB, chC, "QUOTA", "quota", chA),
 					engFxWake(61300))), // its open time ends on a wake, probes or not
 			// The provider breaker is persisted too (model "*"): restored, it is
 			// taken as it is rather than derived again from its models.
@@ -347,8 +347,8 @@ func engineScenarios() []scenario {
 		}},
 
 		// ---- recovery (TestSessionsReturnHomeOrStay)
-		recoveryScenario("return", vSwap(chA)),
-		recoveryScenario("stay", vPass),
+		recoveryScenario("return", out(vSwap(chA), fxReturned("a1", chB, chA))),
+		recoveryScenario("stay", out(vPass)),
 
 		// ---- the cross-agent retry budget (TestRetryBudgetStopsAStormAcrossAgents)
 		{name: "retry budget: after the floor of same-channel waits across agents, the next failure opens and fails over", steps: []step{
@@ -472,7 +472,7 @@ func engineScenarios() []scenario {
 					fxCircuit(chB, "closed", "open", "QUOTA", "quota", 61200),
 					fxGiveUp("a1", chB, "budget-exhausted", "QUOTA", fxTried(chA, "QUOTA"), fxTried(chB, "QUOTA")))),
 			// The user moves to C (its new home); a success there.
-			decide(request(1300, "a1", chC), out(vPass)),
+			decide(request(1300, "a1", chC), out(vPass, fxPick("a1", chC))),
 			decide(settled(1400, "a1"), out(vPass)),
 			decide(request(61400, "a1", chC), out(vPass)),
 			// A has cooled down: a1 may fail over again.
@@ -593,7 +593,7 @@ func recoveryScenario(mode, want string) scenario {
 			decide(settled(1200, "a1"), out(vPass)),
 			decide(engWake(61000), out(vPass, fxCircuit(chA, "open", "half-open", "cooled-down", "", 0), engFxProbe(chA), engFxWake(661000))),
 			decide(engProbeOK(61100, chA), out(vPass, fxCircuit(chA, "half-open", "closed", "recovered", "", 0), engFxWake(0))),
-			decide(request(61200, "a1", chB), out(want)),
+			decide(request(61200, "a1", chB), want),
 			// A new agent proposing B stays there in either mode: B is its home.
 			decide(request(61300, "a2", chB), out(vPass)),
 		),

@@ -1,6 +1,7 @@
 package testhost
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -332,7 +333,7 @@ func runStep(t *testing.T, i int, c caller, s step) []byte {
 	require.NoError(t, err, where)
 	checkOutput(t, s.export, got)
 	if s.want != "" {
-		require.JSONEq(t, s.want, string(got), where)
+		require.JSONEq(t, s.want, string(withoutUnnamed(got, s.want, "session-route")), where)
 	}
 	if s.check != nil {
 		s.check(t, got)
@@ -350,4 +351,51 @@ func runSteps(t *testing.T, steps []step) {
 		}
 		runStep(t, i, ins[s.on], s)
 	}
+}
+
+// fxFailoverHome is a failover away from a channel that is not the agent's home.
+func fxFailoverHome(agent string, from, to ch, code, class string, home ch) string {
+	f := fxFailover(agent, from, to, code, class)
+	return f[:len(f)-1] + fmt.Sprintf(`,"home":%s}`, home.json())
+}
+
+// fxReturned is an agent's request going back home.
+func fxReturned(agent string, from, to ch) string {
+	return fmt.Sprintf(`{"kind":"returned","agent":%s,"from":%s,"to":%s}`, js(agent), from.json(), to.json())
+}
+
+// fxPick is the user's pick (home and pick alike) reported for persistence.
+func fxPick(agent string, c ch) string {
+	return fmt.Sprintf(`{"kind":"session-route","agent":%s,"home":%s,"pick":%s}`, js(agent), c.json(), c.json())
+}
+
+// withoutUnnamed drops the effects of kind from a decide output unless want
+// names that kind. session-route is the shell's persistence news (a session
+// routed away from its home, a user's pick): the session scenarios name it
+// and check it exactly; the engine scenarios, written before it, check the
+// engine's own effects. The WIT check above still sees every effect.
+func withoutUnnamed(got []byte, want, kind string) []byte {
+	if strings.Contains(want, `"`+kind+`"`) || !bytes.Contains(got, []byte(`"`+kind+`"`)) {
+		return got
+	}
+	var o map[string]json.RawMessage
+	var fx []json.RawMessage
+	if json.Unmarshal(got, &o) != nil || json.Unmarshal(o["effects"], &fx) != nil {
+		return got
+	}
+	kept := fx[:0]
+	for _, e := range fx {
+		var k struct{ Kind string }
+		if json.Unmarshal(e, &k) == nil && k.Kind == kind {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	if len(kept) == 0 {
+		o["effects"] = json.RawMessage("[]")
+	} else {
+		o["effects"], _ = json.Marshal(kept)
+	}
+	out, _ := json.Marshal(o)
+	return out
 }

@@ -117,7 +117,7 @@ func quotaScenarios() []scenario {
 				`{"provider":"pb","markedAtMs":1300,"markedUntilMs":61300,"hasBalance":false}],`+
 				`"session":{"agent":"s1","enabled":true,"enabledSource":"default","pool":"main","poolSource":"inferred","route":{"provider":"pa","model":"m1"},`+
 				`"wait":{"agent":"s1","phase":"waiting","provider":"pb","pool":"main","enteredAtMs":1300,"attempts":1,"nextAttemptAtMs":3300}}}`),
-			decide(request(3300, "s1", qA), out(vPass)),
+			decide(request(3300, "s1", qA), out(vPass, fxReturned("s1", qB, qA))),
 			decide(requestErr(3400, "s1", "pa", beforeHost, failure("HTTP_402", "", 402, 0), "", 0),
 				out(vWait(2000),
 					fxCircuit(ch{"pa", "*"}, "open", "open", "HTTP_402", "quota", 63400), // a fresh failure extends the mark

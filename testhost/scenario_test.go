@@ -153,7 +153,7 @@ func scenarios() []scenario {
 			decide(settled(3000, "a1"), out(vPass)),
 			decide(request(60999, "a1", chA), out(vSwap(chB))), // not yet
 			decide(settled(60999, "a1"), out(vPass)),
-			decide(request(61000, "a1", chA), out(vPass, fxCircuit(chA, "open", "half-open", "cooled-down", "", 0))),
+			decide(request(61000, "a1", chA), out(vPass, fxReturned("a1", chB, chA), fxCircuit(chA, "open", "half-open", "cooled-down", "", 0))),
 			decide(request(61001, "a2", chA), out(vSwap(chB))), // the probe slot is taken
 			decide(request(61002, "a3", chA), out(vSwap(chB))),
 			snapshot(health( // a probe in flight is persisted as open-and-due
@@ -190,7 +190,7 @@ func scenarios() []scenario {
 			decide(requestErr(62000, "a1", "mock", afterHost, code("QUOTA"), "", 0),
 				out(vRetry,
 					fxCircuit(chB, "closed", "open", "QUOTA", "quota", 122000),
-					fxFailover("a1", chB, chA, "QUOTA", "quota"))),
+					fxFailoverHome("a1", chB, chA, "QUOTA", "quota", chA))),
 		}},
 		{name: "failover budget: a second failover without a success gives up", steps: []step{
 			configure(configJSON([]ch{chA, chB, chC}, append([]string{`"maxFailovers":1`}, classic...)...), resolved([]ch{chA, chB, chC}, append([]string{`"maxFailovers":1`}, classic...)...)),

@@ -35,6 +35,9 @@ func writeOutput(w *writer, out policy.Output) {
 			writeChannel(w, "to", e.To)
 			w.str("code", e.Code)
 			w.str("class", string(e.Class))
+			if !e.Home.IsZero() && e.Home != e.From {
+				writeChannel(w, "home", e.Home) // absent: from is home
+			}
 		case policy.Retrying:
 			w.str("kind", "retry")
 			w.str("agent", e.Agent)
@@ -93,6 +96,13 @@ func writeOutput(w *writer, out policy.Output) {
 			writeStalled(w, e)
 		case policy.ToolRetried:
 			writeToolEffect(w, e)
+		case policy.SessionRoute:
+			writeSessionRoute(w, e)
+		case policy.Returned:
+			w.str("kind", "returned")
+			w.str("agent", e.Agent)
+			writeChannel(w, "from", e.From)
+			writeChannel(w, "to", e.To)
 		default:
 			if writeQuotaEffect(w, fx) {
 				break

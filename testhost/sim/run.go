@@ -131,7 +131,10 @@ type runner struct {
 	channelSet map[Channel]bool
 	active     []int // outages in force, by start
 	restoredAt int64
-	cfg        struct {
+	readings   map[string]simReading
+	// noRestoreRoute: the module predates restore-route (before-fix runs).
+	noRestoreRoute bool
+	cfg            struct {
 		chain                      []Channel
 		maxFailovers, maxAttempts  int
 		providerThreshold          int
@@ -139,6 +142,8 @@ type runner struct {
 		maxCooldownMs              int64
 		budgetPercent, budgetFloor int
 		giveUpAfterMs              int64
+		pools                      [][]Channel
+		balances                   map[string]bool
 		stay                       bool
 	}
 }
@@ -163,7 +168,7 @@ func (r *runner) parseConfig() {
 	r.cfg.budgetPercent = int(get("retryBudgetPercent", 20))
 	r.cfg.budgetFloor = int(get("retryBudgetFloor", 5))
 	r.cfg.giveUpAfterMs = get("giveUpAfterMs", 15*60_000)
-	r.cfg.stay = v.Get("recovery").String() == "stay"
+	r.parseRoutes(v)
 }
 
 // brk records an invariant break; known-failing ones only count.
@@ -288,6 +293,7 @@ func (r *runner) decide(what string, subject Channel, a *simAgent, ev func([]byt
 	}
 	r.applyEffects(out, subject, prev)
 	r.cutWaits(out)
+	r.noteRoutes(out)
 	return out, true
 }
 

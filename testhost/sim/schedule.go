@@ -47,9 +47,13 @@ const (
 	OpStream
 	// OpModelInfo: the host tells channel Ch's reasoning efforts.
 	OpModelInfo
+	// OpPick: the user picks channel Ch as Agent's model.
+	OpPick
+	// OpReading: provider Prov's balance script reads N.
+	OpReading
 )
 
-var opNames = [...]string{"OpOutage", "OpTurn", "OpCancel", "OpDispose", "OpTool", "OpRestart", "OpRebuild", "OpBackup", "OpStream", "OpModelInfo"}
+var opNames = [...]string{"OpOutage", "OpTurn", "OpCancel", "OpDispose", "OpTool", "OpRestart", "OpRebuild", "OpBackup", "OpStream", "OpModelInfo", "OpPick", "OpReading"}
 
 func (k OpKind) String() string { return opNames[k] }
 
@@ -157,6 +161,10 @@ func Generate(seed int64, o Options) Schedule {
 		s.Homes = append(s.Homes, nch-1, nch-1)
 	}
 	s.Config = genConfig(r, s.Channels, chain)
+	world := drawRouteWorld(seed, s.Channels, chain) // route.go: pools, readings
+	if keys := world.configKeys(s.Channels); keys != "" {
+		s.Config = s.Config[:len(s.Config)-1] + keys + "}"
+	}
 
 	agents := max(1, o.Agents)
 	if o.AgentFlood {
@@ -209,6 +217,7 @@ func Generate(seed int64, o Options) Schedule {
 			add(Op{At: t + int64(r.Intn(60_000)), Kind: OpStream, Ch: r.Intn(nch), N: r.Intn(5), Dur: int64(r.Intn(400_000))})
 		}
 	}
+	routeOps(seed, &s, world, agents, add)
 	for i := 0; i < int(hours*2)+1; i++ {
 		t := int64(r.Float64() * float64(s.EndMs))
 		switch r.Intn(4) {
