@@ -3,6 +3,7 @@
 // other plugins; a failing listener or log write never changes a decision.
 
 import { toolAuditRecord } from './tools.js';
+import { emitCompat } from './compat-events.js';
 
 // A channel's identity in records is {provider, model}: either part may hold
 // a "/", so a joined text would make {a/b, c} and {a, b/c} one channel.
@@ -124,6 +125,7 @@ export function carryOut(effects, env) {
       } catch (e) {
         logger.warn('a %s listener failed: %s', event, e?.message ?? e);
       }
+      emitCompat(ctx, event, fx, logger);
     }
   }
 }

@@ -16,6 +16,7 @@ import { AuditLog } from './audit.js';
 import { loadBackup, saveBackup } from './backup.js';
 import { parseCommand, renderTable } from './command.js';
 import { reportCommand } from './report-command.js';
+import { emitCompat } from './compat-events.js';
 import { carryOut, channelId, EVENTS } from './effects.js';
 import { disposedEvent, requestErrorEvent, requestEvent, settledEvent } from './events.js';
 import { DEFAULT_PRUNE_MS, DEFAULT_REFRESH_MS, HealthStore } from './health.js';
@@ -148,7 +149,9 @@ export async function apply(ctx, config = {}) {
       const settle = (ev) => {
         if (lifetime.signal.aborted) return;
         report({ type: 'probe-result', channel: channelId(channel), ok: ev.ok, code: ev.failure?.code, ms: Date.now() - started });
-        emit(EVENTS.probe, { channel, ok: ev.ok, code: ev.failure?.code, ms: Date.now() - started });
+        const probed = { channel, ok: ev.ok, code: ev.failure?.code, message: ev.failure?.message, ms: Date.now() - started };
+        emit(EVENTS.probe, probed);
+        emitCompat(ctx, EVENTS.probe, probed, logger);
         decide(ev);
       };
       if (!llm) {

@@ -1,0 +1,51 @@
+// Callers of the replaced plugins, in the real host with its stock retries:
+// a plugin that knows only dsh-model-failover's and dsh-llm-quota-retry's
+// documented names (e2e/fixtures/compat-listener) keeps hearing and calling
+// them once dsh-resilience takes their place.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startFakeProvider } from './fake-provider/fake-provider.mjs';
+import { auditRecords, makeHome, PRIMARY, ROOT, runHeadless, SECONDARY } from './harness.mjs';
+
+const FIXTURE = join(ROOT, 'e2e/fixtures/compat-listener');
+const jsonl = async (path) => (await readFile(path, 'utf8').catch(() => '')).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const heard = async (home) => jsonl(join(home.dsh, 'compat-listener/events.jsonl'));
+const answers = async (home) => jsonl(join(home.dsh, 'compat-listener/service.jsonl'));
+
+function home(fp, { plugin = { chain: [PRIMARY, SECONDARY] }, listener = {} } = {}) {
+  return makeHome({
+    baseURL: fp.baseURL,
+    plugin,
+    primaryRetry: 'stock',
+    secondaryRetry: 'stock',
+    extraPlugins: [{ dir: FIXTURE, id: 'compat-listener', config: listener }],
+  });
+}
+
+describe('dsh-model-failover callers in the real host', () => {
+  let fp;
+  before(async () => { fp = await startFakeProvider({}); });
+  after(() => fp.close());
+
+  test('a spent primary: circuit-opened and failover reach a model-failover listener as documented', async (t) => {
+    fp.reset();
+    fp.script(PRIMARY.model, ['insufficient_balance']);
+    fp.script(SECONDARY.model, [{ kind: 'success', text: 'answer from the secondary' }]);
+    const h = await home(fp);
+    t.after(h.cleanup);
+
+    const r = await runHeadless(h, 'Reply with OK');
+
+    assert.equal(r.stdout.trim(), 'answer from the secondary', r.stderr);
+    const events = await heard(h);
+    const opened = events.filter((e) => e.event === 'model-failover/circuit-opened').map((e) => e.payload);
+    assert.deepEqual(opened[0], { ...PRIMARY, level: 'model' }, JSON.stringify(events));
+    for (const o of opened) assert.deepEqual(Object.keys(o).sort(), ['level', 'model', 'provider']);
+    const failover = events.find((e) => e.event === 'model-failover/failover')?.payload;
+    const ours = (await auditRecords(h)).find((a) => a.type === 'failover');
+    assert.deepEqual(failover, { from: PRIMARY, to: SECONDARY, agentId: ours.agent }, JSON.stringify(events));
+    assert.equal(typeof failover.agentId, 'string');
+  });
+});
