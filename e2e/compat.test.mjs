@@ -49,3 +49,51 @@ describe('dsh-model-failover callers in the real host', () => {
     assert.equal(typeof failover.agentId, 'string');
   });
 });
+
+describe('dsh-llm-quota-retry callers in the real host', () => {
+  const POOLS = [{ name: 'main', routes: [PRIMARY, SECONDARY] }, { name: 'spare', routes: [{ provider: 'mock', model: 'mock-a' }] }];
+  let fp;
+  before(async () => { fp = await startFakeProvider({}); });
+  after(() => fp.close());
+
+  test('outside a wait stateOf is undefined; setPool(session, null) opts the session out', async (t) => {
+    fp.reset();
+    fp.script(PRIMARY.model, [{ kind: 'success', text: 'fine' }]);
+    const h = await home(fp, { plugin: { pools: POOLS, probes: false }, listener: { setPool: null } });
+    t.after(h.cleanup);
+
+    const r = await runHeadless(h, 'Reply with OK');
+
+    assert.equal(r.stdout.trim(), 'fine', r.stderr);
+    const [first] = await answers(h);
+    assert.deepEqual([first.isRetrying, first.stateOf, first.setPool], [false, '<undefined>', true], JSON.stringify(first));
+    assert.equal(first.poolAfter === '<undefined>' || first.poolAfter === null, true, 'opted out: no pool');
+    assert.ok((await auditRecords(h)).some((a) => a.type === 'quota-pool' && a.pool === 'off'), 'audited as the opt-out');
+  });
+
+  test('a long-term wait: entered/left carry pending/retrying, at and durationMs; stateOf answers inside it only', async (t) => {
+    fp.reset();
+    fp.script(PRIMARY.model, ['insufficient_balance', { kind: 'success', text: 'recovered on the primary' }]);
+    fp.script(SECONDARY.model, ['insufficient_balance']);
+    const h = await home(fp, { plugin: { pools: POOLS, probes: false, quota: { longTermDelayMs: 1500 } } });
+    t.after(h.cleanup);
+
+    const r = await runHeadless(h, 'Reply with OK');
+
+    assert.equal(r.stdout.trim(), 'recovered on the primary', r.stderr);
+    const events = await heard(h);
+    const entered = events.find((e) => e.event === 'llm-quota-retry/entered');
+    const left = events.find((e) => e.event === 'llm-quota-retry/left');
+    assert.ok(entered && left, JSON.stringify(events));
+    assert.deepEqual([entered.payload.pending, entered.payload.retrying, entered.payload.at], [true, true, entered.payload.nextAttemptAt]);
+    assert.equal(typeof entered.payload.session, 'string');
+    assert.deepEqual([left.payload.pending, left.payload.retrying, left.payload.at, left.payload.reason], [false, false, left.payload.leftAt, 'recovered']);
+    assert.equal(left.payload.durationMs, left.payload.leftAt - left.payload.enteredAt);
+    assert.ok(left.payload.durationMs >= 1500);
+    // What a caller reads when it hears them.
+    assert.equal(entered.asked.isRetrying, true);
+    assert.deepEqual([entered.asked.stateOf.pending, entered.asked.stateOf.retrying, entered.asked.stateOf.attempts, entered.asked.stateOf.pool],
+      [true, true, 1, 'main'], JSON.stringify(entered.asked));
+    assert.deepEqual(left.asked, { isRetrying: false, stateOf: '<undefined>' });
+  });
+});
