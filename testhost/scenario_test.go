@@ -441,7 +441,7 @@ func TestScenarioClassification(t *testing.T) {
 		class string
 	}{
 		{failure("AUTH", "You have reached your usage cap", 403, 0), "quota"},
-		{failure("AUTH", "invalid api key", 401, 0), "permanent"},
+		{failure("AUTH", "invalid api key", 401, 0), "credential"},
 		{failure("CONTEXT_WINDOW_EXCEEDED", "insufficient balance", 400, 0), "permanent"},
 		{failure("rate_limit", "", 0, 0), "transient"},
 		{failure("WEIRD", "", 404, 0), "model-unavailable"},
@@ -467,6 +467,13 @@ func TestScenarioClassification(t *testing.T) {
 				want = out(vRetry, fxCircuit(chA, "closed", "open", code, c.class, 61000), fxFailover("a1", chA, chB, code, c.class))
 			case "permanent":
 				want = out(vDelegate("not-recoverable"), fxGiveUp("a1", chA, "not-recoverable", code))
+			case "credential":
+				// A key is per provider: the provider opens with the channel, and a chain
+				// of that provider's models alone has nowhere to go, so it is handed back.
+				want = out(vDelegate("not-recoverable"),
+					fxCircuit(chA, "closed", "open", code, "model-unavailable", 61000),
+					fxCircuit(ch{chA.provider, "*"}, "closed", "open", code, "model-unavailable", 61000),
+					fxGiveUp("a1", chA, "not-recoverable", code), engFxWake(61000))
 			default:
 				want = out(vWait(0), fxRetry("a1", chA, 1, 0, code))
 			}
