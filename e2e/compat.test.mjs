@@ -47,6 +47,8 @@ describe('dsh-model-failover callers in the real host', () => {
     const ours = (await auditRecords(h)).find((a) => a.type === 'failover');
     assert.deepEqual(failover, { from: PRIMARY, to: SECONDARY, agentId: ours.agent }, JSON.stringify(events));
     assert.equal(typeof failover.agentId, 'string');
+    // Our own record says where in the task it happened: failover 1/4 · turn 1 step 1.
+    assert.deepEqual([ours.failovers, ours.maxFailovers, ours.turn, ours.step], [1, 4, 1, 1], JSON.stringify(ours));
   });
 });
 

@@ -22,6 +22,27 @@ export function isoTime(ms) {
   return Number.isFinite(d.getTime()) ? d.toISOString() : undefined;
 }
 
+/**
+ * Where a failover or give-up happened: the agent's turn and step (the host's)
+ * and its failover count against the bound (the module's), each only when known.
+ */
+function progress(fx, env) {
+  const out = {};
+  try {
+    const where = env.where?.(fx.agent) ?? {};
+    if (where.turn !== undefined) out.turn = where.turn;
+    if (where.step !== undefined) out.step = where.step;
+    if (fx.failovers > 0) {
+      out.failovers = fx.failovers;
+      const max = env.maxFailovers?.();
+      if (Number.isSafeInteger(max)) out.maxFailovers = max;
+    }
+  } catch {
+    // a record without its place is still the record
+  }
+  return out;
+}
+
 /** Cordis events this plugin emits, with the effect that causes each. */
 export const EVENTS = {
   circuitOpened: 'dsh-resilience/circuit-opened',
@@ -66,7 +87,7 @@ export function carryOut(effects, env) {
         logger.info('dropping reasoningEffort %s: %s does not list it', fx.effort, ch(fx.channel));
         break;
       case 'failover':
-        record = { type: 'failover', agent: fx.agent, from: channelId(fx.from), to: channelId(fx.to), code: fx.code, class: fx.class };
+        record = { type: 'failover', agent: fx.agent, from: channelId(fx.from), to: channelId(fx.to), code: fx.code, class: fx.class, ...progress(fx, env) };
         event = EVENTS.failover;
         logger.info('failover %s -> %s on %s (%s)', ch(fx.from), ch(fx.to), fx.code, fx.class);
         break;
@@ -75,7 +96,7 @@ export function carryOut(effects, env) {
         logger.info('retry %s #%d in %d ms on %s', ch(fx.channel), fx.attempt, fx.delayMs, fx.code);
         break;
       case 'give-up':
-        record = { type: 'give-up', agent: fx.agent, channel: channelId(fx.channel), reason: fx.reason, code: fx.code };
+        record = { type: 'give-up', agent: fx.agent, channel: channelId(fx.channel), reason: fx.reason, code: fx.code, ...progress(fx, env) };
         event = EVENTS.giveUp;
         logger.info('give up on %s: %s (%s)', ch(fx.channel), fx.reason, fx.code);
         break;

@@ -17,6 +17,7 @@ import { loadBackup, saveBackup } from './backup.js';
 import { parseCommand, renderTable } from './command.js';
 import { reportCommand } from './report-command.js';
 import { emitCompat } from './compat-events.js';
+import { Turns } from './turns.js';
 import { carryOut, channelId, EVENTS } from './effects.js';
 import { disposedEvent, requestErrorEvent, requestEvent, settledEvent } from './events.js';
 import { DEFAULT_PRUNE_MS, DEFAULT_REFRESH_MS, HealthStore } from './health.js';
@@ -130,8 +131,11 @@ export async function apply(ctx, config = {}) {
     }
   };
 
+  const turns = new Turns();
   const env = {
     ctx, audit, logger,
+    where: (agent) => turns.of(agent),
+    maxFailovers: () => policy.resolved?.maxFailovers,
     scheduleWake(atMs) {
       wakeTimer?.clear();
       wakeTimer = undefined;
@@ -248,6 +252,7 @@ export async function apply(ctx, config = {}) {
   }, true);
 
   ctx.on('agent/request-error', async (payload, next) => {
+    turns.note(payload); // failover and give-up records say where in the task (turns.js)
     if (quota.active) quota.noteFailure(payload);
     let out = decide(requestErrorEvent(payload, 'before-host', randomDraw()));
     if (out === undefined) return next();

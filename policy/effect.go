@@ -88,6 +88,9 @@ type FailedOver struct {
 	From, To Channel
 	Code     string
 	Class    Class
+	// Failovers numbers this one since the agent's last success (1-based,
+	// bounded by Config.MaxFailovers); 0 for a pool's own route change.
+	Failovers int
 }
 
 // Retrying reports a same-channel retry after DelayMs.
@@ -105,6 +108,8 @@ type GaveUp struct {
 	Channel Channel
 	Reason  GiveUpReason
 	Code    string
+	// Failovers is how many the agent had made since its last success.
+	Failovers int
 }
 
 // ScheduleWake asks for a Wake event at AtMs, replacing any earlier request;

@@ -211,7 +211,7 @@ func (s *State) failover(now int64, a *agent, e RequestError, ch Channel, class 
 		}
 		a.failovers++
 		a.attempts = 0
-		*fx = append(*fx, FailedOver{Agent: e.Agent, From: ch, To: to, Code: e.Failure.Code, Class: class})
+		*fx = append(*fx, FailedOver{Agent: e.Agent, From: ch, To: to, Code: e.Failure.Code, Class: class, Failovers: a.failovers})
 		return Verdict{Kind: Retry}
 	}
 	if len(s.cfg.Chain) == 0 {
@@ -238,8 +238,9 @@ func (s *State) wait(now int64, a *agent, e RequestError, ch Channel, minMs int6
 }
 
 func (s *State) giveUp(a *agent, e RequestError, ch Channel, reason GiveUpReason, fx *[]Effect) Verdict {
+	made := a.failovers // before forgetRecovery clears it
 	a.forgetRecovery()
 	a.pending = false
-	*fx = append(*fx, GaveUp{Agent: e.Agent, Channel: ch, Reason: reason, Code: e.Failure.Code})
+	*fx = append(*fx, GaveUp{Agent: e.Agent, Channel: ch, Reason: reason, Code: e.Failure.Code, Failovers: made})
 	return Verdict{Kind: Delegate, Reason: reason}
 }

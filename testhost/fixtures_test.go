@@ -177,9 +177,23 @@ func fxCircuit(c ch, from, to, cause, class string, openUntil int64) string {
 	return s + "}"
 }
 
+// fxFailover is an agent's first failover since its last success; fxFailoverN the nth.
 func fxFailover(agent string, from, to ch, code, class string) string {
-	return fmt.Sprintf(`{"kind":"failover","agent":%s,"from":%s,"to":%s,"code":%s,"class":%q}`,
-		js(agent), from.json(), to.json(), js(code), class)
+	return fxFailoverN(agent, from, to, code, class, 1)
+}
+
+func fxFailoverN(agent string, from, to ch, code, class string, n int) string {
+	if n == 0 { // a pool's own route change
+		return fmt.Sprintf(`{"kind":"failover","agent":%s,"from":%s,"to":%s,"code":%s,"class":%q}`,
+			js(agent), from.json(), to.json(), js(code), class)
+	}
+	return fmt.Sprintf(`{"kind":"failover","agent":%s,"from":%s,"to":%s,"code":%s,"class":%q,"failovers":%d}`,
+		js(agent), from.json(), to.json(), js(code), class, n)
+}
+
+// fxGiveUpAfter is a give-up after n failovers since the last success.
+func fxGiveUpAfter(agent string, c ch, reason, code string, n int) string {
+	return fmt.Sprintf(`{"kind":"give-up","agent":%s,"channel":%s,"reason":%q,"code":%s,"failovers":%d}`, js(agent), c.json(), reason, js(code), n)
 }
 
 func fxRetry(agent string, c ch, attempt int, delay int64, code string) string {

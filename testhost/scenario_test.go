@@ -190,7 +190,7 @@ func scenarios() []scenario {
 			decide(requestErr(62000, "a1", "mock", afterHost, code("QUOTA"), "", 0),
 				out(vRetry,
 					fxCircuit(chB, "closed", "open", "QUOTA", "quota", 122000),
-					fxFailover("a1", chB, chA, "QUOTA", "quota"))),
+					fxFailoverN("a1", chB, chA, "QUOTA", "quota", 2))),
 		}},
 		{name: "failover budget: a second failover without a success gives up", steps: []step{
 			configure(configJSON([]ch{chA, chB, chC}, append([]string{`"maxFailovers":1`}, classic...)...), resolved([]ch{chA, chB, chC}, append([]string{`"maxFailovers":1`}, classic...)...)),
@@ -203,7 +203,7 @@ func scenarios() []scenario {
 			decide(requestErr(1300, "a1", "mock", afterHost, code("QUOTA"), "", 0),
 				out(vDelegate("budget-exhausted"),
 					fxCircuit(chB, "closed", "open", "QUOTA", "quota", 61300),
-					fxGiveUp("a1", chB, "budget-exhausted", "QUOTA"))),
+					fxGiveUpAfter("a1", chB, "budget-exhausted", "QUOTA", 1))),
 			decide(request(1400, "a1", chA), out(vSwap(chC))),
 			decide(request(1500, "a2", chB), out(vSwap(chC))),
 		}},
@@ -315,7 +315,7 @@ func scenarios() []scenario {
 					fxFailover("a1", chA, chB, "QUOTA", "quota"))),
 			decide(request(61000, "a1", chA), out(vPass, fxCircuit(chA, "open", "half-open", "cooled-down", "", 0))),
 			decide(requestErr(61100, "a1", "mock", afterHost, failure("ABORTED", "The operation was aborted", 0, 0), "", 0),
-				out(vDelegate("not-recoverable"), fxGiveUp("a1", chA, "not-recoverable", "ABORTED"))),
+				out(vDelegate("not-recoverable"), fxGiveUpAfter("a1", chA, "not-recoverable", "ABORTED", 1))),
 			decide(request(1_000_000_000, "a2", chA), out(vPass)),
 		}},
 		{name: "an empty event kind is an input error", steps: []step{

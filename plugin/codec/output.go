@@ -35,6 +35,9 @@ func writeOutput(w *writer, out policy.Output) {
 			writeChannel(w, "to", e.To)
 			w.str("code", e.Code)
 			w.str("class", string(e.Class))
+			if e.Failovers > 0 {
+				w.int("failovers", int64(e.Failovers))
+			}
 		case policy.Retrying:
 			w.str("kind", "retry")
 			w.str("agent", e.Agent)
@@ -48,6 +51,9 @@ func writeOutput(w *writer, out policy.Output) {
 			writeChannel(w, "channel", e.Channel)
 			w.str("reason", string(e.Reason))
 			w.str("code", e.Code)
+			if e.Failovers > 0 {
+				w.int("failovers", int64(e.Failovers))
+			}
 		case policy.ScheduleWake:
 			w.str("kind", "schedule-wake")
 			w.int("atMs", e.AtMs)
