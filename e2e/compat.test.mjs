@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startFakeProvider } from './fake-provider/fake-provider.mjs';
-import { auditRecords, makeHome, PRIMARY, ROOT, runHeadless, SECONDARY } from './harness.mjs';
+import { auditRecords, cleanStderr, makeHome, PRIMARY, ROOT, runHeadless, SECONDARY } from './harness.mjs';
 
 const FIXTURE = join(ROOT, 'e2e/fixtures/compat-listener');
 const jsonl = async (path) => (await readFile(path, 'utf8').catch(() => '')).split('\n').filter(Boolean).map((l) => JSON.parse(l));
@@ -97,5 +97,42 @@ describe('dsh-llm-quota-retry callers in the real host', () => {
     assert.deepEqual([entered.asked.stateOf.pending, entered.asked.stateOf.retrying, entered.asked.stateOf.attempts, entered.asked.stateOf.pool],
       [true, true, 1, 'main'], JSON.stringify(entered.asked));
     assert.deepEqual(left.asked, { isRetrying: false, stateOf: '<undefined>' });
+  });
+});
+
+describe('a headless run tells its user of a switch and a give-up', () => {
+  let fp;
+  before(async () => { fp = await startFakeProvider({}); });
+  after(() => fp.close());
+
+  test('one line on stderr per switch; none with notice: false', async (t) => {
+    for (const notice of [undefined, false]) {
+      fp.reset();
+      fp.script(PRIMARY.model, ['insufficient_balance']);
+      fp.script(SECONDARY.model, [{ kind: 'success', text: 'answer from the secondary' }]);
+      const h = await home(fp, { plugin: { chain: [PRIMARY, SECONDARY], ...(notice === undefined ? {} : { notice }) } });
+      t.after(h.cleanup);
+
+      const r = await runHeadless(h, 'Reply with OK');
+
+      assert.equal(r.stdout.trim(), 'answer from the secondary', r.stderr);
+      const lines = cleanStderr(r.stderr).split('\n').filter(Boolean);
+      if (notice === false) assert.deepEqual(lines, []);
+      else assert.deepEqual(lines, ['dsh-resilience: switched deepseek-official/deepseek-v4-flash → mock/mock-b (QUOTA; failover 1/4 · turn 1 step 1)']);
+    }
+  });
+
+  test('a give-up: our line, then the host\'s own', async (t) => {
+    fp.reset();
+    fp.script(PRIMARY.model, ['insufficient_balance']);
+    const h = await home(fp, { plugin: {} }); // no chain: the failure goes back at once
+    t.after(h.cleanup);
+
+    const r = await runHeadless(h, 'Reply with OK');
+
+    assert.equal(r.code, 1);
+    const lines = cleanStderr(r.stderr).split('\n').filter(Boolean);
+    assert.equal(lines[0], 'dsh-resilience: gave up on deepseek-official/deepseek-v4-flash: no channel to fail over to (QUOTA; turn 1 step 1)', r.stderr);
+    assert.match(lines.at(-1), /^dsh: QUOTA/);
   });
 });

@@ -140,6 +140,7 @@ export function carryOut(effects, env) {
         throw new Error(`dsh-resilience: unknown effect kind "${fx.kind}"`);
     }
     audit.write(record);
+    if (fx.kind === 'failover' || fx.kind === 'give-up') env.notice?.(record); // notice.js: headless stderr
     if (event) {
       try {
         ctx.emit(event, { ...fx });

@@ -18,6 +18,7 @@ import { parseCommand, renderTable } from './command.js';
 import { reportCommand } from './report-command.js';
 import { emitCompat } from './compat-events.js';
 import { Turns } from './turns.js';
+import { makeNotice } from './notice.js';
 import { carryOut, channelId, EVENTS } from './effects.js';
 import { disposedEvent, requestErrorEvent, requestEvent, settledEvent } from './events.js';
 import { DEFAULT_PRUNE_MS, DEFAULT_REFRESH_MS, HealthStore } from './health.js';
@@ -46,6 +47,7 @@ const SHIM_KEYS = {
   healthRefreshMs: (v) => Number.isInteger(v) && v >= 100 && v <= 3_600_000 || 'must be an integer between 100 and 3600000',
   shared: (v) => (checkShared(v), true), // throws naming the nested key
   healthPruneMs: (v) => Number.isInteger(v) && v >= 60_000 && v <= 365 * 86_400_000 || 'must be an integer between 60000 (a minute) and 31536000000 (a year)',
+  notice: (v) => typeof v === 'boolean' || 'must be true or false', // notice.js
 };
 
 function splitConfig(config) {
@@ -135,6 +137,7 @@ export async function apply(ctx, config = {}) {
   const env = {
     ctx, audit, logger,
     where: (agent) => turns.of(agent),
+    notice: makeNotice({ enabled: shim.notice !== false, headless: () => ctx.get('headlessStartup') !== undefined, write: (l) => process.stderr.write(l) }),
     maxFailovers: () => policy.resolved?.maxFailovers,
     scheduleWake(atMs) {
       wakeTimer?.clear();
