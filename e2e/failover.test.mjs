@@ -23,7 +23,8 @@ describe('failover in the real host', () => {
 
     assert.equal(r.stdout.trim(), 'answer from the secondary', r.stderr);
     assert.equal(r.code, 0);
-    assert.equal(cleanStderr(r.stderr), '');
+    // The switch, told on stderr where a headless user looks (host-shim/notice.js); nothing else.
+    assert.equal(cleanStderr(r.stderr), 'dsh-resilience: switched deepseek-official/deepseek-v4-flash → mock/mock-b (RATE_LIMIT; failover 1/4 · turn 1 step 1)');
     // maxRetries 2 on the primary: the first request and two host retries, then one on the secondary.
     assert.deepEqual(fp.counts(), { [PRIMARY.model]: 3, [SECONDARY.model]: 1 });
     const events = await sessionEvents(home);
