@@ -23,7 +23,8 @@ describe('failover in the real host', () => {
 
     assert.equal(r.stdout.trim(), 'answer from the secondary', r.stderr);
     assert.equal(r.code, 0);
-    assert.equal(cleanStderr(r.stderr), '');
+    // The spill, told on stderr where a headless user looks (host-shim/notice.js); nothing else.
+    assert.equal(cleanStderr(r.stderr), 'dsh-resilience: switched deepseek-official/deepseek-v4-flash → mock/mock-b for this request (RATE_LIMIT ×2; spill)');
     // The first request and one host retry on the primary (spillAfter 2), then one on the secondary.
     assert.deepEqual(fp.counts(), { [PRIMARY.model]: 2, [SECONDARY.model]: 1 });
     const events = await sessionEvents(home);

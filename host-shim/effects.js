@@ -4,6 +4,7 @@
 // other plugins; a failing listener or log write never changes a decision.
 
 import { toolAuditRecord } from './tools.js';
+import { emitCompat } from './compat-events.js';
 
 /** @import { Channel, Effect, Route } from './policy-types.js' */
 /** @import { Context } from './host.js' */
@@ -31,6 +32,27 @@ export function isoTime(ms) {
   return Number.isFinite(d.getTime()) ? d.toISOString() : undefined;
 }
 
+/**
+ * Where a failover or give-up happened: the agent's turn and step (the host's)
+ * and its failover count against the bound (the module's), each only when known.
+ */
+function progress(fx, env) {
+  const out = {};
+  try {
+    const where = env.where?.(fx.agent) ?? {};
+    if (where.turn !== undefined) out.turn = where.turn;
+    if (where.step !== undefined) out.step = where.step;
+    if (fx.failovers > 0) {
+      out.failovers = fx.failovers;
+      const max = env.maxFailovers?.();
+      if (Number.isSafeInteger(max)) out.maxFailovers = max;
+    }
+  } catch {
+    // a record without its place is still the record
+  }
+  return out;
+}
+
 /** Cordis events this plugin emits, with the effect that causes each. */
 export const EVENTS = /** @type {const} */ ({
   circuitOpened: 'dsh-resilience/circuit-opened',
@@ -54,6 +76,9 @@ export const EVENTS = /** @type {const} */ ({
  * @property {() => void} healthChanged
  * @property {(agent: string) => void} [cutWait] - ends that agent's held wait now (a wait-cut effect)
  * @property {(fx: object) => void} [returned] - the web half's return row
+ * @property {(agent: string) => {turn?: number, step?: number}} [where] - the host's turn and step of the agent's request (turns.js)
+ * @property {() => number | undefined} [maxFailovers] - the configured bound, for "failover n/max"
+ * @property {(record: object) => void} [notice] - the headless one-line notice (notice.js)
  * @property {import('./quota.js').QuotaRules} [quota] - long-term waits, routes,
  *   balance scripts (quota.js, which emits its own events).
  */
@@ -98,7 +123,7 @@ export function carryOut(effects, env) {
         logger.info('dropping reasoningEffort %s: %s does not list it', fx.effort, ch(fx.channel));
         break;
       case 'failover':
-        record = { type: 'failover', agent: fx.agent, from: channelId(fx.from), to: channelId(fx.to), code: fx.code, class: fx.class };
+        record = { type: 'failover', agent: fx.agent, from: channelId(fx.from), to: channelId(fx.to), code: fx.code, class: fx.class, ...progress(fx, env) };
         event = EVENTS.failover;
         logger.info('failover %s -> %s on %s (%s)', ch(fx.from), ch(fx.to), fx.code, fx.class);
         env.quota?.noteHome(fx.agent, fx.home ?? fx.from); // kept for a restarted host until the return
@@ -121,7 +146,7 @@ export function carryOut(effects, env) {
         break;
       case 'give-up': {
         const tried = (fx.tried ?? []).map((t) => ({ channel: channelId(t.channel), code: t.code }));
-        record = { type: 'give-up', agent: fx.agent, channel: channelId(fx.channel), reason: fx.reason, code: fx.code, tried: tried.length ? tried : undefined };
+        record = { type: 'give-up', agent: fx.agent, channel: channelId(fx.channel), reason: fx.reason, code: fx.code, tried: tried.length ? tried : undefined, ...progress(fx, env) };
         event = EVENTS.giveUp;
         logger.info('give up on %s: %s (%s)%s', ch(fx.channel), fx.reason, fx.code,
           tried.length ? `; tried ${(fx.tried ?? []).map((t) => `${ch(t.channel)} (${t.code})`).join(', ')}` : '');
@@ -177,12 +202,14 @@ export function carryOut(effects, env) {
         throw new Error(`dsh-resilience: unknown effect kind "${/** @type {{kind: string}} */ (fx).kind}"`);
     }
     audit.write(record);
+    if (fx.kind === 'failover' || fx.kind === 'spill' || fx.kind === 'give-up') env.notice?.(record); // notice.js: headless stderr
     if (event) {
       try {
         ctx.emit(event, { ...fx });
       } catch (e) {
         logger.warn('a %s listener failed: %s', event, e?.message ?? e);
       }
+      emitCompat(ctx, event, fx, logger);
     }
   }
 }

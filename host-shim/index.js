@@ -18,6 +18,9 @@ import { tapAudit } from './audit-tap.js';
 import { loadBackup, saveBackup } from './backup.js';
 import { migrateText, parseCommand, renderTable } from './command.js';
 import { reportCommand } from './report-command.js';
+import { emitCompat } from './compat-events.js';
+import { Turns } from './turns.js';
+import { makeNotice } from './notice.js';
 import { carryOut, channelId, EVENTS } from './effects.js';
 import { disposedEvent, requestErrorEvent, requestEvent, settledEvent } from './events.js';
 import { DEFAULT_PRUNE_MS, DEFAULT_REFRESH_MS, HealthStore } from './health.js';
@@ -49,6 +52,7 @@ const SHIM_KEYS = {
   shared: (v) => (checkShared(v), true), // throws naming the nested key
   notify: (v) => (checkNotify(v), true), // throws naming notify[i].url etc.
   healthPruneMs: (v) => Number.isInteger(v) && v >= 60_000 && v <= 365 * 86_400_000 || 'must be an integer between 60000 (a minute) and 31536000000 (a year)',
+  notice: (v) => typeof v === 'boolean' || 'must be true or false', // notice.js
 };
 
 function splitConfig(config) {
@@ -141,8 +145,12 @@ export async function apply(ctx, config = {}) {
   // agent may use is back: each sleeping wait registers its cut here.
   const cuts = new Map(); // agent id -> AbortController of its wait
 
+  const turns = new Turns();
   const env = {
     ctx, audit, logger,
+    where: (agent) => turns.of(agent),
+    notice: makeNotice({ enabled: shim.notice !== false, headless: () => ctx.get('headlessStartup') !== undefined, write: (l) => process.stderr.write(l) }),
+    maxFailovers: () => policy.resolved?.maxFailovers,
     cutWait(agent) {
       cuts.get(agent)?.abort(new Error('a channel is usable again'));
     },
@@ -163,7 +171,9 @@ export async function apply(ctx, config = {}) {
       const settle = (ev) => {
         if (lifetime.signal.aborted) return;
         report({ type: 'probe-result', channel: channelId(channel), ok: ev.ok, code: ev.failure?.code, ms: Date.now() - started });
-        emit(EVENTS.probe, { channel, ok: ev.ok, code: ev.failure?.code, ms: Date.now() - started });
+        const probed = { channel, ok: ev.ok, code: ev.failure?.code, message: ev.failure?.message, ms: Date.now() - started };
+        emit(EVENTS.probe, probed);
+        emitCompat(ctx, EVENTS.probe, probed, logger);
         decide(ev);
       };
       if (!llm) {
@@ -264,6 +274,7 @@ export async function apply(ctx, config = {}) {
   }, true);
 
   ctx.on('agent/request-error', async (payload, next) => {
+    turns.note(payload); // failover and give-up records say where in the task (turns.js)
     if (quota.active) quota.noteFailure(payload);
     let out = decide(requestErrorEvent(payload, 'before-host', randomDraw()));
     if (out === undefined) return next();

@@ -696,6 +696,12 @@ export interface FailoverEffect {
    * restarted host (`restore-route`) until its `returned`.
    */
   home?: Channel | null;
+  /**
+   * This failover's number since the agent's last success (1-based; the
+   * bound is the config's `max-failovers`). Absent for a pool's own
+   * route change, which that bound does not count.
+   */
+  failovers?: number | null;
 }
 
 /**
@@ -708,6 +714,8 @@ export interface GiveUpEffect {
   channel: Channel;
   reason: GiveUpReason;
   code: string;
+  /** The failovers the agent had made since its last success, when any. */
+  failovers?: number | null;
   tried?: TriedChannel[] | null;
 }
 

@@ -3,6 +3,7 @@
 // their commands, long-term waits the session's switch can end, balance
 // scripts on the policy's schedule, the llm-quota-retry Cordis events, the
 // llmQuotaRetry service and the quotaRetry session projection.
+import { leftFields, servicePoolArg, WAITING } from './compat-quota.js';
 import { runBalance } from './balance.js';
 import { QuotaMarks } from './quota-marks.js';
 import { QuotaSettings } from './quota-settings.js';
@@ -165,11 +166,14 @@ export class QuotaRules {
     const base = { session: t.session, agent: fx.agent, provider: fx.provider, pool: fx.pool, turn: t.turn, step: t.step,
       enteredAt: fx.enteredAtMs, attempts: fx.attempts };
     if (fx.phase !== 'left') this.hold(fx.agent); // the wait is pending from here: isRetrying, and the switch can end it
+    if (fx.phase !== 'left') t.pool = fx.pool; // for stateOf
     if (fx.phase === 'entered') {
-      this.emit(QUOTA_EVENTS.entered, { ...base, failure: t.failure, nextAttemptAt: fx.nextAttemptAtMs });
+      this.emit(QUOTA_EVENTS.entered, { ...base, ...WAITING, failure: t.failure, nextAttemptAt: fx.nextAttemptAtMs, at: fx.nextAttemptAtMs });
     } else if (fx.phase === 'left') {
       this.waits.get(fx.agent)?.abort(new Error(`quota wait left: ${fx.reason}`));
-      this.emit(QUOTA_EVENTS.left, { ...base, reason: fx.reason, leftAt: Date.now() });
+      this.waits.delete(fx.agent); // a listener of `left` reads stateOf undefined, isRetrying false
+      const leftAt = Date.now();
+      this.emit(QUOTA_EVENTS.left, { ...base, ...leftFields(fx.enteredAtMs, leftAt), reason: fx.reason, leftAt });
     }
   }
 
@@ -177,7 +181,7 @@ export class QuotaRules {
     if (fx.cause === 'assigned') return; // a command's choice, not a failover
     const t = this.agents.get(fx.agent) ?? {};
     this.emit(QUOTA_EVENTS.failover, { session: t.session, agent: fx.agent, failure: fx.cause === 'exhausted' ? undefined : t.failure,
-      provider: fx.from?.provider, from: plainRoute(fx.from), to: plainRoute(fx.to), pool: fx.pool, turn: t.turn, step: t.step });
+      provider: fx.from?.provider, from: plainRoute(fx.from), to: plainRoute(fx.to), pool: fx.pool, turn: t.turn, step: t.step, at: Date.now() });
   }
 
   /** Runs a provider's balance script and hands the reading to the module. */
@@ -234,14 +238,20 @@ export class QuotaRules {
     return this.policy.inspect(Date.now(), agentId);
   }
 
-  /** The frozen long-term wait state of a session (service `stateOf`). */
+  /**
+   * The frozen long-term wait state of a session (service `stateOf`), or
+   * undefined outside a wait: the quota plugin's callers test
+   * `stateOf(s) === undefined` for "not waiting" (compat-quota.js).
+   */
   stateOf(agentId) {
-    const r = agentId ? this.inspect(agentId) : undefined;
-    const w = r?.session?.wait;
+    if (agentId === undefined) return undefined;
+    const w = this.inspect(agentId)?.session?.wait;
+    const pending = this.waits.has(agentId);
+    if (!w && !pending) return undefined;
     const t = this.agents.get(agentId) ?? {};
     return Object.freeze({
-      pending: this.waits.has(agentId), attempts: w?.attempts ?? 0, enteredAt: w?.enteredAtMs, nextAttemptAt: w?.nextAttemptAtMs,
-      provider: w?.provider, turn: t.turn, step: t.step,
+      pending, retrying: true, attempts: w?.attempts ?? 0, enteredAt: w?.enteredAtMs, nextAttemptAt: w?.nextAttemptAtMs, at: w?.nextAttemptAtMs,
+      provider: w?.provider, pool: t.pool, turn: t.turn, step: t.step,
     });
   }
 
@@ -422,7 +432,7 @@ export class QuotaRules {
         return plainRoute(r?.pools.find((x) => x.name === pool)?.choice);
       },
       setPool(session, pool) {
-        const arg = pool === null || pool === undefined ? 'default' : String(pool);
+        const arg = servicePoolArg(pool);
         if (arg !== 'off' && arg !== 'default' && !self.poolNames().includes(arg)) return false;
         return self.setPool(self.agentOf(session), self.sessionOf(session), arg) === true;
       },

@@ -102,28 +102,55 @@ export function retryDeadlineResult(ms) {
 export function toolRetryListener({ decide, waits, lifetime, declaredTimeout = () => undefined, fail, rand = randomDraw }) {
   return async (exec, next) => {
     const caller = exec.signal; // the caller's cancellation, or an outer wrapper's
-    let result = await next(); // attempt 1, through every wrapper inside this one
+    // attempt 1, through every wrapper inside this one. A failure thrown
+    // rather than returned is decided the same way (tool-retry users had both
+    // repeated); when it is the last word, it is thrown again as it was.
+    let { result, thrown } = await settleAttempt(next);
+    const give = (r) => {
+      if (thrown !== undefined) throw thrown;
+      return r;
+    };
     for (let attempt = 1; ;) {
       let verdict;
       try {
         verdict = decide(toolResultEvent(exec, result, attempt, rand(), timeoutOf(declaredTimeout, exec)));
       } catch (e) {
         fail(e, 'tool-result');
-        return result;
+        return give(result);
       }
-      if (verdict === undefined) return result; // the module failed: what the host does without us
+      if (verdict === undefined) return give(result); // the module failed: what the host does without us
       if (verdict.kind === 'tool-return') {
-        return verdict.note && result?.isError === true ? withNote(result, verdict.note) : result;
+        return give(verdict.note && result?.isError === true ? withNote(result, verdict.note) : result);
       }
       if (verdict.kind !== 'tool-retry') {
         fail(new Error(`unexpected verdict "${verdict.kind}"`), 'tool-result');
-        return result;
+        return give(result);
       }
       // A cancel, or the plugin going away, during the wait: the failure in hand.
-      if (!(await waits.sleep(verdict.delayMs, caller))) return result;
+      if (!(await waits.sleep(verdict.delayMs, caller))) return give(result);
       attempt = verdict.attempt;
-      result = await repeat(exec, next, [caller, lifetime], verdict.deadlineMs);
+      ({ result, thrown } = await settleAttempt(() => repeat(exec, next, [caller, lifetime], verdict.deadlineMs)));
     }
+  };
+}
+
+/** One attempt's outcome: its result, or what it threw and that as a failed result. */
+async function settleAttempt(run) {
+  try {
+    return { result: await run(), thrown: undefined };
+  } catch (e) {
+    return { result: thrownResult(e), thrown: e ?? new Error('tool call threw nothing') };
+  }
+}
+
+/** A thrown failure in the shape of a returned one, for the classifier: its message and code. */
+export function thrownResult(e) {
+  const message = String(e?.message ?? e ?? 'tool call threw');
+  const code = typeof e?.code === 'string' && e.code ? e.code : undefined;
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `Error: ${message}` }],
+    error: { message, ...(code ? { info: { name: String(e?.name ?? 'Error'), code } } : {}) },
   };
 }
 
@@ -141,11 +168,14 @@ async function repeat(exec, next, signals, deadlineMs) {
   const deadline = new AbortController();
   const timer = later(() => deadline.abort(new Error(`dsh-resilience: repeat deadline of ${deadlineMs} ms`)), deadlineMs);
   exec.signal = AbortSignal.any([...signals.filter(Boolean), deadline.signal]);
+  const timedOut = () => deadline.signal.aborted && !signals.some((s) => s?.aborted);
   try {
     const result = await next();
     // Only a failure is put down to the deadline: a success stays a success.
-    const timedOut = deadline.signal.aborted && !signals.some((s) => s?.aborted) && result?.isError === true;
-    return timedOut ? retryDeadlineResult(deadlineMs) : result;
+    return timedOut() && result?.isError === true ? retryDeadlineResult(deadlineMs) : result;
+  } catch (e) {
+    if (timedOut()) return retryDeadlineResult(deadlineMs); // a tool that throws on abort: our deadline won
+    throw e;
   } finally {
     timer.clear();
     exec.signal = caller;

@@ -92,6 +92,9 @@ type FailedOver struct {
 	Code     string
 	Class    Class
 	Home     Channel
+	// Failovers numbers this one since the agent's last success (1-based,
+	// bounded by Config.MaxFailovers); 0 for a pool's own route change.
+	Failovers int
 }
 
 // Retrying reports a same-channel retry after DelayMs.
@@ -113,6 +116,8 @@ type GaveUp struct {
 	Reason  GiveUpReason
 	Code    string
 	Tried   []Tried
+	// Failovers is how many the agent had made since its last success.
+	Failovers int
 }
 
 // Tried is one channel a recovery failed on, and its last code.

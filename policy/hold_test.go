@@ -64,7 +64,7 @@ func TestTheWaitIsForTheSoonestChannel(t *testing.T) {
 		{"a horizon shorter than flash's open time: give up, naming secondary's failure and what was tried",
 			func(c *Config) { c.GiveUpAfterMs = 5_000 }, Delegate, []string{"circuit:closed>open", "give-up:recovery-timeout"}, 0,
 			&GaveUp{Agent: "a1", Channel: secondary, Reason: RecoveryTimeout, Code: "RATE_LIMIT",
-				Tried: []Tried{{flash, "RATE_LIMIT"}, {secondary, "RATE_LIMIT"}}}},
+				Tried: []Tried{{flash, "RATE_LIMIT"}, {secondary, "RATE_LIMIT"}}, Failovers: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

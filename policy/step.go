@@ -235,6 +235,9 @@ func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) (v Verdi
 func (s *State) trip(now int64, a *agent, e RequestError, ch Channel, c *circuit, class Class, fx *[]Effect) Verdict {
 	c.open(now, &s.cfg, e.Failure.RetryAfterMs, e.Failure.Code, class, fx)
 	s.checkProvider(now, s.provider(ch.Provider), fx)
+	if v, ok := s.credentialTrip(now, a, e, ch, class, fx); ok {
+		return v // credential.go: a key is per provider
+	}
 	return s.failover(now, a, e, ch, class, fx)
 }
 
@@ -251,7 +254,7 @@ func (s *State) failover(now int64, a *agent, e RequestError, ch Channel, class 
 		}
 		a.failovers++
 		a.attempts = 0
-		*fx = append(*fx, FailedOver{Agent: e.Agent, From: ch, To: to, Code: e.Failure.Code, Class: class, Home: a.home})
+		*fx = append(*fx, FailedOver{Agent: e.Agent, From: ch, To: to, Code: e.Failure.Code, Class: class, Home: a.home, Failovers: a.failovers})
 		a.savedHome = a.home // the shell keeps it from the failover
 		return Verdict{Kind: Retry}
 	}
@@ -320,10 +323,10 @@ func (s *State) soonestOther(now int64, a *agent, ch Channel) (int64, bool) {
 // what ended the turn, and the record lists every channel tried since the
 // agent's last success.
 func (s *State) giveUp(a *agent, e RequestError, ch Channel, reason GiveUpReason, fx *[]Effect) Verdict {
-	tried := a.tried
+	tried, made := a.tried, a.failovers // before forgetRecovery clears them
 	a.forgetRecovery()
 	a.pending = false
 	s.unhold(a)
-	*fx = append(*fx, GaveUp{Agent: e.Agent, Channel: ch, Reason: reason, Code: e.Failure.Code, Tried: tried})
+	*fx = append(*fx, GaveUp{Agent: e.Agent, Channel: ch, Reason: reason, Code: e.Failure.Code, Tried: tried, Failovers: made})
 	return Verdict{Kind: Delegate, Reason: reason}
 }

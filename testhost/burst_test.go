@@ -175,7 +175,7 @@ func burstScenarios() []scenario {
 			decide(requestErr(1300, "a1", "alt", beforeHost, code("NO_ADAPTER"), "", 0),
 				out(vDelegateOriginal("no-routable-fallback", failure("QUOTA", "insufficient balance", 402, 0)),
 					fxUnroutable(chC, "NO_ADAPTER", "chain[1]"),
-					fxGiveUp("a1", chC, "no-routable-fallback", "NO_ADAPTER", fxTried(chA, "QUOTA"), fxTried(chC, "NO_ADAPTER")))),
+					fxGiveUpN("a1", chC, "no-routable-fallback", "NO_ADAPTER", 1, fxTried(chA, "QUOTA"), fxTried(chC, "NO_ADAPTER")))),
 		}},
 		{name: "bad values that used to slip through are refused, naming the key", steps: []step{
 			fails("configure", `{"failureThreshold":null}`, `config key "failureThreshold": must be an integer between 0 and 2147483647, not null`),

@@ -156,7 +156,7 @@ func engineScenarios() []scenario {
 				out(vRetry,
 					fxCircuit(chB, "closed", "open", "QUOTA", "quota", 61300),
 					fxCircuit(engProvMock, "closed", "open", "models-open", "", 61300),
-					fxFailoverHome("a1", chB, chC, "QUOTA", "quota", chA),
+					fxFailoverHomeN("a1", chB, chC, "QUOTA", "quota", chA, 2),
 					engFxWake(61300))), // its open time ends on a wake, probes or not
 			// The provider breaker is persisted too (model "*"): restored, it is
 			// taken as it is rather than derived again from its models.
@@ -434,7 +434,7 @@ func engineScenarios() []scenario {
 			decide(requestErr(1200, "a1", "mock", beforeHost, code("QUOTA"), "", 0),
 				out(vDelegate("recovery-timeout"),
 					fxCircuit(chB, "closed", "open", "QUOTA", "quota", 61200),
-					fxGiveUp("a1", chB, "recovery-timeout", "QUOTA", fxTried(chA, "QUOTA"), fxTried(chB, "QUOTA")))),
+					fxGiveUpN("a1", chB, "recovery-timeout", "QUOTA", 1, fxTried(chA, "QUOTA"), fxTried(chB, "QUOTA")))),
 		}},
 		{name: "give-up recovery-timeout: a same-channel wait may end exactly at giveUpAfterMs, not a millisecond later", steps: []step{
 			engConfigure([]ch{chA}, engClassic(`"giveUpAfterMs":45000`)...),
@@ -470,7 +470,7 @@ func engineScenarios() []scenario {
 			decide(requestErr(1200, "a1", "mock", beforeHost, code("QUOTA"), "", 0),
 				out(vDelegate("budget-exhausted"),
 					fxCircuit(chB, "closed", "open", "QUOTA", "quota", 61200),
-					fxGiveUp("a1", chB, "budget-exhausted", "QUOTA", fxTried(chA, "QUOTA"), fxTried(chB, "QUOTA")))),
+					fxGiveUpN("a1", chB, "budget-exhausted", "QUOTA", 1, fxTried(chA, "QUOTA"), fxTried(chB, "QUOTA")))),
 			// The user moves to C (its new home); a success there.
 			decide(request(1300, "a1", chC), out(vPass, fxPick("a1", chC))),
 			decide(settled(1400, "a1"), out(vPass)),

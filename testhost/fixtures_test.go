@@ -179,9 +179,23 @@ func fxCircuit(c ch, from, to, cause, class string, openUntil int64) string {
 	return s + "}"
 }
 
+// fxFailover is an agent's first failover since its last success; fxFailoverN the nth.
 func fxFailover(agent string, from, to ch, code, class string) string {
-	return fmt.Sprintf(`{"kind":"failover","agent":%s,"from":%s,"to":%s,"code":%s,"class":%q}`,
-		js(agent), from.json(), to.json(), js(code), class)
+	return fxFailoverN(agent, from, to, code, class, 1)
+}
+
+func fxFailoverN(agent string, from, to ch, code, class string, n int) string {
+	if n == 0 { // a pool's own route change
+		return fmt.Sprintf(`{"kind":"failover","agent":%s,"from":%s,"to":%s,"code":%s,"class":%q}`,
+			js(agent), from.json(), to.json(), js(code), class)
+	}
+	return fmt.Sprintf(`{"kind":"failover","agent":%s,"from":%s,"to":%s,"code":%s,"class":%q,"failovers":%d}`,
+		js(agent), from.json(), to.json(), js(code), class, n)
+}
+
+// fxGiveUpAfter is a give-up after n failovers since the last success.
+func fxGiveUpAfter(agent string, c ch, reason, code string, n int) string {
+	return fmt.Sprintf(`{"kind":"give-up","agent":%s,"channel":%s,"reason":%q,"code":%s,"failovers":%d}`, js(agent), c.json(), reason, js(code), n)
 }
 
 func fxRetry(agent string, c ch, attempt int, delay int64, code string) string {
@@ -357,6 +371,18 @@ func runSteps(t *testing.T, steps []step) {
 func fxFailoverHome(agent string, from, to ch, code, class string, home ch) string {
 	f := fxFailover(agent, from, to, code, class)
 	return f[:len(f)-1] + fmt.Sprintf(`,"home":%s}`, home.json())
+}
+
+// fxFailoverHomeN is the nth failover since the last success, with the home it keeps.
+func fxFailoverHomeN(agent string, from, to ch, code, class string, home ch, n int) string {
+	f := fxFailoverN(agent, from, to, code, class, n)
+	return f[:len(f)-1] + fmt.Sprintf(`,"home":%s}`, home.json())
+}
+
+// fxGiveUpN is a give-up after n failovers since the last success, with the channels tried.
+func fxGiveUpN(agent string, c ch, reason, code string, n int, tried ...string) string {
+	g := fxGiveUp(agent, c, reason, code, tried...)
+	return g[:len(g)-1] + fmt.Sprintf(`,"failovers":%d}`, n)
 }
 
 // fxReturned is an agent's request going back home.

@@ -93,7 +93,7 @@ func quotaScenarios() []scenario {
 			decide(requestErr(1100, "s1", "pa", beforeHost, failure("HTTP_402", "Insufficient Balance", 402, 0), hostRetryNormal, 0),
 				out(vRetry,
 					fxCircuit(ch{"pa", "*"}, "closed", "open", "HTTP_402", "quota", 61100),
-					fxFailover("s1", qA, qB, "HTTP_402", "quota"),
+					fxFailoverN("s1", qA, qB, "HTTP_402", "quota", 0),
 					`{"kind":"quota-routed","agent":"s1","pool":"main","from":{"provider":"pa","model":"m1"},"to":{"provider":"pb","model":"m1","reasoningEffort":"high"},"cause":"HTTP_402"}`,
 					engFxWake(61100))), // the mark's end is a wake of its own
 			decide(request(1200, "s1", qA), out(`{"kind":"swap","provider":"pb","model":"m1","reasoningEffort":"high"}`)),

@@ -38,6 +38,9 @@ func writeOutput(w *writer, out policy.Output) {
 			if !e.Home.IsZero() && e.Home != e.From {
 				writeChannel(w, "home", e.Home) // absent: from is home
 			}
+			if e.Failovers > 0 {
+				w.int("failovers", int64(e.Failovers))
+			}
 		case policy.Retrying:
 			w.str("kind", "retry")
 			w.str("agent", e.Agent)
@@ -51,6 +54,9 @@ func writeOutput(w *writer, out policy.Output) {
 			writeChannel(w, "channel", e.Channel)
 			w.str("reason", string(e.Reason))
 			w.str("code", e.Code)
+			if e.Failovers > 0 {
+				w.int("failovers", int64(e.Failovers))
+			}
 			if len(e.Tried) > 0 {
 				w.beginArray("tried")
 				for _, t := range e.Tried {
