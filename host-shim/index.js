@@ -105,6 +105,7 @@ export async function apply(ctx, config = {}) {
     backup: () => backup,
     setBackup: (channel, source) => setBackup(channel, source),
     applyConfig: (next) => applyConfig(next),
+    sessionsDir: join(dshHome(), 'sessions'),
   });
   const audit = web.tap(new AuditLog(join(stateDir, 'audit.jsonl')));
   const report = (record) => audit.write(record);
@@ -373,7 +374,7 @@ export async function apply(ctx, config = {}) {
     }
     backup = channel;
     report({ type: 'backup', channel: backup ? channelId(backup) : null, source });
-    await saveBackup(backupFile, backup).catch((e) => report({ type: 'backup-not-saved', reason: String(e.message).slice(0, 200) }));
+    await saveBackup(backupFile, backup, report).catch((e) => report({ type: 'backup-not-saved', reason: String(e.message).slice(0, 200) }));
     if (backup && llm) describe(llm, backup);
     return undefined;
   }
