@@ -29,6 +29,15 @@ export class TooLarge extends Error {
   }
 }
 
+/**
+ * Directories whose state files cannot be written now (a full disk, a
+ * read-only or vanished mount), with why: `state-unwritable` is audited once
+ * per outage, whichever store meets it first, and `state-writable` when a
+ * write lands again. The stores keep what they could not write and write it
+ * then (keyed-store.js, health.js's next save).
+ */
+const outages = new Map();
+
 /** What tells one version of a file from the next, without reading it. */
 export const identity = (st) => `${st.ino}:${st.mtimeMs}:${st.size}`;
 
@@ -48,10 +57,29 @@ export class StateFile {
     this.lockPath = `${path}.lock`;
   }
 
-  /** Runs task holding the file's lock (its directory made first). */
+  /**
+   * Runs task holding the file's lock (its directory made first). A system
+   * error on the way (the lock file, the temp file, the rename) is an outage
+   * of the directory, audited once; the next locked task that succeeds ends it.
+   */
   async locked(task) {
-    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-    return withLock(this.lockPath, task, this.lockOptions);
+    const dir = dirname(this.path);
+    let out;
+    try {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      out = await withLock(this.lockPath, task, this.lockOptions);
+    } catch (e) {
+      if (typeof e?.code === 'string' && !outages.has(dir)) {
+        outages.set(dir, e.code);
+        this.audit({ type: 'state-unwritable', dir, file: basename(this.path), code: e.code, reason: String(e.message).slice(0, 200) });
+      }
+      throw e;
+    }
+    if (outages.has(dir)) {
+      this.audit({ type: 'state-writable', dir, after: outages.get(dir) });
+      outages.delete(dir);
+    }
+    return out;
   }
 
   /**
@@ -116,7 +144,7 @@ export class StateFile {
     });
   }
 
-  /** Temp file beside the target, renamed over it: a reader never sees half. Hold the lock. */
+  /** Temp file beside the target, renamed over it: a reader never sees half. Hold the lock (locked()). */
   async write(value, space) {
     const tmp = `${this.path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {

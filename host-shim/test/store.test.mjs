@@ -125,12 +125,12 @@ test('a write that fails is audited once, kept, and lands when the file can be w
   const s = new KeyedStore(path, { kind: 'quota-marks', field: 'marks', audit: (r) => audits.push(r) });
   await s.change('p1', () => ({ markedAtMs: 1, untilMs: 2 }));
   await s.change('p2', () => ({ markedAtMs: 1, untilMs: 2 }));
-  assert.deepEqual(audits.map((a) => a.type), ['quota-marks-not-saved'], 'once per outage');
+  assert.deepEqual(audits.map((a) => a.type), ['state-unwritable', 'quota-marks-not-saved'], 'once per outage');
   const { rm } = await import('node:fs/promises');
   await rm(join(dir, 'sub'));
   await s.save();
   assert.deepEqual(Object.keys(JSON.parse(await readFile(path, 'utf8')).marks).sort(), ['p1', 'p2']);
-  assert.deepEqual(audits.map((a) => a.type), ['quota-marks-not-saved', 'quota-marks-saved']);
+  assert.deepEqual(audits.map((a) => a.type), ['state-unwritable', 'quota-marks-not-saved', 'state-writable', 'quota-marks-saved']);
 });
 
 test('the backup store: a cleared choice is written (its version goes on), a corrupt file is set aside', async () => {
