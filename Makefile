@@ -18,7 +18,7 @@ WITH_NODE = HOSTDIR=$$(scripts/ensure-host.sh) && export PATH="$$HOSTDIR/node/no
 # redis-server (Debian package) and the pinned Redis client, for the shared-state tests.
 WITH_REDIS = export DSH_REDIS_CLIENT_DIR=$$(scripts/ensure-redis.sh) &&
 
-.PHONY: all build wasm client pack host test test-go test-shim test-client test-e2e test-web demo bench sim replay clean deps
+.PHONY: all build wasm client pack host test test-go test-shim test-client test-e2e test-web typecheck demo bench sim replay report clean deps
 
 all: build
 
@@ -52,7 +52,7 @@ build: wasm pack
 host:
 	@scripts/ensure-host.sh
 
-test: deps wasm test-go test-shim test-client test-e2e test-web
+test: deps wasm test-go typecheck test-shim test-client test-e2e test-web
 
 # plugin/ (the wasm entry) only builds for wasip1: go-pdk's imports have no
 # native bodies. Everything else is vetted and tested natively.
@@ -69,6 +69,14 @@ test-shim: $(WASM) $(FAULT_WASM)
 test-client:
 	node --test --test-reporter=spec client/test/
 
+# The shim and the web client (JavaScript with JSDoc) checked by the pinned
+# TypeScript against the contract's generated types (host-shim/policy-types.d.ts)
+# and the installed host's own declarations, which tsconfig.json finds
+# through the build/host-node_modules link.
+typecheck:
+	@mkdir -p build
+	$(WITH_NODE) ln -sfn "$$HOSTDIR/host/node_modules" build/host-node_modules && tsc -p tsconfig.json
+
 # The web client in the real web profile, driven by headless Chromium
 # (Debian's chromium, installed once by scripts/ensure-chromium.sh).
 test-web: pack
@@ -83,8 +91,9 @@ demo: deps pack
 
 # Every part runs, then the target exits non-zero if any part missed a
 # target: the scale case (testhost/scale_test.go records the streams that
-# host-shim/bench/scale.mjs replays), the sequential agents, Node memory.
-bench: $(WASM)
+# host-shim/bench/scale.mjs replays), the sequential agents, Node memory, and
+# the start-up cost in the real host (host-shim/bench/startup.mjs).
+bench: $(WASM) pack
 	@status=0; \
 	$(GO) test -run '^$$' -bench . -skip '^BenchmarkSimHour$$' -benchtime=20000x $(NATIVE_PKGS) || status=1; \
 	DSH_RESILIENCE_BENCH=1 $(GO) test -count=1 -timeout 60m -v -run '^(TestScaleBench|TestSequentialAgentsBench)$$' ./testhost/ \
@@ -92,6 +101,7 @@ bench: $(WASM)
 	$(GO) run ./testhost/cmd/sim -bench-day || status=1; \
 	$(WITH_NODE) node --expose-gc host-shim/bench/bench.mjs || status=1; \
 	$(WITH_NODE) node host-shim/bench/scale.mjs || status=1; \
+	$(WITH_NODE) node host-shim/bench/startup.mjs || status=1; \
 	if [ $$status -ne 0 ]; then echo 'make bench: a target was missed (see above)'; fi; \
 	exit $$status
 
@@ -107,6 +117,13 @@ sim: $(WASM)
 replay: $(WASM)
 	@test -n "$(LOG)" -a -n "$(CONFIG)" || { echo 'usage: make replay LOG=audit.jsonl CONFIG=other.json'; exit 2; }
 	$(GO) run ./testhost/cmd/replay -log "$(LOG)" -config "$(CONFIG)"
+
+# The report page (incidents, a timeline, availability) over one or more
+# hosts' audit logs, merged by time: LOG holds the paths, space-separated
+# (make keeps only the last of repeated LOG= arguments).
+report:
+	@test -n "$(LOG)" || { echo 'usage: make report LOG="audit.jsonl [other-host/audit.jsonl ...]" > report.html' >&2; exit 2; }
+	@node scripts/report.mjs $(LOG)
 
 clean:
 	rm -rf build

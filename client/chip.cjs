@@ -1,3 +1,4 @@
+// @ts-check
 // The composer chip: where the next failover goes, coloured by the session's
 // channel; a click opens the shell's Menu to choose the backup, with the
 // status dock under it. Choosing calls the host's set-backup, the same write

@@ -1,3 +1,4 @@
+// @ts-check
 // Every string the web client shows, in English and Chinese. The host's
 // locale decides (the shell's locale service, else <html lang>); a key
 // missing in Chinese falls back to English, a missing key shows itself.

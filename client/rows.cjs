@@ -1,3 +1,4 @@
+// @ts-check
 // The inline rows, from host-known session events only: the plugin writes no
 // session event of its own (an unknown type makes a session unloadable), so a
 // row is read back from what the host logs anyway, with the plugin's audit

@@ -1,3 +1,4 @@
+// @ts-check
 // The settings card (Settings → Plugins, keyed `dsh-resilience`): the live
 // tunables through the host's settings scope, the backup through the same
 // write path as the chip and `/resilience backup`. A draft is checked by the

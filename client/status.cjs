@@ -1,3 +1,4 @@
+// @ts-check
 // What the chip and the dock make of the host's status answer (web.js
 // `status`): the next failover target, the chip's tone, the dock's lines.
 'use strict';

@@ -1,5 +1,5 @@
-// Channel health shared by host processes of one DSH_HOME (README "What it
-// records"): five real hosts started at once against a primary whose balance
+// Channel health shared by host processes of one DSH_HOME (docs/state.md "Channel
+// health"): five real hosts started at once against a primary whose balance
 // is spent. Every one of them trips and saves at about the same moment, so
 // the read-merge-write lock is what keeps each trip in the file.
 import { after, before, describe, test } from 'node:test';

@@ -1,4 +1,4 @@
-// Channel health shared through Redis (README "Shared health across
+// Channel health shared through Redis (docs/state.md "Shared health across
 // machines"): two real hosts with DIFFERENT DSH_HOMEs and different fake
 // providers, sharing only a real redis-server. B runs a long task (a tool loop)
 // while A trips a channel; B must avoid it within a second. Then Redis is

@@ -70,8 +70,9 @@ describe('stock host retry settings', () => {
     assert.ok(audit.some((a) => a.type === 'circuit-open' && `${a.channel.provider}/${a.channel.model}` === P && a.cause === 'stall'));
     // One silence limit, not two: a second cut would put the secondary 10 s out.
     const ms = askedAfter(SECONDARY.model);
+    // The process's own start-up (seconds under load) is not the plugin's: only the
+    // interval between the two provider requests says how many silence limits passed.
     assert.ok(ms >= 4500 && ms < 10_000, `the secondary was asked ${ms} ms after the primary's request`);
-    assert.ok(r.ms < 12_000, `answered ${r.ms} ms after the process started`);
     t.diagnostic(`hang: secondary asked ${ms} ms after the primary's request; answer at ${r.ms} ms`);
   });
 

@@ -1,3 +1,4 @@
+// @ts-check
 // The audit log: one JSON line per decision, under the plugin's state
 // directory, rotated to a single `.1` generation at a size cap. It never holds
 // prompt text or credentials: only channels, codes, classes and timings.
@@ -17,6 +18,12 @@
 // could not be written wait (the newest MAX_PENDING) and go first when space
 // returns, so what was recorded during the outage (its `state-unwritable`)
 // is not lost with it.
+//
+// Every record's `type` must be defined in audit-types.js. A strict log (the
+// tests', or DSH_RESILIENCE_AUDIT_STRICT=1) throws on an unknown type, so a
+// new type cannot land undefined; otherwise the record is still written
+// (nothing is lost) and the type is remembered in `unknownTypes`.
+import { isAuditType } from './audit-types.js';
 import { chmod, mkdir, open, rename, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { withLock } from './lock.js';
@@ -26,9 +33,11 @@ export const DEFAULT_AUDIT_MAX_BYTES = 5 * 1024 * 1024;
 export const MAX_PENDING = 100;
 
 export class AuditLog {
-  constructor(path, maxBytes = DEFAULT_AUDIT_MAX_BYTES) {
+  constructor(path, maxBytes = DEFAULT_AUDIT_MAX_BYTES, { strict = process.env.DSH_RESILIENCE_AUDIT_STRICT === '1' } = {}) {
     this.path = path;
     this.maxBytes = maxBytes;
+    this.strict = strict;
+    this.unknownTypes = new Set();
     this.size = undefined; // the file's size after this process's last line
     this.failures = 0;
     this.queue = Promise.resolve(); // keeps lines in order
@@ -38,6 +47,10 @@ export class AuditLog {
   }
 
   write(record) {
+    if (!isAuditType(record?.type)) {
+      if (this.strict) throw new TypeError(`dsh-resilience: audit record type ${JSON.stringify(record?.type)} is not defined in audit-types.js`);
+      this.unknownTypes.add(String(record?.type));
+    }
     const line = JSON.stringify({ at: new Date().toISOString(), ...record }) + '\n';
     this.queue = this.queue.then(async () => {
       this.pending.push(line);

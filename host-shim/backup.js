@@ -1,3 +1,4 @@
+// @ts-check
 // The user's backup choice (`/resilience backup`) outlives the process: it is
 // a preference, not a health fact, so it gets a file of its own, written like
 // every state file (store.js: locked, temp + rename, a corrupt file set
@@ -6,7 +7,7 @@
 // ignored (and audited): no backup is the safe default.
 import { StateFile } from './store.js';
 
-const file = (path, audit = () => {}) => new StateFile(path, { audit, kind: 'backup' });
+const file = (path, audit = () => {}) => new StateFile(path, { audit, setAside: { type: 'backup-set-aside' } });
 const valid = (c) => typeof c?.provider === 'string' && c.provider !== '' && typeof c?.model === 'string' && c.model !== '';
 
 /** @returns {Promise<{provider: string, model: string} | undefined>} */

@@ -1,28 +1,38 @@
+// @ts-check
 // Carries out the policy's effects (wit/policy.wit `effect`): the one switch
 // over effect kinds. Each kind is audited and announced as a Cordis event for
 // other plugins; a failing listener or log write never changes a decision.
 
 import { toolAuditRecord } from './tools.js';
 
+/** @import { Channel, Effect, Route } from './policy-types.js' */
+/** @import { Context } from './host.js' */
+
 // A channel's identity in records is {provider, model}: either part may hold
 // a "/", so a joined text would make {a/b, c} and {a, b/c} one channel.
 // "provider/model" is for people only (log lines, /resilience).
+/** @param {Channel} c */
 export const channelId = (c) => ({ provider: c.provider, model: c.model });
+/** @param {Channel} c */
 const ch = (c) => `${c.provider}/${c.model}`;
-/** A pool route in a record: its channel as an object, and its own reasoning effort. */
+/**
+ * A pool route in a record: its channel as an object, and its own reasoning effort.
+ * @param {Route} r
+ */
 const routeId = (r) => ({ ...channelId(r), ...(r.reasoningEffort ? { reasoningEffort: r.reasoningEffort } : {}) });
 
 /**
  * An ISO time for any number the module may answer, or undefined: nothing
  * here may throw (a throw would skip the rest of the step's effects).
  */
+/** @param {number} ms */
 export function isoTime(ms) {
   const d = new Date(ms);
   return Number.isFinite(d.getTime()) ? d.toISOString() : undefined;
 }
 
 /** Cordis events this plugin emits, with the effect that causes each. */
-export const EVENTS = {
+export const EVENTS = /** @type {const} */ ({
   circuitOpened: 'dsh-resilience/circuit-opened',
   circuitClosed: 'dsh-resilience/circuit-closed',
   failover: 'dsh-resilience/failover',
@@ -30,18 +40,38 @@ export const EVENTS = {
   probe: 'dsh-resilience/probe',
   stall: 'dsh-resilience/stall',
   toolRetry: 'dsh-resilience/tool-retry',
-};
+});
 
 /**
- * @param {object[]} effects - the module's effects, in order.
- * @param {object} env - `ctx`, `audit`, `logger`, and the shell's own actions:
- *   `scheduleWake(atMs)`, `probe(channel)`, `healthChanged()`, and `quota`
- *   (quota.js: long-term waits, routes, balance scripts, which emit their own events).
+ * What carryOut needs: `ctx`, `audit`, `logger`, and the shell's own actions.
+ * @typedef {object} EffectEnv
+ * @property {Pick<Context, 'emit'>} ctx
+ * @property {{write(record: object): unknown}} audit
+ * @property {{info(...args: unknown[]): void, warn(...args: unknown[]): void}} logger
+ * @property {(atMs: number) => void} scheduleWake
+ * @property {(channel: Channel) => void} probe
+ * @property {() => void} healthChanged
+ * @property {import('./quota.js').QuotaRules} [quota] - long-term waits, routes,
+ *   balance scripts (quota.js, which emits its own events).
+ */
+
+/**
+ * The quota rules, there whenever the module answers a quota effect (it
+ * answers none without them). A cast only: an env without them throws as before.
+ * @param {EffectEnv} env
+ */
+const quotaOf = (env) => /** @type {import('./quota.js').QuotaRules} */ (env.quota);
+
+/**
+ * @param {Effect[]} effects - the module's effects, in order.
+ * @param {EffectEnv} env
  */
 export function carryOut(effects, env) {
   const { ctx, audit, logger } = env;
   for (const fx of effects) {
+    /** @type {object} */
     let record;
+    /** @type {(typeof EVENTS)[keyof typeof EVENTS] | undefined} */
     let event;
     switch (fx.kind) {
       case 'circuit':
@@ -99,23 +129,23 @@ export function carryOut(effects, env) {
       case 'quota-wait':
         record = { type: `quota-wait-${fx.phase}`, agent: fx.agent, provider: fx.provider, pool: fx.pool, reason: fx.reason, attempts: fx.attempts, nextAttemptAt: fx.phase === 'left' ? undefined : new Date(fx.nextAttemptAtMs).toISOString() };
         logger.info('quota wait %s for %s on %s (%d attempts)', fx.phase, fx.agent, fx.provider, fx.attempts);
-        env.quota.onWait(fx);
+        quotaOf(env).onWait(fx);
         break;
       case 'quota-routed':
         record = { type: 'quota-routed', agent: fx.agent, pool: fx.pool, from: fx.from && routeId(fx.from), to: routeId(fx.to), cause: fx.cause };
-        env.quota.onRouted(fx);
+        quotaOf(env).onRouted(fx);
         break;
       case 'quota-session':
         record = { type: 'quota-session', agent: fx.agent, enabled: fx.enabled, enabledSource: fx.enabledSource, pool: fx.pool, poolSource: fx.poolSource, route: fx.route && routeId(fx.route) };
         break;
       case 'refresh-balance':
-        env.quota.refresh(fx.provider); // audited with its reading
+        quotaOf(env).refresh(fx.provider); // audited with its reading
         continue;
       case 'schedule-refresh':
-        env.quota.scheduleRefresh(fx.atMs);
+        quotaOf(env).scheduleRefresh(fx.atMs);
         continue;
       default:
-        throw new Error(`dsh-resilience: unknown effect kind "${fx.kind}"`);
+        throw new Error(`dsh-resilience: unknown effect kind "${/** @type {{kind: string}} */ (fx).kind}"`);
     }
     audit.write(record);
     if (event) {

@@ -1,3 +1,4 @@
+// @ts-check
 // Channel health on disk, shared by every host process of one DSH_HOME.
 //
 // The file is the module's `health` snapshot. Every write is a read-merge-write
@@ -38,7 +39,7 @@ export class HealthStore {
    */
   constructor(path, policy, audit, { pruneMs = DEFAULT_PRUNE_MS, maxBytes = MAX_HEALTH_BYTES, keep = KEEP_SET_ASIDE, now = Date.now } = {}) {
     this.path = path;
-    this.file = new StateFile(path, { audit, kind: 'health', maxBytes, keep, now });
+    this.file = new StateFile(path, { audit, setAside: { type: 'health-set-aside' }, maxBytes, keep, now });
     this.policy = policy;
     this.audit = audit;
     this.pruneMs = pruneMs;
@@ -130,7 +131,7 @@ export class HealthStore {
       }
       return read;
     }
-    if (result.skipped > 0) {
+    if (/** @type {number} */ (result.skipped) > 0) { // absent: none skipped (undefined > 0 is false)
       this.audit({ type: 'health-skipped', skipped: result.skipped, of: result.channels, reasons: (result.skipReasons ?? []).map((r) => r.slice(0, 200)) });
     }
     if (result.adopted > 0) this.audit({ type: 'health-merged', adopted: result.adopted, of: result.channels });

@@ -1,3 +1,4 @@
+// @ts-check
 // dsh-resilience: the Cordis plugin that carries the policy module into the
 // DSH host. It maps host events to policy events, asks the module, and carries
 // out the answer: waits, swaps, probes, timers, files and events. It holds no
@@ -13,13 +14,16 @@ import { chmod, mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { AuditLog } from './audit.js';
+import { tapAudit } from './audit-tap.js';
 import { loadBackup, saveBackup } from './backup.js';
-import { parseCommand, renderTable } from './command.js';
+import { migrateText, parseCommand, renderTable } from './command.js';
+import { reportCommand } from './report-command.js';
 import { carryOut, channelId, EVENTS } from './effects.js';
 import { disposedEvent, requestErrorEvent, requestEvent, settledEvent } from './events.js';
 import { DEFAULT_PRUNE_MS, DEFAULT_REFRESH_MS, HealthStore } from './health.js';
 import { compileModule, Policy } from './policy.js';
 import { hostFailure } from './host-llm.js';
+import { checkNotify, Notifier } from './notify.js';
 import { runProbe } from './probe.js';
 import { checkShared } from './shared-config.js';
 import { loadRedisClient, SharedHealth } from './shared-redis.js';
@@ -27,6 +31,7 @@ import { parseQuotaCommand, QuotaRules } from './quota.js';
 import { resolveSecret } from './secret.js';
 import { watchStalls } from './stall.js';
 import { later } from './timers.js';
+import { telemetrySink } from './telemetry.js';
 import { appendRetry, appendRetryStarted } from './retry-events.js';
 import { toolRetryListener } from './tools.js';
 import { Waits } from './wait.js';
@@ -42,6 +47,7 @@ const SHIM_KEYS = {
   stateDir: (v) => typeof v === 'string' && v !== '' || 'must be a non-empty string',
   healthRefreshMs: (v) => Number.isInteger(v) && v >= 100 && v <= 3_600_000 || 'must be an integer between 100 and 3600000',
   shared: (v) => (checkShared(v), true), // throws naming the nested key
+  notify: (v) => (checkNotify(v), true), // throws naming notify[i].url etc.
   healthPruneMs: (v) => Number.isInteger(v) && v >= 60_000 && v <= 365 * 86_400_000 || 'must be an integer between 60000 (a minute) and 31536000000 (a year)',
 };
 
@@ -82,6 +88,7 @@ const ADAPTERS_SETTLE_MS = 250;
 
 const randomDraw = () => Math.floor(Math.random() * 2 ** 53);
 
+/** @param {import("@deepseek-ai/cordis").Context} ctx */
 export async function apply(ctx, config = {}) {
   const { shim, policy: policyConfig } = splitConfig(config ?? {});
   const sharedConfig = shim.shared ? checkShared(shim.shared) : {};
@@ -107,7 +114,9 @@ export async function apply(ctx, config = {}) {
     applyConfig: (next) => applyConfig(next),
     sessionsDir: join(dshHome(), 'sessions'),
   });
-  const audit = web.tap(new AuditLog(join(stateDir, 'audit.jsonl')));
+  // The host's telemetry seam and the webhooks follow the audit records (telemetry.js, notify.js).
+  const notifier = new Notifier({ targets: checkNotify(shim.notify ?? []), report: (r) => audit.write(r), secret: (ref) => resolveSecret(ctx, ref) });
+  const audit = tapAudit(web.tap(new AuditLog(join(stateDir, 'audit.jsonl'))), [telemetrySink(ctx), (r) => notifier.observe(r)]);
   const report = (record) => audit.write(record);
   const policy = new Policy(await compileModule(), policyConfig, logger, report, report);
   web.deps.policy = policy;
@@ -170,6 +179,7 @@ export async function apply(ctx, config = {}) {
    * One policy step, with its effects carried out; undefined when the module
    * failed, or the plugin is disposed (the caller then does what the host
    * would: a late timer or refresh must not re-arm anything).
+   * @param {import('./policy-types.js').Event} event
    */
   function decide(event) {
     if (lifetime.signal.aborted) return undefined;
@@ -199,6 +209,7 @@ export async function apply(ctx, config = {}) {
   shared = sharedConfig.redis && new SharedHealth({
     options: sharedConfig.redis,
     createClient: createRedisClient,
+    // @ts-expect-error -- called only when sharedConfig.redis is set (the `&&` above); the checker loses that in the closure
     password: async () => (sharedConfig.redis.passwordEnv ? resolveSecret(ctx, sharedConfig.redis.passwordEnv) : undefined),
     snapshot: () => policy.snapshot(),
     merge: (records) => {
@@ -239,6 +250,7 @@ export async function apply(ctx, config = {}) {
     }
     const swapped = { ...proposed, provider: verdict.provider, model: verdict.model };
     if (verdict.dropReasoningEffort) delete swapped.reasoningEffort;
+    // @ts-expect-error -- the host brands its effort ids; the module's is one the target model lists (model-info), a plain string in JSON
     if (verdict.reasoningEffort) swapped.reasoningEffort = verdict.reasoningEffort; // a pool route's own
     web.routed(payload.agent, swapped, report);
     return swapped;
@@ -393,6 +405,7 @@ export async function apply(ctx, config = {}) {
 
   ctx.inject(['commands'], (sub) => {
     // The quota plugin's command names stay as aliases, so its users' habits work.
+    /** @type {Array<[string, string, string, (agent: any, arg: string | undefined) => any]>} */
     const aliases = [
       ['quota-retry', 'dsh-resilience: this session\'s quota retry (long-term waits)', 'on|off|default|status', (agent, arg) => quota.quotaCommand(agent, arg)],
       ['quota-pool', 'dsh-resilience: this session\'s route pool', '<pool>|off|default|status', (agent, arg) => quota.poolCommand(agent, arg)],
@@ -407,15 +420,20 @@ export async function apply(ctx, config = {}) {
     sub.effect(() => sub.commands.register({
       name: 'resilience',
       description: 'dsh-resilience: channel health, the backup to fail over to first, quota retry, pools and routes',
-      input: { hint: '[backup <provider/model> | backup off | quota on|off|default|status | pool <pool>|off|default|status | routes [pool]]' },
+      input: { hint: '[backup <provider/model> | backup off | quota on|off|default|status | pool <pool>|off|default|status | routes [pool] | report [24h|7d] | migrate]' },
       handler: async ({ agent, rawInput }) => {
         const q = parseQuotaCommand('resilience', rawInput);
         if (q?.kind === 'quota') return quota.quotaCommand(agent, q.arg);
         if (q?.kind === 'pool') return quota.poolCommand(agent, q.arg);
         const words = String(rawInput ?? '').trim().split(/\s+/).filter(Boolean);
         if (words[0] === 'routes') return quota.routesTable(words[1]);
+        if (words[0] === 'report') return audit.flush().then(() => reportCommand(join(stateDir, 'audit.jsonl'), words[1], Date.now()));
         const cmd = parseCommand(rawInput);
         if (cmd.kind === 'error') return { kind: 'error', text: cmd.text };
+        if (cmd.kind === 'migrate') {
+          const m = await migrateText(ctx, join(dshHome(), 'cordis.patch.yml'));
+          return { kind: m.ok ? 'success' : 'error', text: m.text };
+        }
         if (cmd.kind === 'backup') {
           const refused = await setBackup(cmd.channel, 'command');
           if (refused) return { kind: 'error', text: refused };
@@ -431,6 +449,7 @@ export async function apply(ctx, config = {}) {
   // Its state is lossless JSON (nulls, never undefined): the host checkpoints it, and a session
   // must reopen after a restart, with or without the plugin (proven by e2e/web).
   ctx.inject(['sessionProjections'], (sub) => {
+    // @ts-expect-error -- the host declares a zod schema and a key of its own projection map; the shim's duck-typed {parse} is what its runtime calls
     sub.effect(() => sub.sessionProjections.register(quota.projection()), 'dsh-resilience: quotaRetry projection');
   });
 
@@ -448,6 +467,7 @@ export async function apply(ctx, config = {}) {
     await health.close(); // from here on nothing is read or written
     await shared?.close(); // its last writes, if Redis answers at once
     saveTimer = undefined;
+    await notifier.dispose(); // sends in flight end silently: nothing is written after `stop`
     report({ type: 'stop', pid: process.pid, moduleFailures: policy.failureCounts() });
     await audit.flush();
   }, 'dsh-resilience: end waits, probes and timers; save health; flush the audit log');

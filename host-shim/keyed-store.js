@@ -21,16 +21,21 @@ export class KeyedStore {
   /**
    * @param {string} path
    * @param {object} o
-   * @param {string} o.kind - audit prefix: `<kind>-set-aside`, `<kind>-not-saved`, `<kind>-saved`.
+   * @param {{setAside: {type: string}, notRead: {type: string}, notSaved: {type: string}, saved: {type: string}}} o.records -
+   *   the store's own audit records (types defined in audit-types.js).
    * @param {string} o.field - the document's map of records (`{[field]: {key: record}}`).
    * @param {(record: object) => void} o.audit
    * @param {(record: object) => boolean} [o.valid] - a record on disk worth keeping.
    * @param {(records: Map<string, object>) => void} [o.prune] - drops records before a write.
    * @param {object} [o.file] - StateFile options (lock, maxBytes, now).
    */
-  constructor(path, { kind, field, audit, valid = () => true, prune = () => {}, file = {} }) {
-    this.file = new StateFile(path, { audit, kind, ...file });
-    Object.assign(this, { kind, field, audit, valid, prune });
+  constructor(path, { records, field, audit, valid = () => true, prune = () => {}, file = {} }) {
+    this.file = new StateFile(path, { audit, setAside: records.setAside, ...file });
+    this.types = records;
+    this.field = field;
+    this.audit = audit;
+    this.valid = valid;
+    this.prune = prune;
     this.records = new Map(); // key -> record, as this process last knew it
     this.dirty = new Map(); // key -> [change(record) -> record | undefined], not yet written
     this.queue = Promise.resolve();
@@ -45,7 +50,7 @@ export class KeyedStore {
   /** Reads the file and takes every record newer than the one held. */
   async load() {
     const doc = await this.file.load().catch((e) => {
-      this.audit({ type: `${this.kind}-not-read`, reason: String(e?.message ?? e).slice(0, 200) });
+      this.audit({ ...this.types.notRead, reason: String(e?.message ?? e).slice(0, 200) });
       return undefined;
     });
     this.adopt(this.recordsOf(doc));
@@ -85,6 +90,7 @@ export class KeyedStore {
     if (this.pending) return this.pending;
     const run = this.queue.then(async () => {
       this.pending = undefined;
+      /** @type {Map<string, Function[]> | undefined} */
       let taken;
       try {
         await this.file.update((doc) => {
@@ -102,14 +108,14 @@ export class KeyedStore {
           this.records = new Map(disk); // the file is the truth now; later changes apply to it
           return { [this.field]: Object.fromEntries(disk) };
         });
-        if (this.trouble) this.audit({ type: `${this.kind}-saved`, after: this.trouble });
+        if (this.trouble) this.audit({ ...this.types.saved, after: this.trouble });
         this.trouble = undefined;
       } catch (e) {
         // Not written: the changes wait for the next save (before any made since).
         if (taken) for (const [key, changes] of taken) this.dirty.set(key, [...changes, ...(this.dirty.get(key) ?? [])]);
         if (!this.trouble) {
           this.trouble = String(e?.code ?? e?.name ?? 'error');
-          this.audit({ type: `${this.kind}-not-saved`, reason: String(e?.message ?? e).slice(0, 200) });
+          this.audit({ ...this.types.notSaved, reason: String(e?.message ?? e).slice(0, 200) });
         }
       }
     });

@@ -1,3 +1,4 @@
+// @ts-check
 // An inter-process lock for the plugin's shared files: a lock file beside
 // the file it guards, created exclusively, with stale-lock recovery.
 //

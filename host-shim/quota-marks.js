@@ -1,3 +1,4 @@
+// @ts-check
 // Exhaustion marks outlive the process that learnt them: a spent allowance
 // lasts hours, a headless host a minute. Each mark (a provider breaker opened
 // by a quota failure) and each lift is kept in a file under the state
@@ -9,7 +10,10 @@ import { KeyedStore } from './keyed-store.js';
 export class QuotaMarks {
   constructor(path, audit) {
     this.store = new KeyedStore(path, {
-      kind: 'quota-marks',
+      records: {
+        setAside: { type: 'quota-marks-set-aside' }, notRead: { type: 'quota-marks-ignored' },
+        notSaved: { type: 'quota-marks-not-saved' }, saved: { type: 'quota-marks-saved' },
+      },
       field: 'marks',
       audit,
       valid: (r) => Number.isFinite(r.markedAtMs) && Number.isFinite(r.untilMs),

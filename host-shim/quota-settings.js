@@ -1,3 +1,4 @@
+// @ts-check
 // Per-session quota settings (`/resilience quota`, `/resilience pool`) outlive
 // the process: a file under the plugin's state directory, keyed by session
 // id. Headless profiles mount no storage domain, so the file is the one store
@@ -19,7 +20,10 @@ export class QuotaSettings {
   constructor(path, audit) {
     this.audit = audit;
     this.store = new KeyedStore(path, {
-      kind: 'quota-settings',
+      records: {
+        setAside: { type: 'quota-settings-set-aside' }, notRead: { type: 'quota-settings-ignored' },
+        notSaved: { type: 'quota-settings-not-saved' }, saved: { type: 'quota-settings-saved' },
+      },
       field: 'sessions',
       audit,
       prune: (records) => {

@@ -1,3 +1,4 @@
+// @ts-check
 // The quota rules' shell (policy/quota.go decides): per-session settings and
 // their commands, long-term waits the session's switch can end, balance
 // scripts on the policy's schedule, the llm-quota-retry Cordis events, the
@@ -30,6 +31,19 @@ export class QuotaRules {
    */
   constructor({ ctx, policy, decide, settingsPath, marksPath, report, emit, lifetime }) {
     Object.assign(this, { ctx, policy, decide, report, emit, lifetime });
+    // For the type checker only: the fields Object.assign just set.
+    /** @type {any} */
+    this.ctx;
+    /** @type {import('./policy.js').Policy} */
+    this.policy;
+    /** @type {(event: object) => any} */
+    this.decide;
+    /** @type {(record: object) => void} */
+    this.report;
+    /** @type {(name: string, payload: object) => void} */
+    this.emit;
+    /** @type {AbortSignal} */
+    this.lifetime;
     this.settings = new QuotaSettings(settingsPath, report);
     this.marks = marksPath ? new QuotaMarks(marksPath, report) : undefined;
     this.agents = new Map(); // agent id -> {agent, session, turn, step, failure}
@@ -231,6 +245,7 @@ export class QuotaRules {
    * A session setting (`quota` or `pool`) from a command: its status, or the
    * setting changed and the status after it; `refused(arg)` words a value the
    * module did not take.
+   * @returns {import('@deepseek-ai/dsh-commands').CommandResult}
    */
   sessionCommand(agent, arg, what, refused) {
     if (!this.active) return { kind: 'error', text: 'dsh-resilience: no pools or quota configured for this row' };
@@ -332,7 +347,10 @@ export class QuotaRules {
     return lines.join('\n');
   }
 
-  /** `/resilience routes [pool]`: each pool's routes, readings and marks. */
+  /**
+   * `/resilience routes [pool]`: each pool's routes, readings and marks.
+   * @returns {import('@deepseek-ai/dsh-commands').CommandResult}
+   */
   routesTable(only) {
     const r = this.inspect();
     if (!r) return { kind: 'error', text: 'dsh-resilience: the policy module failed; see the audit log' };
@@ -367,6 +385,7 @@ export class QuotaRules {
         const p = r?.pools.find((x) => x.name === pool);
         if (!p) return undefined;
         const stale = new Set(p.routes.map((x) => x.route.provider)
+          // @ts-expect-error -- r is set (p was found in it); the checker loses that in the callback
           .filter((name) => r.providers.find((x) => x.provider === name && x.hasBalance && x.stale)));
         await Promise.all([...stale].map((name) => self.refresh(name)));
         r = self.inspect();
@@ -428,6 +447,7 @@ export class QuotaRules {
         if (state.pool === 'off') poolSource = 'off';
         else if (state.pool) [pool, poolSource] = [state.pool, 'session'];
         else if (state.route) {
+          // @ts-expect-error -- a pool's routes are all there: plainRoute answers undefined only for none
           const holding = pools.filter((p) => p.routes.some((r) => r.provider === state.route.provider && r.model === state.route.model));
           if (holding.length === 1) [pool, poolSource] = [holding[0].name, 'inferred'];
         }
@@ -446,6 +466,7 @@ export function parseQuotaCommand(name, args) {
   return undefined;
 }
 
+/** @returns {import('@deepseek-ai/dsh-commands').CommandResult} */
 function moduleFailed() {
   return { kind: 'error', text: 'dsh-resilience: the policy module failed; see the audit log' };
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // The `shared` config key: where channel health is shared beyond one machine.
 // Checked at activation like every key; an error names the full key path.
 // Credentials are only ever a reference (passwordEnv, an env-style name the
@@ -11,6 +12,7 @@
 // at activation (Node's NODE_EXTRA_CA_CERTS works too, for every TLS peer).
 import { readFileSync } from 'node:fs';
 
+/** @type {(key: string, reason: string) => never} */
 const fail = (key, reason) => {
   const e = new Error(`dsh-resilience: config key "${key}": ${reason}`);
   e.stack = `Error: ${e.message}`; // a config error is the user's to fix: our frames say nothing to them

@@ -1,5 +1,6 @@
-// Channel health shared across machines through Redis (README "Shared
-// health"). Optional: only a config with `shared.redis` loads it, and only then
+// @ts-check
+// Channel health shared across machines through Redis (docs/state.md "Shared
+// health across machines"). Optional: only a config with `shared.redis` loads it, and only then
 // is the Redis client imported, so the default install pulls in nothing.
 //
 // Layout: one hash per provider, `<keyPrefix>health:<provider>`, one field per
@@ -42,7 +43,7 @@ const COMMAND_TIMEOUT_MS = 2_000;
 const RETRY_MIN_MS = 250;
 const RETRY_MAX_MS = 15_000;
 
-/** The client package a user adds to their profile (README, "Shared health"). */
+/** The client package a user adds to their profile (docs/state.md, "Shared health across machines"). */
 export const CLIENT_PACKAGE = '@redis/client';
 
 /**

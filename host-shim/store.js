@@ -9,7 +9,7 @@
 //
 // Bounded and self-healing: a file larger than `maxBytes` is not read; a file
 // that does not parse is set aside (renamed `<file>.corrupt-<ms>-<hex>`,
-// audited as `<kind>-set-aside`) so the next write starts clean and the bad
+// audited with the store's own record type) so the next write starts clean and the bad
 // bytes stay for inspection, the newest `keep` of them, each cut to maxBytes.
 // Files are the user's only: 0600 in a 0700 directory.
 import { randomBytes } from 'node:crypto';
@@ -46,14 +46,20 @@ export class StateFile {
    * @param {string} path
    * @param {object} o
    * @param {(record: object) => void} o.audit
-   * @param {string} o.kind - the audit records' prefix (`health`, `quota-settings`, ...).
+   * @param {{type: string}} o.setAside - the record that says a file was set aside (its type is the store's own).
    * @param {number} [o.maxBytes]
    * @param {number} [o.keep]
    * @param {() => number} [o.now]
    * @param {{staleMs?: number, waitMs?: number}} [o.lock]
    */
-  constructor(path, { audit, kind, maxBytes = MAX_STATE_BYTES, keep = KEEP_SET_ASIDE, now = Date.now, lock = {} }) {
-    Object.assign(this, { path, audit, kind, maxBytes, keep, now, lockOptions: lock });
+  constructor(path, { audit, setAside, maxBytes = MAX_STATE_BYTES, keep = KEEP_SET_ASIDE, now = Date.now, lock = {} }) {
+    this.path = path;
+    this.audit = audit;
+    this.setAsideRecord = setAside;
+    this.maxBytes = maxBytes;
+    this.keep = keep;
+    this.now = now;
+    this.lockOptions = lock;
     this.lockPath = `${path}.lock`;
   }
 
@@ -171,7 +177,7 @@ export class StateFile {
     };
     const aside = locked ? await move() : await this.locked(move);
     if (!aside) return;
-    this.audit({ type: `${this.kind}-set-aside`, file: aside, reason: String(error?.message ?? error).slice(0, 300) });
+    this.audit({ ...this.setAsideRecord, file: aside, reason: String(error?.message ?? error).slice(0, 300) });
     await this.bound(aside).catch(() => {});
   }
 

@@ -1,3 +1,4 @@
+// @ts-check
 // Tool-call retry, the shim's half. The policy decides which tools, which
 // failures and how long to wait (policy/toolretry.go); this wraps the host's
 // `tools/execute` waterfall, asks after every attempt, and carries the answer
@@ -15,34 +16,51 @@
 
 import { later } from './timers.js';
 
+/** @import { EffectToolRetry, EventToolResult, ToolFailure, Verdict } from './policy-types.js' */
+
 const MAX_MESSAGE = 2000; // enough for any classifier wording; never logged
 
 const randomDraw = () => Math.floor(Math.random() * 2 ** 53);
 
-/** The policy event for one finished attempt (WIT `tool-result-event`). */
+/**
+ * The policy event for one finished attempt (WIT `tool-result-event`).
+ * @param {any} exec - the host's tool execution.
+ * @param {any} result - the attempt's result.
+ * @param {number} attempt
+ * @param {number} rand
+ * @param {number | undefined} timeoutMs
+ * @returns {EventToolResult}
+ */
 export function toolResultEvent(exec, result, attempt, rand, timeoutMs) {
+  /** @type {EventToolResult} */
   const ev = { kind: 'tool-result', call: String(exec?.callId ?? ''), tool: String(exec?.name ?? ''), attempt, rand };
   const agent = exec?.agent?.id;
   if (agent !== undefined && agent !== null) ev.agent = String(agent);
   if (result?.isError === true) {
+    /** @type {ToolFailure} */
     const failure = { message: String(result.error?.message ?? firstText(result.content) ?? '').slice(0, MAX_MESSAGE) };
     const code = result.error?.info?.code;
     if (typeof code === 'string' && code) failure.code = code;
     ev.failure = failure;
   }
-  if (Number.isSafeInteger(timeoutMs) && timeoutMs > 0) ev.timeoutMs = timeoutMs;
+  if (timeoutMs !== undefined && Number.isSafeInteger(timeoutMs) && timeoutMs > 0) ev.timeoutMs = timeoutMs;
   return ev;
 }
 
 const firstText = (content) => (Array.isArray(content) ? content.find((b) => b?.type === 'text')?.text : undefined);
 
-/** The audit line for a `tool-retry` effect: names, counts and causes; never arguments or output. */
+/**
+ * The audit line for a `tool-retry` effect: names, counts and causes; never arguments or output.
+ * @param {EffectToolRetry} fx
+ */
 export function toolAuditRecord(fx) {
-  const type = {
+  /** @type {Partial<Record<string, string>>} */
+  const types = {
     retry: 'tool-retry',
     'attempts-exhausted': 'tool-exhausted',
     succeeded: 'tool-recovered',
-  }[fx.outcome] ?? 'tool-failed';
+  };
+  const type = types[fx.outcome] ?? 'tool-failed';
   return { type, tool: fx.tool, call: fx.call, agent: fx.agent, attempt: fx.attempt, reason: fx.reason, delayMs: fx.delayMs };
 }
 
@@ -72,7 +90,7 @@ export function retryDeadlineResult(ms) {
 /**
  * The `tools/execute` listener (register it prepended: outermost).
  * @param {object} o
- * @param {(event: object) => object|undefined} o.decide - one policy step's
+ * @param {(event: EventToolResult) => Verdict|undefined} o.decide - one policy step's
  *   verdict; undefined when the module failed, and then the result goes back as it is.
  * @param {{sleep: Function}} o.waits - cancellable waits (wait.js).
  * @param {AbortSignal} o.lifetime - aborts when the plugin is disposed.

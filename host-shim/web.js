@@ -1,3 +1,4 @@
+// @ts-check
 // The host half of the web client (client/): one RPC channel the browser
 // bundle talks to, and the settings namespace its card edits. It decides
 // nothing: status is read from the policy module, a backup goes through the
@@ -11,6 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import { configProblem } from './reconfigure.js';
 import { excerpt, field, hostKnowsSession, MAX_CHANNEL, MAX_SECTION_BYTES, MAX_VALUE, sessionIdProblem } from './rpc-input.js';
+import { reportData } from './report-command.js';
 
 export const RPC_CHANNEL = '/dsh-resilience';
 export const SETTINGS_NS = 'dsh-resilience';
@@ -151,7 +153,7 @@ export class WebHalf {
   /** Answers at once when `since` is behind, else when something changes (or after the long-poll time). */
   async watch(since, session, signal) {
     if (Number.isInteger(since) && since === this.revision) {
-      await new Promise((resolve) => {
+      await new Promise(/** @param {(value?: unknown) => void} resolve */ (resolve) => {
         const done = () => { clearTimeout(timer); signal?.removeEventListener('abort', done); this.waiters.delete(done); resolve(); };
         const timer = setTimeout(done, LONG_POLL_MS);
         timer.unref?.();
@@ -297,6 +299,12 @@ export class WebHalf {
             if (typeof section !== 'object' || Array.isArray(section)) return refuse('INVALID', 'dsh-resilience: section must be an object');
             if (JSON.stringify(section).length > MAX_SECTION_BYTES) return refuse('INVALID', `dsh-resilience: section larger than ${MAX_SECTION_BYTES} bytes`);
             return ok({ problem: this.problem(section) ?? null });
+          }
+          case 'report': { // report-command.js: the numbers, the text and the timeline of /resilience report
+            const window = field(payload, 'window');
+            if (window !== undefined && (typeof window !== 'string' || window.length > MAX_VALUE)) return refuse('INVALID', `dsh-resilience: ${excerpt(window)} is not a window`);
+            const out = await reportData(this.deps.auditPath, window, Date.now());
+            return out.error ? refuse('INVALID', out.error) : ok(out);
           }
           default:
             return refuse('UNKNOWN_ENDPOINT', `dsh-resilience: no endpoint ${excerpt(endpoint)}`);

@@ -49,7 +49,7 @@ const lines = async (path) => (await readFile(path, 'utf8')).split('\n');
 test('a full disk: whole audit lines only, state-unwritable once, and every write lands when space returns', async (t) => {
   if (!mounted) return t.skip('cannot mount a tmpfs here');
   const audit = new AuditLog(join(dir, 'audit.jsonl'));
-  const store = new KeyedStore(join(dir, 'quota-sessions.json'), { kind: 'quota-settings', field: 'sessions', audit: (r) => audit.write(r) });
+  const store = new KeyedStore(join(dir, 'quota-sessions.json'), { records: { setAside: { type: 'quota-settings-set-aside' }, notRead: { type: 'quota-settings-ignored' }, notSaved: { type: 'quota-settings-not-saved' }, saved: { type: 'quota-settings-saved' } }, field: 'sessions', audit: (r) => audit.write(r) });
   await store.change('before', () => ({ quota: 'off' }));
   // A little space left: lines of ~1 KB fill it mid-line.
   await fill(join(dir, 'filler'));

@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { KeyedStore } from '../keyed-store.js';
 import { StateFile } from '../store.js';
 
+const records = (kind) => ({ setAside: { type: `${kind}-set-aside` }, notRead: { type: `${kind}-ignored` }, notSaved: { type: `${kind}-not-saved` }, saved: { type: `${kind}-saved` } });
 const WRITER = new URL('./store-writer.mjs', import.meta.url).pathname;
 const REPEAT = 20;
 const root = await mkdtemp(join(tmpdir(), 'store-'));
@@ -77,7 +78,7 @@ test('8 processes writing one session 10 times each converge: every write applie
     assert.equal(sessions.shared.v, n * rounds);
     assert.match(sessions.shared.pool, new RegExp(`^k\\d+-${rounds - 1}$`), 'the last write is some writer\'s last');
     const views = await Promise.all([0, 1, 2].map(async () => {
-      const s = new KeyedStore(join(dir, 'quota-sessions.json'), { kind: 'x', field: 'sessions', audit: () => {} });
+      const s = new KeyedStore(join(dir, 'quota-sessions.json'), { records: records('quota-settings'), field: 'sessions', audit: () => {} });
       await s.load();
       return s.get('shared');
     }));
@@ -91,7 +92,7 @@ test('a corrupt state file is set aside, audited, and the next write starts clea
   const path = join(dir, 'quota-sessions.json');
   await writeFile(path, '{"sessions": {"a": ');
   const audits = [];
-  const s = new KeyedStore(path, { kind: 'quota-settings', field: 'sessions', audit: (r) => audits.push(r) });
+  const s = new KeyedStore(path, { records: records('quota-settings'), field: 'sessions', audit: (r) => audits.push(r) });
   await s.load();
   assert.equal(audits[0]?.type, 'quota-settings-set-aside');
   assert.match(audits[0].reason, /JSON/);
@@ -106,12 +107,12 @@ test('a corrupt state file is set aside, audited, and the next write starts clea
 test('a file too large is set aside unread; one that is not a file is an error, not a set-aside', async () => {
   const dir = await mkdtemp(join(root, 'large-'));
   const audits = [];
-  const f = new StateFile(join(dir, 'x.json'), { kind: 'x', audit: (r) => audits.push(r), maxBytes: 100 });
+  const f = new StateFile(join(dir, 'x.json'), { setAside: { type: 'x-set-aside' }, audit: (r) => audits.push(r), maxBytes: 100 });
   await writeFile(f.path, JSON.stringify({ pad: 'y'.repeat(200) }));
   assert.equal(await f.load(), undefined);
   assert.equal(audits[0]?.type, 'x-set-aside');
   assert.match(audits[0].reason, /more than the 100/);
-  const g = new StateFile(join(dir, 'd.json'), { kind: 'x', audit: (r) => audits.push(r) });
+  const g = new StateFile(join(dir, 'd.json'), { setAside: { type: 'x-set-aside' }, audit: (r) => audits.push(r) });
   await mkdir(g.path);
   await assert.rejects(g.load(), /not a regular file/);
   assert.equal(audits.length, 1);
@@ -122,7 +123,7 @@ test('a write that fails is audited once, kept, and lands when the file can be w
   const path = join(dir, 'sub', 'marks.json');
   await writeFile(join(dir, 'sub'), 'a file where the directory should be');
   const audits = [];
-  const s = new KeyedStore(path, { kind: 'quota-marks', field: 'marks', audit: (r) => audits.push(r) });
+  const s = new KeyedStore(path, { records: records('quota-marks'), field: 'marks', audit: (r) => audits.push(r) });
   await s.change('p1', () => ({ markedAtMs: 1, untilMs: 2 }));
   await s.change('p2', () => ({ markedAtMs: 1, untilMs: 2 }));
   assert.deepEqual(audits.map((a) => a.type), ['state-unwritable', 'quota-marks-not-saved'], 'once per outage');

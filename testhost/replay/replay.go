@@ -321,7 +321,7 @@ func total(m map[string]int) int {
 	return n
 }
 
-// Config reads a config file: JSON, the plugin row's config (its `chain`, keys as in the README).
+// Config reads a config file: JSON, the plugin row's config (its `chain`, keys as in docs/configuration.md).
 func Config(data []byte) ([]byte, error) {
 	var v map[string]any
 	if err := json.Unmarshal(data, &v); err != nil {

@@ -1,0 +1,82 @@
+// `make bench` (start-up cost): what the plugin adds to a one-turn headless
+// run before its first model request reaches the provider. Three homes, the
+// same host and the same fake provider:
+//   none   — dsh-resilience installed but its row disabled: the host alone;
+//   noop   — the same plus a do-nothing JS plugin (e2e/fixtures/noop-plugin):
+//            what loading any plugin costs;
+//   plugin — dsh-resilience enabled with a two-channel chain.
+// Each round runs the three in turn (interleaved, so a machine that slows
+// down slows all three alike); the figure is the median over ROUNDS of
+// (first request seen by the provider) − (process spawned).
+// Target (exit 1 when missed): plugin − noop ≤ 50 ms at the median.
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { DSH_BIN, makeHome, PRIMARY, ROOT, SECONDARY } from '../../e2e/harness.mjs';
+import { startFakeProvider } from '../../e2e/fake-provider/fake-provider.mjs';
+
+const ROUNDS = Number(process.env.BENCH_STARTUP_ROUNDS ?? 7);
+const TARGET_MS = 50;
+
+const provider = await startFakeProvider();
+const { baseURL } = provider;
+
+/** A home for one variant: the resilience row enabled, or disabled (with or without the noop plugin). */
+async function variantHome(kind) {
+  const home = await makeHome({
+    baseURL,
+    primaryRetry: 'stock',
+    plugin: { chain: [PRIMARY, SECONDARY] },
+    extraPlugins: kind === 'noop' ? [{ dir: join(ROOT, 'e2e/fixtures/noop-plugin'), id: 'noop-plugin' }] : [],
+  });
+  if (kind !== 'plugin') {
+    const patch = join(home.dsh, 'profiles/headless/cordis.patch.yml');
+    const text = await readFile(patch, 'utf8');
+    await writeFile(patch, text.replace(/- id: resilience\n {2}config: .*\n/, '- id: resilience\n  disabled: true\n'));
+  }
+  return home;
+}
+
+/** ms from spawn to the provider's first request; the run is then left to finish. */
+function firstRequestMs(home) {
+  return new Promise((resolve, reject) => {
+    const before = provider.requests.length;
+    const started = Date.now();
+    const child = spawn(process.execPath, [DSH_BIN, '--profile', 'headless', 'Say hi.'], {
+      cwd: join(home.dir, 'home'), env: home.env(), stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const first = provider.requests[before];
+      if (code !== 0 || !first) reject(new Error(`run failed (exit ${code}): ${stderr.slice(-2000)}`));
+      else resolve(first.at - started);
+    });
+  });
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+const kinds = ['none', 'noop', 'plugin'];
+const homes = {};
+for (const k of kinds) homes[k] = await variantHome(k);
+const times = { none: [], noop: [], plugin: [] };
+try {
+  for (const k of kinds) await firstRequestMs(homes[k]); // warm the file cache once
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const k of kinds) times[k].push(await firstRequestMs(homes[k]));
+  }
+} finally {
+  await provider.close();
+  for (const k of kinds) await homes[k].cleanup();
+}
+const m = Object.fromEntries(kinds.map((k) => [k, median(times[k])]));
+const added = m.plugin - m.noop;
+console.log(`startup: first model request after spawn, median of ${ROUNDS} interleaved runs`);
+for (const k of kinds) console.log(`  ${k.padEnd(6)} ${String(m[k]).padStart(6)} ms  (runs: ${times[k].join(' ')})`);
+console.log(`  plugin − noop: ${added} ms (target ≤ ${TARGET_MS} ms) ${added <= TARGET_MS ? 'ok' : 'MISSED'}`);
+process.exit(added <= TARGET_MS ? 0 : 1);

@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+// `make report LOG="a.jsonl [b.jsonl ...]" > report.html`: the report page
+// over one or more hosts' audit logs, merged by time. Each log's rotated `.1`
+// generation is read too when it is there. `--text` prints the text form
+// (what `/resilience report` prints) instead; `--from`/`--to` (ISO times)
+// set the window, which is otherwise the logs' first to last record.
+import { existsSync, readFileSync } from 'node:fs';
+import { computeReport, parseAuditText, renderReportText } from '../host-shim/report.js';
+import { renderReportHtml } from '../host-shim/report-html.js';
+
+const args = process.argv.slice(2);
+const opt = (name) => {
+  const i = args.indexOf(name);
+  if (i < 0) return undefined;
+  const [, value] = args.splice(i, 2);
+  const ms = Date.parse(value);
+  if (!Number.isFinite(ms)) fail(`${name} "${value}" is not a time (e.g. 2026-12-01T00:00:00Z)`);
+  return ms;
+};
+function fail(message) {
+  process.stderr.write(`report: ${message}\nusage: make report LOG="audit.jsonl [other-host/audit.jsonl ...]" > report.html\n`);
+  process.exit(2);
+}
+const text = args.includes('--text');
+if (text) args.splice(args.indexOf('--text'), 1);
+const window = { fromMs: opt('--from'), toMs: opt('--to') };
+const paths = args.flatMap((a) => a.split(',')).filter(Boolean);
+if (paths.length === 0) fail('no audit log given');
+
+const logs = paths.map((p) => {
+  if (!existsSync(p)) fail(`${p}: no such file`);
+  const body = (existsSync(`${p}.1`) ? readFileSync(`${p}.1`, 'utf8') + '\n' : '') + readFileSync(p, 'utf8');
+  const { records, bad } = parseAuditText(body);
+  if (bad > 0) process.stderr.write(`report: ${p}: ${bad} unreadable lines skipped\n`);
+  return records;
+});
+const report = computeReport(logs, window);
+process.stdout.write(text ? renderReportText(report) + '\n' : renderReportHtml(report));
