@@ -116,6 +116,7 @@ export async function apply(ctx, config = {}) {
     backup: () => backup,
     setBackup: (channel, source) => setBackup(channel, source),
     applyConfig: (next) => applyConfig(next),
+    sessionsDir: join(dshHome(), 'sessions'),
   });
   // The host's telemetry seam and the webhooks follow the audit records (telemetry.js, notify.js).
   const notifier = new Notifier({ targets: checkNotify(shim.notify ?? []), report: (r) => audit.write(r), secret: (ref) => resolveSecret(ctx, ref) });
@@ -425,7 +426,7 @@ export async function apply(ctx, config = {}) {
     }
     backup = channel;
     report({ type: 'backup', channel: backup ? channelId(backup) : null, source });
-    await saveBackup(backupFile, backup).catch((e) => report({ type: 'backup-not-saved', reason: String(e.message).slice(0, 200) }));
+    await saveBackup(backupFile, backup, report).catch((e) => report({ type: 'backup-not-saved', reason: String(e.message).slice(0, 200) }));
     if (backup && llm) describe(llm, backup);
     return undefined;
   }
