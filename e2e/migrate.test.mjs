@@ -71,13 +71,14 @@ describe('migrating from the replaced plugins', () => {
 
     assert.equal(r.stdout.trim(), 'answer from the backup', r.stderr);
     assert.equal(r.code, 0);
-    // failureBudget 3 became failureThreshold 3: the third failure on the primary fails over.
-    assert.deepEqual(fp.counts(), { [PRIMARY.model]: 3, [SECONDARY.model]: 1 });
+    // failureBudget 3 became failureThreshold 3, but the request itself moves sooner: its
+    // second failure spills it to the backup (spillAfter 2, which daruma did not have).
+    assert.deepEqual(fp.counts(), { [PRIMARY.model]: 2, [SECONDARY.model]: 1 });
     const audit = await auditRecords(home);
     const boot = audit.filter((a) => a.type === 'boot').at(-1);
     assert.deepEqual(boot.chain, [PRIMARY, SECONDARY], 'the pasted row is the one running');
-    const failover = audit.find((a) => a.type === 'failover');
-    assert.deepEqual([failover.from, failover.to], [PRIMARY, SECONDARY]);
+    const moved = audit.find((a) => a.type === 'spill');
+    assert.deepEqual([moved.from, moved.to], [PRIMARY, SECONDARY]);
   });
 
   test('dsh-model-failover: fallbacks alone as the chain; the session\'s own model is still tried first', async (t) => {
