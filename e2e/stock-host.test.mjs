@@ -47,12 +47,9 @@ describe('stock host retry settings', () => {
       assert.equal(ours(events).length, 0, 'no wait of the plugin\'s own');
       const failover = (await auditRecords(h)).find((a) => a.type === 'failover');
       assert.deepEqual([failover.from, failover.code], [PRIMARY, code]);
-      // The host's next retry never came: the counts above say so, and the secondary's
-      // request came straight after the last primary one (its interval is load, reported).
-      const models = fp.requests.map((q) => q.model);
-      assert.equal(models.at(-1), SECONDARY.model, models.join(' '));
-      assert.ok(models.slice(0, -1).every((m) => m === PRIMARY.model), `nothing but the primary before the secondary: ${models.join(' ')}`);
+      // The host's fourth request would have come 3.5 s (±10%) after the first: it never came.
       const ms = askedAfter(SECONDARY.model);
+      assert.ok(ms < 3150, `the secondary was asked ${ms} ms after the primary's first request`);
       t.diagnostic(`${name}: secondary asked ${ms} ms after the primary's first request; answer at ${r.ms} ms (process start to exit)`);
     });
   }
