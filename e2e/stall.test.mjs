@@ -9,7 +9,9 @@ import { startFakeProvider } from './fake-provider/fake-provider.mjs';
 import { auditRecords, cleanStderr, makeHome, PRIMARY, runHeadless, SECONDARY, sessionEvents } from './harness.mjs';
 
 const CHAIN = [PRIMARY, SECONDARY];
-const LIMIT_MS = 2000; // both bounds, small so the test is quick
+// Both bounds. They apply to the secondary's healthy answer too: at load 20-40 its first
+// chunk took 3 s to arrive, and a 2 s limit cut it. 5 s keeps the test short and clear of that.
+const LIMIT_MS = 5000;
 const ADAPTER_IDLE_MS = 300_000; // the stock default: what a stall costs without the plugin
 const SLACK_MS = 1000; // the provider's receipt after the listener's clock starts
 // Who cut is told apart by an upper bound far from both sides: our limit (2 s) and the
@@ -133,14 +135,14 @@ describe('stalled streams in the real host', () => {
     fp.reset();
     closedAt.clear();
     const text = 'slow but steady answer, one piece a second';
-    fp.script(PRIMARY.model, [{ kind: 'slow_stream', chunks: 6, intervalMs: 1000, text }]);
+    fp.script(PRIMARY.model, [{ kind: 'slow_stream', chunks: 12, intervalMs: 1000, text }]);
     const h = await home(t);
 
     const r = await runHeadless(h, 'Reply with OK', { timeoutMs: 240_000 });
 
     assert.equal(r.stdout.trim(), text, r.stderr);
     assert.equal(r.code, 0);
-    assert.ok(r.ms > 5000, 'the stream took longer than the idle limit twice over');
+    assert.ok(r.ms > 2 * LIMIT_MS, 'the stream took longer than the idle limit twice over');
     assert.deepEqual(fp.counts(), { [PRIMARY.model]: 1 });
     assert.equal(fp.requests[0].closed, false);
     assert.deepEqual((await auditRecords(h)).filter((a) => a.type === 'stall'), []);
