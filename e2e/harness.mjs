@@ -222,10 +222,12 @@ async function installExtraPlugins(dsh, plugins, profileName) {
 /**
  * Runs one headless task to completion.
  * @param {object} [opts] - `profile` picks the profile to boot (default `headless`; see
- *   `copyProfile` for hosts started at once).
+ *   `copyProfile` for hosts started at once). `timeoutMs` only guards against a hung host:
+ *   on the shared 2-core machine at load 20-40 a plain boot and two requests took over 60 s,
+ *   so the default is generous and a test never relies on it to end a run.
  * @returns {Promise<{code: number|null, signal: string|null, stdout: string, stderr: string, ms: number}>}
  */
-export function runHeadless(home, task, { timeoutMs = 60_000, signal, onStderr, profile = 'headless' } = {}) {
+export function runHeadless(home, task, { timeoutMs = 240_000, signal, onStderr, profile = 'headless' } = {}) {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const child = spawn(process.execPath, [DSH_BIN, '--profile', profile, task], {

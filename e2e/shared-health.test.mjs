@@ -23,14 +23,16 @@ describe('five hosts sharing one DSH_HOME', () => {
     fp.script(PRIMARY_PRO.model, ['insufficient_balance']);
     fp.script(SECONDARY.model, [{ kind: 'success', text: 'answered by the secondary' }]);
     // Quota-class failures trip a channel on the first one (a threshold of 1
-    // per host); providerThreshold 0 keeps the two models separate records.
-    const home = await makeHome({ baseURL: fp.baseURL, plugin: { chain: CHAIN, providerThreshold: 0, probes: false } });
+    // per host); providerThreshold 0 keeps the two models separate records. The
+    // open time outlasts both waves: at load 20-40 the first wave alone took over
+    // the default minute, and the second then rightly found the trips over.
+    const home = await makeHome({ baseURL: fp.baseURL, plugin: { chain: CHAIN, providerThreshold: 0, probes: false, cooldownMs: 1_200_000 } });
     t.after(home.cleanup);
     // One profile per host, all in this one DSH_HOME: a boot rewrites its profile's
     // cordis.yml in place, and a host reading it mid-rewrite dies before asking anything
     // (harness `copyProfile`). The plugin's state is per DSH_HOME, so it is still shared.
     const profiles = await Promise.all(Array.from({ length: HOSTS }, (_, i) => home.copyProfile(`host${i}`)));
-    const wave = () => Promise.all(profiles.map((profile) => runHeadless(home, 'Reply with OK', { timeoutMs: 150_000, profile })));
+    const wave = () => Promise.all(profiles.map((profile) => runHeadless(home, 'Reply with OK', { timeoutMs: 300_000, profile })));
 
     const runs = await wave();
 

@@ -54,8 +54,9 @@ export async function openPluginSettings(page) {
   await page.locator(CARD).waitFor({ timeout: 15_000 });
 }
 
-/** Polls `f` until it returns a truthy value (the UI updates asynchronously). */
-export async function until(f, what, timeoutMs = 20_000) {
+/** Polls `f` until it returns a truthy value (the UI updates asynchronously). The bound only
+ * stops a hung test: at load 20-40 a host and Chromium took far longer than when it was 20 s. */
+export async function until(f, what, timeoutMs = 90_000) {
   const end = Date.now() + timeoutMs;
   let last;
   while (Date.now() < end) {

@@ -42,7 +42,7 @@ export function startWeb(home) {
     });
     let out = '';
     let err = '';
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`dsh web did not start: ${out}\n${err}`)); }, 90_000);
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`dsh web did not start: ${out}\n${err}`)); }, 240_000);
     child.stdout.on('data', (d) => {
       out += d;
       const m = /dsh web: (http:\/\/\S+)/.exec(out);
