@@ -105,7 +105,8 @@ describe('stalled streams in the real host', () => {
     closedAt.clear();
     fp.script(PRIMARY.model, ['hang']);
     fp.script(SECONDARY.model, [{ kind: 'success', text: 'answer from the secondary' }]);
-    const h = await home(t, { stall: { firstChunkMs: LIMIT_MS, idleMs: LIMIT_MS, tripOnCut: false } });
+    // About the threshold tripOnCut: false leaves to the host's retries: no spill before it.
+    const h = await home(t, { spillAfter: 0, stall: { firstChunkMs: LIMIT_MS, idleMs: LIMIT_MS, tripOnCut: false } });
 
     const r = await runHeadless(h, 'Reply with OK', { timeoutMs: 240_000 });
 

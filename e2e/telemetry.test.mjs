@@ -88,7 +88,7 @@ describe('telemetry through the host\'s OTel backend', () => {
     fp.reset();
     fp.script(PRIMARY.model, ['rate_limit']);
     fp.script(SECONDARY.model, [{ kind: 'success', text: 'answer from the secondary' }]);
-    const home = await makeHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY] }, primaryRetry: 'stock' });
+    const home = await makeHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY], spillAfter: 0 }, primaryRetry: 'stock' }); // the outage opens the primary
     t.after(home.cleanup);
     const env = home.env;
     home.env = (extra) => env({ ...extra, DSH_TELEMETRY_DISABLED: '', DSH_TELEMETRY_MODE: 'FULL', DSH_TELEMETRY_OTLP_URL: rx.url });
@@ -138,7 +138,7 @@ describe('telemetry through the host\'s OTel backend', () => {
     fp.script(PRIMARY.model, ['rate_limit']);
     fp.script(SECONDARY.model, [{ kind: 'success', text: 'answer from the secondary' }]);
     const before = rx.raw.length;
-    const home = await makeHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY] }, primaryRetry: 'stock' });
+    const home = await makeHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY], spillAfter: 0 }, primaryRetry: 'stock' }); // the outage opens the primary
     t.after(home.cleanup);
     const env = home.env;
     home.env = (extra) => env({ ...extra, DSH_TELEMETRY_MODE: 'FULL', DSH_TELEMETRY_OTLP_URL: rx.url });
