@@ -45,6 +45,12 @@ const (
 	// plus the floor. Fifty agents cannot storm a provider that is failing.
 	DefaultRetryBudgetPercent = 20
 	DefaultRetryBudgetFloor   = 5
+	// DefaultMaxClockSkewMs is how far apart the clocks of hosts sharing
+	// health are assumed to be: NTP keeps real hosts within a second; a VM
+	// resumed from suspend or a host without NTP drifts by minutes. A record
+	// held open is never held longer than its writer observed plus this
+	// (merge.go).
+	DefaultMaxClockSkewMs = 3 * 60_000
 )
 
 // Recovery says where an agent goes once the channel it failed over from is healthy again.
@@ -72,7 +78,10 @@ type Config struct {
 	GiveUpAfterMs      int64
 	RetryBudgetPercent int
 	RetryBudgetFloor   int
-	Recovery           Recovery
+	// MaxClockSkewMs bounds how far the clocks of hosts sharing health may
+	// disagree (merge.go).
+	MaxClockSkewMs int64
+	Recovery       Recovery
 	// Probes: call an opened channel with a tiny real request once its open
 	// time is up, instead of waiting for an agent to try it.
 	Probes bool
@@ -104,6 +113,7 @@ func DefaultConfig() Config {
 		GiveUpAfterMs:      DefaultGiveUpAfterMs,
 		RetryBudgetPercent: DefaultRetryBudgetPercent,
 		RetryBudgetFloor:   DefaultRetryBudgetFloor,
+		MaxClockSkewMs:     DefaultMaxClockSkewMs,
 		Recovery:           Return,
 		Probes:             true,
 		Tools:              DefaultToolRetryConfig(),
@@ -178,6 +188,8 @@ func (c Config) Validate() error {
 		return &FieldError{"retryBudgetPercent", "must be between 0 and 1000"}
 	case c.RetryBudgetFloor < 0 || c.RetryBudgetFloor > 1_000_000:
 		return &FieldError{"retryBudgetFloor", "must be between 0 and 1000000"}
+	case c.MaxClockSkewMs < 0 || c.MaxClockSkewMs > 24*3600*1000:
+		return &FieldError{"maxClockSkewMs", "must be between 0 and one day"}
 	case c.Recovery != Return && c.Recovery != Stay:
 		return &FieldError{"recovery", `must be "return" or "stay"`}
 	}

@@ -1,0 +1,92 @@
+package policy
+
+// How hosts sharing health (one health file, or Redis across machines) agree
+// on a breaker without trusting each other's wall clocks.
+//
+// Order: the higher Version wins. Every transition makes a breaker's version
+// one more than the highest it has seen (its own, or one it adopted), so a
+// record that another host wrote before it learned of ours loses to ours,
+// whatever its clock said: a host's own fresh trip is never overruled by a
+// record that causally precedes it. Equal versions are concurrent
+// transitions; the tie goes, the same way on every host, to the more
+// cautious record: open over closed, then more opens, then more failures,
+// and a full tie keeps what the state holds.
+//
+// Time: a record's open time is read as an interval, the open duration its
+// writer observed (OpenUntilMs - ChangedAtMs, both on the writer's clock),
+// counted from when this host adopts it, less how long ago it was written,
+// as far as the clocks can tell. Hosts' clocks are assumed to agree within
+// MaxClockSkewMs: a record that seems written in the future is taken as
+// written now (clamped: it holds a channel no longer than its writer
+// observed), and one that seems older is aged only by what exceeds the
+// allowed skew. So an open never lasts beyond the writer's own open time plus
+// the allowed skew, and an old record from a file a restarted host reads is
+// not held again (RATIONALE.md, "Clocks").
+
+// remoteWins reports whether the record h should replace local, the state's
+// own breaker as a record.
+func remoteWins(h, local ChannelHealth) bool {
+	if h.Version != local.Version {
+		return h.Version > local.Version
+	}
+	if r, l := stateRank(h.State), stateRank(local.State); r != l {
+		return r > l
+	}
+	if h.Opens != local.Opens {
+		return h.Opens > local.Opens
+	}
+	return h.Failures > local.Failures
+}
+
+func stateRank(s CircuitState) int {
+	if s == Closed {
+		return 0
+	}
+	return 1
+}
+
+// record is the breaker as a health record, its state given as recorded.
+func (c *circuit) record(st CircuitState) ChannelHealth {
+	return ChannelHealth{Channel: c.channel, State: st, Failures: c.failures, Opens: c.opens,
+		OpenUntilMs: c.openUntilMs, LastCode: c.lastCode, ChangedAtMs: c.changedAtMs, Version: c.version}
+}
+
+// recordedState is the state a channel breaker is recorded in: half-open as
+// open and due, so a restarted host probes it again rather than trusting a
+// probe it lost.
+func (c *circuit) recordedState() CircuitState {
+	if c.state == HalfOpen {
+		return Open
+	}
+	return c.state
+}
+
+// localOpenUntil is when a record's open time ends on this host's clock.
+func localOpenUntil(h ChannelHealth, now, maxSkewMs int64) int64 {
+	held := max(0, h.OpenUntilMs-h.ChangedAtMs) // what the writer observed
+	age := max(0, now-h.ChangedAtMs-maxSkewMs)  // beyond the allowed skew, the record is old
+	return now + max(0, held-age)
+}
+
+// adopt takes a record as the breaker's state at local time now. A channel's
+// half-open record becomes open and due: its probe belonged to another
+// process. A provider's stays half-open: a provider breaker holds no probe,
+// and its half-open says only that its open time has ended (made open again
+// it would be due at once and its wake would report a second, false end).
+// Its change time becomes now: settle (step.go) compares it with local send
+// times, and a request sent before this host learned of the change is stale
+// evidence, whatever the writer's clock said.
+func (c *circuit) adopt(h ChannelHealth, now, maxSkewMs int64) {
+	c.state = h.State
+	if c.state == HalfOpen && c.channel.Model != providerModel {
+		c.state = Open
+	}
+	c.openUntilMs = 0
+	if h.State != Closed {
+		c.openUntilMs = localOpenUntil(h, now, maxSkewMs)
+	}
+	c.failures, c.opens, c.lastCode, c.version = h.Failures, h.Opens, h.LastCode, h.Version
+	c.changedAtMs, c.lastFailureMs = now, now
+	c.probeAgent, c.probeSinceMs = "", 0
+	c.changed()
+}
