@@ -12,16 +12,18 @@ package policy
 // cautious record: open over closed, then more opens, then more failures,
 // and a full tie keeps what the state holds.
 //
-// Time: a record's open time is read as an interval, the open duration its
-// writer observed (OpenUntilMs - ChangedAtMs, both on the writer's clock),
-// counted from when this host adopts it, less how long ago it was written,
-// as far as the clocks can tell. Hosts' clocks are assumed to agree within
-// MaxClockSkewMs: a record that seems written in the future is taken as
-// written now (clamped: it holds a channel no longer than its writer
-// observed), and one that seems older is aged only by what exceeds the
-// allowed skew. So an open never lasts beyond the writer's own open time plus
-// the allowed skew, and an old record from a file a restarted host reads is
-// not held again (RATIONALE.md, "Clocks").
+// Time: a record's open time is read as its writer observed it, an interval
+// (OpenUntilMs - ChangedAtMs, both on the writer's clock). Hosts' clocks are
+// assumed to agree within MaxClockSkewMs. A record whose change time is no
+// further ahead of this host's clock than that is taken as it is: in step,
+// its open ends exactly when the writer's does, and taking it again (a
+// rebuild, a restart, a refresh) never stretches it. One written further
+// ahead comes from a clock that cannot be trusted: it is clamped to start
+// now, so it holds the channel no longer than its writer observed. Either
+// way no open lasts beyond its writer's own open time plus the allowed skew.
+// A writer behind ends its opens early here by its lag; past the skew they
+// arrive due, and cost one probe per host, not an 11-minute hold
+// (RATIONALE.md, "Clocks").
 
 // remoteWins reports whether the record h should replace local, the state's
 // own breaker as a record.
@@ -63,9 +65,10 @@ func (c *circuit) recordedState() CircuitState {
 
 // localOpenUntil is when a record's open time ends on this host's clock.
 func localOpenUntil(h ChannelHealth, now, maxSkewMs int64) int64 {
-	held := max(0, h.OpenUntilMs-h.ChangedAtMs) // what the writer observed
-	age := max(0, now-h.ChangedAtMs-maxSkewMs)  // beyond the allowed skew, the record is old
-	return now + max(0, held-age)
+	if h.ChangedAtMs-now <= maxSkewMs {
+		return h.OpenUntilMs
+	}
+	return now + max(0, h.OpenUntilMs-h.ChangedAtMs) // clamped to what the writer observed
 }
 
 // adopt takes a record as the breaker's state at local time now. A channel's
@@ -73,9 +76,10 @@ func localOpenUntil(h ChannelHealth, now, maxSkewMs int64) int64 {
 // process. A provider's stays half-open: a provider breaker holds no probe,
 // and its half-open says only that its open time has ended (made open again
 // it would be due at once and its wake would report a second, false end).
-// Its change time becomes now: settle (step.go) compares it with local send
-// times, and a request sent before this host learned of the change is stale
-// evidence, whatever the writer's clock said.
+// Its change time is the writer's, but never later than now: settle
+// (step.go) compares it with local send times, and a writer's clock ahead
+// must not make every local request look older than the change (a healthy
+// primary held open ~11 min, measured, when it did).
 func (c *circuit) adopt(h ChannelHealth, now, maxSkewMs int64) {
 	c.state = h.State
 	if c.state == HalfOpen && c.channel.Model != providerModel {
@@ -86,7 +90,8 @@ func (c *circuit) adopt(h ChannelHealth, now, maxSkewMs int64) {
 		c.openUntilMs = localOpenUntil(h, now, maxSkewMs)
 	}
 	c.failures, c.opens, c.lastCode, c.version = h.Failures, h.Opens, h.LastCode, h.Version
-	c.changedAtMs, c.lastFailureMs = now, now
+	c.changedAtMs = min(h.ChangedAtMs, now)
+	c.lastFailureMs = c.changedAtMs
 	c.probeAgent, c.probeSinceMs = "", 0
 	c.changed()
 }
