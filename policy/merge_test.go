@@ -84,8 +84,8 @@ func TestTripOfHostBehindReachesOthers(t *testing.T) {
 	} {
 		a, b := twoHosts(t, tc.off)
 		recoverA(a) // A's record is at a higher version than B's empty one
+		b.now = a.now + tc.off
 		share(b, a)
-		b.advance(1)
 		openA(b)
 		if n := share(a, b); n != 1 || a.state(chA) != Open {
 			t.Fatalf("offset %d: B's trip was not adopted (n=%d, %s)", tc.off, n, a.state(chA))
