@@ -23,6 +23,7 @@ import { chmod, mkdir, open, readdir, rename, stat, truncate, unlink, writeFile 
 import { basename, dirname, join } from 'node:path';
 import { ModuleError, TrapError } from './kernel.js';
 import { withLock } from './lock.js';
+import { now as clockNow } from './clock.js';
 
 export const DEFAULT_REFRESH_MS = 5_000;
 /** Closed records older than this are forgotten: a day says nothing about now. */
@@ -46,7 +47,7 @@ export class HealthStore {
    * @param {(record: object) => void} audit
    * @param {{pruneMs?: number, maxBytes?: number, keep?: number, now?: () => number}} [o]
    */
-  constructor(path, policy, audit, { pruneMs = DEFAULT_PRUNE_MS, maxBytes = MAX_HEALTH_BYTES, keep = KEEP_SET_ASIDE, now = Date.now } = {}) {
+  constructor(path, policy, audit, { pruneMs = DEFAULT_PRUNE_MS, maxBytes = MAX_HEALTH_BYTES, keep = KEEP_SET_ASIDE, now = clockNow } = {}) {
     this.path = path;
     this.lockPath = `${path}.lock`;
     this.policy = policy;

@@ -11,6 +11,7 @@
 import { readFile } from 'node:fs/promises';
 import { configProblem } from './reconfigure.js';
 import { reportData } from './report-command.js';
+import { now as clockNow } from './clock.js';
 
 export const RPC_CHANNEL = '/dsh-resilience';
 export const SETTINGS_NS = 'dsh-resilience';
@@ -126,7 +127,7 @@ export class WebHalf {
     const health = policy.snapshot();
     const out = {
       revision: this.revision,
-      nowMs: Date.now(),
+      nowMs: clockNow(),
       chain: policy.resolved.chain.map(key),
       backup: backup ? key(backup) : null,
       recovery: policy.resolved.recovery,
