@@ -225,11 +225,11 @@ async function installExtraPlugins(dsh, plugins, profileName) {
  *   `copyProfile` for hosts started at once).
  * @returns {Promise<{code: number|null, signal: string|null, stdout: string, stderr: string, ms: number}>}
  */
-export function runHeadless(home, task, { timeoutMs = 60_000, signal, onStderr, profile = 'headless' } = {}) {
+export function runHeadless(home, task, { timeoutMs = 60_000, signal, onStderr, profile = 'headless', env = {} } = {}) {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const child = spawn(process.execPath, [DSH_BIN, '--profile', profile, task], {
-      cwd: join(home.dir, 'home'), env: home.env(), stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: join(home.dir, 'home'), env: { ...home.env(), ...env }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
