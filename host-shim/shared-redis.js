@@ -31,7 +31,8 @@ local function wins(a, b)
   if n(a.version) ~= n(b.version) then return n(a.version) > n(b.version) end
   if rank(a) ~= rank(b) then return rank(a) > rank(b) end
   if n(a.opens) ~= n(b.opens) then return n(a.opens) > n(b.opens) end
-  return n(a.failures) > n(b.failures)
+  if n(a.failures) ~= n(b.failures) then return n(a.failures) > n(b.failures) end
+  return rank(a) == 1 and n(a.openUntilMs) > n(b.openUntilMs)
 end
 local cur = redis.call('HGET', KEYS[1], ARGV[1])
 if cur then
@@ -261,7 +262,7 @@ export class SharedHealth {
 /**
  * Whether record a replaces b in the merge order (policy/merge.go remoteWins,
  * and the Lua above): the higher version, then open over closed, more opens,
- * more failures. Nothing replaces a record of its own kind and equal rank.
+ * more failures, the later open end. An equal record replaces nothing.
  */
 export function recordWins(a, b) {
   if (!b) return true;
@@ -270,7 +271,8 @@ export function recordWins(a, b) {
   if (n(a.version) !== n(b.version)) return n(a.version) > n(b.version);
   if (rank(a) !== rank(b)) return rank(a) > rank(b);
   if (n(a.opens) !== n(b.opens)) return n(a.opens) > n(b.opens);
-  return n(a.failures) > n(b.failures);
+  if (n(a.failures) !== n(b.failures)) return n(a.failures) > n(b.failures);
+  return rank(a) === 1 && n(a.openUntilMs) > n(b.openUntilMs);
 }
 
 function parse(text) {

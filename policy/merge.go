@@ -10,7 +10,7 @@ package policy
 // record that causally precedes it. Equal versions are concurrent
 // transitions; the tie goes, the same way on every host, to the more
 // cautious record: open over closed, then more opens, then more failures,
-// and a full tie keeps what the state holds.
+// then the later open end, and a full tie keeps what the state holds.
 //
 // Time: a record's open time is read as its writer observed it, an interval
 // (OpenUntilMs - ChangedAtMs, both on the writer's clock). Hosts' clocks are
@@ -37,7 +37,13 @@ func remoteWins(h, local ChannelHealth) bool {
 	if h.Opens != local.Opens {
 		return h.Opens > local.Opens
 	}
-	return h.Failures > local.Failures
+	if h.Failures != local.Failures {
+		return h.Failures > local.Failures
+	}
+	// Hosts tripping a dead channel at about the same time: the open that
+	// ends last, so the batch keeps the longest hold any of them chose (a
+	// writer's clock far ahead is clamped when adopted, merge.go above).
+	return h.State != Closed && h.OpenUntilMs > local.OpenUntilMs
 }
 
 func stateRank(s CircuitState) int {

@@ -151,3 +151,17 @@ func TestLocalOpenUntil(t *testing.T) {
 		}
 	}
 }
+
+func TestConcurrentTripsKeepTheLongestHold(t *testing.T) {
+	a, b := twoHosts(t, 0)
+	openA(a)
+	b.advance(20_000)
+	openA(b) // the same dead channel, tripped later on another host, unaware of A's
+	share(a, b)
+	share(b, a)
+	for _, m := range []*sim{a, b} {
+		if c := m.s.circuits[chA]; c.openUntilMs != b.now+30_000 {
+			t.Fatalf("the batch kept an earlier end: %d", c.openUntilMs-b.now)
+		}
+	}
+}

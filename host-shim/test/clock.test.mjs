@@ -22,6 +22,8 @@ test('Redis merge order: the higher version, then open over closed, whatever the
   assert.ok(!recordWins(rec('closed', 4, 9e12), rec('open', 5, 1)));
   assert.ok(recordWins(rec('open', 5, 1), rec('closed', 5, 9e12)), 'concurrent: the open wins');
   assert.ok(!recordWins(rec('open', 5, 1), rec('open', 5, 1)), 'an equal record replaces nothing');
+  assert.ok(recordWins(rec('open', 5, 1, { openUntilMs: 90 }), rec('open', 5, 1, { openUntilMs: 60 })), 'concurrent trips: the later end');
+  assert.ok(!recordWins(rec('closed', 5, 1, { openUntilMs: 90 }), rec('closed', 5, 1, { openUntilMs: 60 })));
   assert.ok(recordWins(rec('open', 0, 1), undefined));
   assert.ok(recordWins(rec('open', 1, 1), rec('open', undefined, 5)), 'a record from before versions is version 0');
 });
