@@ -1,3 +1,4 @@
+// @ts-check
 // The inline rows, from host-known session events only: the plugin writes no
 // session event of its own (an unknown type makes a session unloadable), so a
 // row is read back from what the host logs anyway, with the plugin's audit
@@ -147,6 +148,8 @@ function rowView(kind, state, records, locale) {
     const opened = openRecord(from, record, records);
     if (opened && opened.openUntil) details.push([t('row.openUntil'), clock(opened.openUntil)]);
     if (state.count) details.push([t('row.attempts'), String(state.count)]);
+    const where = progressText(record, t);
+    if (where) details.push([t('row.where'), where]);
     return { kind, text, details };
   }
   if (kind === 'return') {
@@ -156,13 +159,35 @@ function rowView(kind, state, records, locale) {
   if (kind === 'give-up') {
     if (!record) return null;
     const reason = t(`reason.${record.reason}`);
-    return {
-      kind,
-      text: t('row.giveUp', { channel: record.channel || state.route || '?', reason, code: record.code || state.code }),
-      details: [[t('row.reason'), record.reason], [t('row.code'), record.code || state.code]],
-    };
+    const code = record.code || state.code;
+    const tried = Array.isArray(record.tried) ? record.tried.filter((x) => x && x.channel) : [];
+    // Which channels were tried, each with its last code: a give-up after a
+    // failover is about every one of them, not only the last.
+    const triedText = tried.map((x) => (x.code ? `${x.channel} (${x.code})` : x.channel)).join(', ');
+    const text = tried.length > 1
+      ? t('row.giveUpTried', { channel: record.channel || state.route || '?', reason, code, tried: triedText })
+      : t('row.giveUp', { channel: record.channel || state.route || '?', reason, code });
+    const details = [[t('row.reason'), record.reason], [t('row.code'), code]];
+    if (tried.length) details.push([t('row.tried'), triedText]);
+    const where = progressText(record, t);
+    if (where) details.push([t('row.where'), where]);
+    return { kind, text, details };
   }
   return null;
+}
+
+/**
+ * "failover 2/4 · turn 3 step 1" from a failover or give-up record's
+ * progress fields, each part only when the record has it; '' when none.
+ */
+function progressText(record, t) {
+  if (!record) return '';
+  const parts = [];
+  if (record.failovers > 0) {
+    parts.push(t('row.failoverN', { n: record.failovers, max: record.maxFailovers !== undefined ? record.maxFailovers : '?' }));
+  }
+  if (record.turn !== undefined) parts.push(t(record.step !== undefined ? 'row.turnStep' : 'row.turn', { turn: record.turn, step: record.step }));
+  return parts.join(' · ');
 }
 
 /** `HH:MM:SS` of an ISO time, in the browser's zone. */
@@ -173,4 +198,4 @@ function clock(iso) {
   return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
-module.exports = { whereOf, routeOf, failureOf, turnErrorOf, failureState, routeState, turnEndState, matchRecord, rowView, clock };
+module.exports = { whereOf, routeOf, failureOf, turnErrorOf, failureState, routeState, turnEndState, matchRecord, rowView, progressText, clock };

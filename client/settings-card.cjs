@@ -1,3 +1,4 @@
+// @ts-check
 // The settings card (Settings → Plugins, keyed `dsh-resilience`): the live
 // tunables through the host's settings scope, the backup through the same
 // write path as the chip and `/resilience backup`. A draft is checked by the
@@ -96,7 +97,7 @@ function makeSettingsCard(ctx) {
       try {
         for (const k of FIELDS) if (!sameJson(section[k], value[k])) await s.set(k, section[k]);
         if (backup !== undefined && backup !== savedBackup) {
-          const r = await call(ctx, 'set-backup', { channel: backup || null });
+          const r = await call(ctx, 'set-backup', backup ? { channel: backup } : { clear: true });
           if (!r || !r.ok) { setNote({ kind: 'error', text: (r && r.error && r.error.message) || '?' }); return; }
           setSavedBackup(backup);
         }
@@ -108,7 +109,7 @@ function makeSettingsCard(ctx) {
     const restore = async () => {
       try {
         for (const k of FIELDS) await s.unset(k);
-        await call(ctx, 'set-backup', { channel: null });
+        await call(ctx, 'set-backup', { clear: true });
         setBackup('');
         setSavedBackup('');
         setDraft(undefined);

@@ -1,3 +1,4 @@
+// @ts-check
 // Listeners on the audit log: the telemetry seam and the notifier follow the
 // records the shim writes, after each is queued, and a listener's failure
 // never costs the record. They see what the log sees, nothing the policy

@@ -1,3 +1,4 @@
+// @ts-check
 // Webhook notifications (`notify`): a few audit records an operator wants to
 // be woken for, POSTed as JSON to the URLs the config names. The notifier
 // only listens to records the shim already writes (one record, at most one
@@ -37,6 +38,7 @@ export const RETRY_BASE_MS = 1_000;
  */
 export const STOP_GRACE_MS = 1_000;
 
+/** @type {(key: string, reason: string) => never} */
 const fail = (key, reason) => {
   throw new Error(`dsh-resilience: config key "${key}": ${reason}`);
 };
@@ -186,6 +188,7 @@ export class Notifier {
 
   async send(target, index, n) {
     const body = JSON.stringify(n.body);
+    /** @type {{retry: boolean, text: string} | undefined} */
     let reason;
     let tries = 0;
     for (let attempt = 1; attempt <= MAX_TRIES; attempt++) {
@@ -195,7 +198,7 @@ export class Notifier {
       if (reason === undefined || this.closing.signal.aborted) return;
       if (!reason.retry) break;
     }
-    this.report({ type: 'notify-failed', target: index, origin: new URL(target.url).origin, event: n.kind, tries, reason: reason.text });
+    this.report({ type: 'notify-failed', target: index, origin: new URL(target.url).origin, event: n.kind, tries, reason: /** @type {{text: string}} */ (reason).text }); // the loop ran at least once
   }
 
   /** One POST under the target's timeout; undefined when the receiver took it. */

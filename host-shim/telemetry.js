@@ -1,3 +1,4 @@
+// @ts-check
 // The host's telemetry seam (`sessionTelemetry`, from
 // @deepseek-ai/dsh-session-telemetry; the host's OTel backend exports it over
 // OTLP/HTTP): every audit record an operator may alert on is handed to it as

@@ -45,6 +45,14 @@ const (
 	// plus the floor. Fifty agents cannot storm a provider that is failing.
 	DefaultRetryBudgetPercent = 20
 	DefaultRetryBudgetFloor   = 5
+	// DefaultSpillAfter: after this many failures in a row of one request on
+	// one channel, its next attempt goes to the next routable target at once
+	// (spill.go). Two: a dead primary costs two of its requests and one host
+	// backoff (0.5 s with the stock dsh-llm-retry) instead of three and 1.5 s.
+	DefaultSpillAfter = 2
+	// MaxSpillAfter bounds spillAfter: beyond a few failures the breaker's
+	// own threshold (failureThreshold) has long decided.
+	MaxSpillAfter = 100
 	// DefaultMaxClockSkewMs is how far apart the clocks of hosts sharing
 	// health are assumed to be: NTP keeps real hosts within a second; a VM
 	// resumed from suspend or a host without NTP drifts by minutes. A record
@@ -78,6 +86,10 @@ type Config struct {
 	GiveUpAfterMs      int64
 	RetryBudgetPercent int
 	RetryBudgetFloor   int
+	// SpillAfter: consecutive failures of one request on a channel after
+	// which its next attempt goes elsewhere, without tripping the channel
+	// (spill.go); 0 turns spilling off.
+	SpillAfter int
 	// MaxClockSkewMs bounds how far the clocks of hosts sharing health may
 	// disagree (merge.go).
 	MaxClockSkewMs int64
@@ -113,6 +125,7 @@ func DefaultConfig() Config {
 		GiveUpAfterMs:      DefaultGiveUpAfterMs,
 		RetryBudgetPercent: DefaultRetryBudgetPercent,
 		RetryBudgetFloor:   DefaultRetryBudgetFloor,
+		SpillAfter:         DefaultSpillAfter,
 		MaxClockSkewMs:     DefaultMaxClockSkewMs,
 		Recovery:           Return,
 		Probes:             true,
@@ -188,6 +201,8 @@ func (c Config) Validate() error {
 		return &FieldError{"retryBudgetPercent", "must be between 0 and 1000"}
 	case c.RetryBudgetFloor < 0 || c.RetryBudgetFloor > 1_000_000:
 		return &FieldError{"retryBudgetFloor", "must be between 0 and 1000000"}
+	case c.SpillAfter < 0 || c.SpillAfter > MaxSpillAfter:
+		return &FieldError{"spillAfter", fmt.Sprintf("must be between 0 (off) and %d", MaxSpillAfter)}
 	case c.MaxClockSkewMs < 0 || c.MaxClockSkewMs > 24*3600*1000:
 		return &FieldError{"maxClockSkewMs", "must be between 0 and one day"}
 	case c.Recovery != Return && c.Recovery != Stay:
