@@ -227,11 +227,11 @@ async function installExtraPlugins(dsh, plugins, profileName) {
  *   so the default is generous and a test never relies on it to end a run.
  * @returns {Promise<{code: number|null, signal: string|null, stdout: string, stderr: string, ms: number}>}
  */
-export function runHeadless(home, task, { timeoutMs = 240_000, signal, onStderr, profile = 'headless' } = {}) {
+export function runHeadless(home, task, { timeoutMs = 240_000, signal, onStderr, profile = 'headless', env = {} } = {}) {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const child = spawn(process.execPath, [DSH_BIN, '--profile', profile, task], {
-      cwd: join(home.dir, 'home'), env: home.env(), stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: join(home.dir, 'home'), env: { ...home.env(), ...env }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';

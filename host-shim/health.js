@@ -22,6 +22,7 @@
 import { stat } from 'node:fs/promises';
 import { ModuleError, TrapError } from './kernel.js';
 import { identity, KEEP_SET_ASIDE, MAX_STATE_BYTES, StateFile, TooLarge } from './store.js';
+import { now as clockNow } from './clock.js';
 
 export const DEFAULT_REFRESH_MS = 5_000;
 /** Closed records older than this are forgotten: a day says nothing about now. */
@@ -37,7 +38,7 @@ export class HealthStore {
    * @param {(record: object) => void} audit
    * @param {{pruneMs?: number, maxBytes?: number, keep?: number, now?: () => number}} [o]
    */
-  constructor(path, policy, audit, { pruneMs = DEFAULT_PRUNE_MS, maxBytes = MAX_HEALTH_BYTES, keep = KEEP_SET_ASIDE, now = Date.now } = {}) {
+  constructor(path, policy, audit, { pruneMs = DEFAULT_PRUNE_MS, maxBytes = MAX_HEALTH_BYTES, keep = KEEP_SET_ASIDE, now = clockNow } = {}) {
     this.path = path;
     this.file = new StateFile(path, { audit, setAside: { type: 'health-set-aside' }, maxBytes, keep, now });
     this.policy = policy;

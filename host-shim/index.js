@@ -40,6 +40,7 @@ import { toolRetryListener } from './tools.js';
 import { Waits } from './wait.js';
 import { reconfigure } from './reconfigure.js';
 import { WebHalf } from './web.js';
+import { now as clockNow } from './clock.js';
 
 export const name = 'dsh-resilience';
 // Nothing is required: llm (probes, model info) and commands are used when present.
@@ -161,7 +162,7 @@ export async function apply(ctx, config = {}) {
       if (atMs > 0 && !lifetime.signal.aborted) {
         // later() waits out any delay in slices Node accepts: a wake years
         // away (a restored record, a provider's Retry-After) must not spin.
-        wakeTimer = later(() => { wakeTimer = undefined; decide({ kind: 'wake' }); }, atMs - Date.now());
+        wakeTimer = later(() => { wakeTimer = undefined; decide({ kind: 'wake' }); }, atMs - clockNow());
         wakeTimer.unref(); // a pending probe time never keeps a finished host alive
       }
     },
@@ -201,7 +202,7 @@ export async function apply(ctx, config = {}) {
    */
   function decide(event) {
     if (lifetime.signal.aborted) return undefined;
-    const out = policy.decide(Date.now(), event);
+    const out = policy.decide(clockNow(), event);
     if (out) {
       try {
         carryOut(out.effects, env);
@@ -478,7 +479,7 @@ export async function apply(ctx, config = {}) {
           const refused = await setBackup(cmd.channel, 'command');
           if (refused) return { kind: 'error', text: refused };
         }
-        return { kind: 'success', text: renderTable(policy.resolved, policy.snapshot(), backup, Date.now()) };
+        return { kind: 'success', text: renderTable(policy.resolved, policy.snapshot(), backup, clockNow()) };
       },
     }), 'dsh-resilience: /resilience');
   });

@@ -241,6 +241,11 @@ export interface Config {
    * channel (0: off; at most 100).
    */
   spillAfter?: number | null;
+  /**
+   * How far the clocks of hosts sharing health may disagree (0 to one day):
+   * a shared open is held at most its writer's open time plus this.
+   */
+  maxClockSkewMs?: number | null;
   recovery?: Recovery | null;
   /** Probe opened channels with a tiny real request when their time is up. */
   probes?: boolean | null;
@@ -271,6 +276,7 @@ export interface ResolvedConfig {
   retryBudgetPercent: number;
   retryBudgetFloor: number;
   spillAfter: number;
+  maxClockSkewMs: number;
   recovery: Recovery;
   probes: boolean;
   classes: ClassOverride[];
@@ -1022,8 +1028,18 @@ export interface ChannelHealth {
   opens?: number | null;
   openUntilMs: number;
   lastCode: string;
-  /** The last transition; when hosts share health, the newer record wins. */
+  /**
+   * The writer's time of its last transition (or adoption), on the
+   * writer's clock: with open-until-ms it says how long the writer saw the
+   * channel open, which is all a reader trusts of it (policy/merge.go).
+   */
   changedAtMs?: number | null;
+  /**
+   * Orders one breaker's records across hosts: each transition makes it one
+   * more than the highest seen; the higher wins, not the later clock.
+   * Absent in records written before it existed (taken as 0).
+   */
+  version?: number | null;
 }
 
 /**

@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ModuleInstance, ModuleError, TrapError } from './kernel.js';
+import { now as clockNow } from './clock.js';
 
 /** @import { Event, Health, QuotaReport, ResolvedConfig, Restored, StepOutput } from './policy-types.js' */
 
@@ -106,7 +107,7 @@ export class Policy {
    * @param {object} [resolved] - the config the instance runs (a reconfigured
    *   one's own: whether its quota rules apply decides what it is told).
    */
-  retell(instance, nowMs = Date.now(), resolved = this.resolved) {
+  retell(instance, nowMs = clockNow(), resolved = this.resolved) {
     const extra = this.retellers.flatMap((events) => events(resolved, nowMs));
     for (const event of [this.backupEvent, ...this.modelInfo.values(), ...extra]) {
       if (!event) continue;
@@ -156,7 +157,7 @@ export class Policy {
    * @throws {ModuleError} when the module refuses the document as a whole (not
    *   a health batch, nested too deep, too many records).
    */
-  restore(json, nowMs = Date.now()) {
+  restore(json, nowMs = clockNow()) {
     const input = restoreInput(json, nowMs); // a SyntaxError is the document's, not the module's
     try {
       const out = JSON.parse(this.instance.call('restore', input));
@@ -199,7 +200,7 @@ export class Policy {
     try {
       const fresh = new ModuleInstance(this.compiled);
       fresh.call('configure', this.configJson);
-      const now = Date.now();
+      const now = clockNow();
       if (this.health) fresh.call('restore', restoreInput(this.health, now));
       // For the replay: a new instance, the same config, its own health carried
       // over; then what it is retold (recorded by retell, so after this).

@@ -7,6 +7,7 @@ import { leftFields, servicePoolArg, WAITING } from './compat-quota.js';
 import { runBalance } from './balance.js';
 import { QuotaMarks } from './quota-marks.js';
 import { QuotaSettings } from './quota-settings.js';
+import { now as clockNow } from './clock.js';
 
 /** Cordis events, named as the quota plugin named them so its listeners keep working. */
 export const QUOTA_EVENTS = {
@@ -84,7 +85,7 @@ export class QuotaRules {
   /** Hands the live marks to the module at start (Policy.retell tells a new instance). */
   reapplyMarks() {
     if (!this.active || !this.marks) return;
-    for (const ev of this.marks.restoreEvents(Date.now())) {
+    for (const ev of this.marks.restoreEvents(clockNow())) {
       this.report({ type: 'quota-mark-restored', provider: ev.provider, until: new Date(ev.untilMs).toISOString() });
       this.decide(ev);
     }
@@ -92,7 +93,7 @@ export class QuotaRules {
 
   /** A provider breaker changed (effects.js): marks are kept for the next process. */
   noteCircuit(fx) {
-    if (this.active && fx.channel.model === '*') this.marks?.note(fx, Date.now());
+    if (this.active && fx.channel.model === '*') this.marks?.note(fx, clockNow());
   }
 
   /** Knows the agent, and on first sight sends its session's settings to the module. */
@@ -205,7 +206,7 @@ export class QuotaRules {
     clearTimeout(this.refreshTimer);
     this.refreshTimer = undefined;
     if (atMs > 0 && !this.lifetime.aborted) {
-      this.refreshTimer = setTimeout(() => { this.refreshTimer = undefined; this.decide({ kind: 'wake' }); }, Math.max(0, atMs - Date.now()));
+      this.refreshTimer = setTimeout(() => { this.refreshTimer = undefined; this.decide({ kind: 'wake' }); }, Math.max(0, atMs - clockNow()));
       this.refreshTimer.unref?.();
     }
   }
@@ -235,7 +236,7 @@ export class QuotaRules {
   // ---- reports
 
   inspect(agentId) {
-    return this.policy.inspect(Date.now(), agentId);
+    return this.policy.inspect(clockNow(), agentId);
   }
 
   /**

@@ -6,7 +6,10 @@
 // Layout: one hash per provider, `<keyPrefix>health:<provider>`, one field per
 // model holding that channel's breaker record (the WIT `channel-health` JSON).
 // A write is one Lua script, so the merge is atomic in Redis and field-level:
-// a record replaces the field only when its `changedAtMs` is newer, the key's
+// a record replaces the field only when it wins the merge order (a higher
+// `version`, ties to the more cautious record: policy/merge.go; never a
+// wall-clock `changedAtMs`, which let a host 10 min behind never get its trip
+// written), the key's
 // expiry is pushed out to when the newest state in it stops mattering (its
 // open time plus the prune age), and the record is published on
 // `<keyPrefix>health` for every other host at once (no refresh lag). A host
@@ -21,12 +24,21 @@
 // keeps working throughout.
 import { later } from './timers.js';
 
-/** Lua: KEYS[1] the provider's hash; ARGV model, record JSON, changedAtMs, expire-at ms, channel. */
+/** Lua: KEYS[1] the provider's hash; ARGV model, record JSON, (unused), expire-at ms, channel. */
 const MERGE = `
+local function n(x) return tonumber(x) or 0 end
+local function rank(r) if r.state == 'closed' then return 0 end return 1 end
+local function wins(a, b)
+  if n(a.version) ~= n(b.version) then return n(a.version) > n(b.version) end
+  if rank(a) ~= rank(b) then return rank(a) > rank(b) end
+  if n(a.opens) ~= n(b.opens) then return n(a.opens) > n(b.opens) end
+  if n(a.failures) ~= n(b.failures) then return n(a.failures) > n(b.failures) end
+  return rank(a) == 1 and n(a.openUntilMs) > n(b.openUntilMs)
+end
 local cur = redis.call('HGET', KEYS[1], ARGV[1])
 if cur then
   local ok, rec = pcall(cjson.decode, cur)
-  if ok and type(rec) == 'table' and (tonumber(rec.changedAtMs) or 0) >= tonumber(ARGV[3]) then return 0 end
+  if ok and type(rec) == 'table' and not wins(cjson.decode(ARGV[2]), rec) then return 0 end
 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 local t = redis.call('TIME')
@@ -93,7 +105,7 @@ export class SharedHealth {
     this.audit = audit;
     this.pruneMs = pruneMs;
     this.pending = new Map(); // channel key -> latest record not yet in Redis
-    this.pushed = new Map(); // channel key -> changedAtMs Redis is known to hold
+    this.pushed = new Map(); // channel key -> the record Redis is known to hold
     this.outage = false;
     this.flushing = undefined;
     this.retryMs = RETRY_MIN_MS;
@@ -176,7 +188,7 @@ export class SharedHealth {
         }
       }
     } while (cursor !== '0');
-    for (const r of records) this.pushed.set(recordKey(r), r.changedAtMs);
+    for (const r of records) this.pushed.set(recordKey(r), r);
     if (records.length > 0) this.merge(records);
   }
 
@@ -184,7 +196,7 @@ export class SharedHealth {
     const r = parse(message);
     if (!r || this.closed) return;
     const k = recordKey(r);
-    if ((this.pushed.get(k) ?? -1) < r.changedAtMs) this.pushed.set(k, r.changedAtMs);
+    if (recordWins(r, this.pushed.get(k))) this.pushed.set(k, r);
     this.merge([r]);
   }
 
@@ -194,7 +206,7 @@ export class SharedHealth {
     const health = this.snapshot();
     for (const r of health?.channels ?? []) {
       const k = recordKey(r);
-      if ((this.pushed.get(k) ?? -1) < (r.changedAtMs ?? 0)) this.pending.set(k, r);
+      if (recordWins(r, this.pushed.get(k))) this.pending.set(k, r);
     }
     this.flush();
   }
@@ -209,7 +221,7 @@ export class SharedHealth {
           const wrote = await withTimeout(this.client.sendCommand(['EVAL', MERGE, '1', `${this.prefix}health:${r.channel.provider}`,
             r.channel.model, json, String(r.changedAtMs ?? 0), String(expireAt), this.channel]), COMMAND_TIMEOUT_MS, 'redis write');
           if (Number(wrote) === 1) this.writes++;
-          this.pushed.set(k, r.changedAtMs ?? 0);
+          this.pushed.set(k, r); // Redis holds it, or one that wins over it
           if (this.pending.get(k) === r) this.pending.delete(k);
         }
         this.retryMs = RETRY_MIN_MS;
@@ -247,6 +259,22 @@ export class SharedHealth {
       }
     }
   }
+}
+
+/**
+ * Whether record a replaces b in the merge order (policy/merge.go remoteWins,
+ * and the Lua above): the higher version, then open over closed, more opens,
+ * more failures, the later open end. An equal record replaces nothing.
+ */
+export function recordWins(a, b) {
+  if (!b) return true;
+  const n = (x) => Number(x) || 0;
+  const rank = (r) => (r.state === 'closed' ? 0 : 1);
+  if (n(a.version) !== n(b.version)) return n(a.version) > n(b.version);
+  if (rank(a) !== rank(b)) return rank(a) > rank(b);
+  if (n(a.opens) !== n(b.opens)) return n(a.opens) > n(b.opens);
+  if (n(a.failures) !== n(b.failures)) return n(a.failures) > n(b.failures);
+  return rank(a) === 1 && n(a.openUntilMs) > n(b.openUntilMs);
 }
 
 function parse(text) {

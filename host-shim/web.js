@@ -13,6 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { configProblem } from './reconfigure.js';
 import { excerpt, field, hostKnowsSession, MAX_CHANNEL, MAX_SECTION_BYTES, MAX_VALUE, sessionIdProblem } from './rpc-input.js';
 import { reportData } from './report-command.js';
+import { now as clockNow } from './clock.js';
 
 export const RPC_CHANNEL = '/dsh-resilience';
 export const SETTINGS_NS = 'dsh-resilience';
@@ -140,7 +141,7 @@ export class WebHalf {
     const health = policy.snapshot();
     const out = {
       revision: this.revision,
-      nowMs: Date.now(),
+      nowMs: clockNow(),
       chain: policy.resolved.chain.map(key),
       backup: backup ? key(backup) : null,
       recovery: policy.resolved.recovery,

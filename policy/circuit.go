@@ -34,7 +34,11 @@ type circuit struct {
 	opens         int   // consecutive opens without a close: the cooldown doubles with each
 	openUntilMs   int64 // while Open
 	lastCode      string
-	changedAtMs   int64 // last transition: the newer record wins when hosts share health
+	changedAtMs   int64 // last transition, or when a remote one was adopted: local time
+	// version orders the breaker's transitions across hosts sharing health:
+	// each transition makes it one more than the highest this breaker has
+	// seen, own or adopted (a Lamport clock per record; merge.go).
+	version uint64
 	// probeAgent holds the HalfOpen slot since probeSinceMs; "" when free.
 	probeAgent   string
 	probeSinceMs int64
@@ -102,6 +106,7 @@ func (c *circuit) transition(now int64, to CircuitState, cause string, class Cla
 	c.state = to
 	c.probeAgent = ""
 	c.changedAtMs = now
+	c.version++
 	ev := CircuitChanged{Channel: c.channel, From: from, To: to, Cause: cause, Class: class}
 	if to == Open {
 		ev.OpenUntilMs = c.openUntilMs

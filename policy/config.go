@@ -53,6 +53,12 @@ const (
 	// MaxSpillAfter bounds spillAfter: beyond a few failures the breaker's
 	// own threshold (failureThreshold) has long decided.
 	MaxSpillAfter = 100
+	// DefaultMaxClockSkewMs is how far apart the clocks of hosts sharing
+	// health are assumed to be: NTP keeps real hosts within a second; a VM
+	// resumed from suspend or a host without NTP drifts by minutes. A record
+	// held open is never held longer than its writer observed plus this
+	// (merge.go).
+	DefaultMaxClockSkewMs = 3 * 60_000
 )
 
 // Recovery says where an agent goes once the channel it failed over from is healthy again.
@@ -84,7 +90,10 @@ type Config struct {
 	// which its next attempt goes elsewhere, without tripping the channel
 	// (spill.go); 0 turns spilling off.
 	SpillAfter int
-	Recovery   Recovery
+	// MaxClockSkewMs bounds how far the clocks of hosts sharing health may
+	// disagree (merge.go).
+	MaxClockSkewMs int64
+	Recovery       Recovery
 	// Probes: call an opened channel with a tiny real request once its open
 	// time is up, instead of waiting for an agent to try it.
 	Probes bool
@@ -117,6 +126,7 @@ func DefaultConfig() Config {
 		RetryBudgetPercent: DefaultRetryBudgetPercent,
 		RetryBudgetFloor:   DefaultRetryBudgetFloor,
 		SpillAfter:         DefaultSpillAfter,
+		MaxClockSkewMs:     DefaultMaxClockSkewMs,
 		Recovery:           Return,
 		Probes:             true,
 		Tools:              DefaultToolRetryConfig(),
@@ -193,6 +203,8 @@ func (c Config) Validate() error {
 		return &FieldError{"retryBudgetFloor", "must be between 0 and 1000000"}
 	case c.SpillAfter < 0 || c.SpillAfter > MaxSpillAfter:
 		return &FieldError{"spillAfter", fmt.Sprintf("must be between 0 (off) and %d", MaxSpillAfter)}
+	case c.MaxClockSkewMs < 0 || c.MaxClockSkewMs > 24*3600*1000:
+		return &FieldError{"maxClockSkewMs", "must be between 0 and one day"}
 	case c.Recovery != Return && c.Recovery != Stay:
 		return &FieldError{"recovery", `must be "return" or "stay"`}
 	}

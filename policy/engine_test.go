@@ -299,13 +299,13 @@ func TestMergeAdoptsOnlyNewerRecords(t *testing.T) {
 	m := newSim(t, nil)
 	openA(m) // a open, changed at now
 	local := m.s.Health()[0]
-	older := local
-	older.State, older.ChangedAtMs = Closed, local.ChangedAtMs-1
+	older := local // concurrent (same version) and closed: the open stays
+	older.State, older.ChangedAtMs = Closed, local.ChangedAtMs+1
 	if n, skipped := m.s.Merge(m.now, []ChannelHealth{older}); skipped != nil || n != 0 || m.state(chA) != Open {
 		t.Fatalf("an older record replaced a newer one: n=%d skipped=%v state=%s", n, skipped, m.state(chA))
 	}
-	newer := local
-	newer.State, newer.ChangedAtMs = Closed, local.ChangedAtMs+1
+	newer := local // a later transition, whatever its clock said
+	newer.State, newer.ChangedAtMs, newer.Version = Closed, local.ChangedAtMs-1, local.Version+1
 	if n, _ := m.s.Merge(m.now, []ChannelHealth{newer}); n != 1 || m.state(chA) != Closed {
 		t.Fatalf("a newer record from another host was not adopted")
 	}

@@ -157,6 +157,8 @@ func TestAMergedCloseCutsAHeldTurnAtTheNextWake(t *testing.T) {
 	m := horizonSim(t, func(c *Config) { c.CooldownMs = 60_000; c.Probes = false })
 	openFlashThenSpendSecondary(t, m)
 	m.advance(5_000)
-	m.s.Merge(m.now, []ChannelHealth{{Channel: flash, State: Closed, ChangedAtMs: m.now}})
+	// Another host saw flash's trip (its version) and then closed it: one more.
+	seen := m.s.circuits[flash].version
+	m.s.Merge(m.now, []ChannelHealth{{Channel: flash, State: Closed, ChangedAtMs: m.now, Version: seen + 1}})
 	expect(t, m.step(Wake{}), Pass, "wait-cut:deepseek/flash")
 }

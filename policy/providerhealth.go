@@ -16,8 +16,8 @@ package policy
 func (s *State) providerHealth() []ChannelHealth {
 	var out []ChannelHealth
 	for _, p := range s.providers {
-		if b := &p.breaker; b.changedAtMs != 0 || b.state != Closed {
-			out = append(out, ChannelHealth{b.channel, b.state, b.failures, b.opens, b.openUntilMs, b.lastCode, b.changedAtMs})
+		if b := &p.breaker; b.changedAtMs != 0 || b.state != Closed || b.version != 0 {
+			out = append(out, b.record(b.state))
 		}
 	}
 	return out
@@ -26,13 +26,13 @@ func (s *State) providerHealth() []ChannelHealth {
 // isProviderRecord reports whether a health record is a provider breaker's.
 func isProviderRecord(h ChannelHealth) bool { return h.Channel.Model == providerModel }
 
-// mergeProvider adopts a provider record when it changed later than the
-// state's own breaker for that provider, half-open included (circuit.adopt).
+// mergeProvider adopts a provider record when it wins over the state's own
+// breaker for that provider (merge.go), half-open included (circuit.adopt).
 // Adopting re-files the provider and its channels in the wake index.
-func (s *State) mergeProvider(h ChannelHealth) bool {
-	if p := s.providers[h.Channel.Provider]; p != nil && p.breaker.changedAtMs >= h.ChangedAtMs {
+func (s *State) mergeProvider(now int64, h ChannelHealth) bool {
+	if p := s.providers[h.Channel.Provider]; p != nil && !remoteWins(h, p.breaker.record(p.breaker.state)) {
 		return false
 	}
-	s.provider(h.Channel.Provider).breaker.adopt(h)
+	s.provider(h.Channel.Provider).breaker.adopt(h, now, s.cfg.MaxClockSkewMs)
 	return true
 }

@@ -169,7 +169,13 @@ type ChannelHealth struct {
 	Opens       int
 	OpenUntilMs int64
 	LastCode    string
+	// ChangedAtMs is the writer's time of its last transition (or adoption),
+	// on the writer's clock: with OpenUntilMs it gives the open duration the
+	// writer observed, which is all a reader trusts (merge.go).
 	ChangedAtMs int64
+	// Version orders records of one breaker across hosts (merge.go); 0 in
+	// records written before versions existed.
+	Version uint64
 }
 
 // Health lists every channel breaker and every provider breaker (model "*",
@@ -179,11 +185,7 @@ type ChannelHealth struct {
 func (s *State) Health() []ChannelHealth {
 	out := make([]ChannelHealth, 0, len(s.circuits))
 	for _, c := range s.circuits {
-		st := c.state
-		if st == HalfOpen {
-			st = Open
-		}
-		out = append(out, ChannelHealth{c.channel, st, c.failures, c.opens, c.openUntilMs, c.lastCode, c.changedAtMs})
+		out = append(out, c.record(c.recordedState()))
 	}
 	out = append(out, s.providerHealth()...) // providerhealth.go
 	slices.SortFunc(out, func(a, b ChannelHealth) int { return a.Channel.compare(b.Channel) })
@@ -217,8 +219,8 @@ func ValidHealth(i int, h ChannelHealth) error {
 }
 
 // Merge folds persisted or shared health into the state at time now: each
-// record replaces the state's breaker for its channel when it changed later
-// (another host process tripped or recovered it since). A bad record is
+// record replaces the state's breaker for its channel when it wins the merge
+// order (merge.go: the higher version, not the later wall clock). A bad record is
 // skipped and reported, and the rest are still taken: one garbled record must
 // not cost every trip the others hold. A provider breaker's own record (model
 // "*") is taken as it is (providerhealth.go); a provider without one taken is
@@ -228,7 +230,7 @@ func ValidHealth(i int, h ChannelHealth) error {
 func (s *State) Merge(now int64, hs []ChannelHealth) (adopted int, skipped []error) {
 	var touched, taken []*provider
 	for i, h := range hs {
-		if isProviderRecord(h) && ValidHealth(i, h) == nil && s.mergeProvider(h) {
+		if isProviderRecord(h) && ValidHealth(i, h) == nil && s.mergeProvider(now, h) {
 			p := s.providers[h.Channel.Provider]
 			p.taken = true // not derived again
 			taken = append(taken, p)
@@ -243,11 +245,11 @@ func (s *State) Merge(now int64, hs []ChannelHealth) (adopted int, skipped []err
 		if isProviderRecord(h) {
 			continue
 		}
-		if c := s.circuits[h.Channel]; c != nil && c.changedAtMs >= h.ChangedAtMs {
+		if c := s.circuits[h.Channel]; c != nil && !remoteWins(h, c.record(c.recordedState())) {
 			continue
 		}
 		c := s.circuit(h.Channel)
-		c.adopt(h)
+		c.adopt(h, now, s.cfg.MaxClockSkewMs)
 		if p := s.providers[h.Channel.Provider]; !p.merged {
 			p.merged = true
 			touched = append(touched, p)
@@ -265,20 +267,4 @@ func (s *State) Merge(now int64, hs []ChannelHealth) (adopted int, skipped []err
 		p.taken = false
 	}
 	return adopted, skipped
-}
-
-// adopt takes a persisted record as the breaker's state. A channel's
-// half-open record becomes open and due: its probe belonged to another
-// process. A provider's stays half-open: a provider breaker holds no probe,
-// and its half-open says only that its open time has ended (made open again
-// it would be due at once and its wake would report a second, false end).
-func (c *circuit) adopt(h ChannelHealth) {
-	c.state = h.State
-	if c.state == HalfOpen && c.channel.Model != providerModel {
-		c.state = Open
-	}
-	c.failures, c.opens, c.openUntilMs = h.Failures, h.Opens, h.OpenUntilMs
-	c.lastCode, c.changedAtMs, c.lastFailureMs = h.LastCode, h.ChangedAtMs, h.ChangedAtMs
-	c.probeAgent, c.probeSinceMs = "", 0
-	c.changed()
 }

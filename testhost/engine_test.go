@@ -186,9 +186,9 @@ func engineScenarios() []scenario {
 		}},
 		{name: "provider breaker: restored open models open their provider too", steps: []step{
 			engConfigure([]ch{chA, chB, chC}, `"probes":false`),
-			restore(health(
+			step{export: "restore", in: restoreAt(1000, health(
 				hcFull(chA, "open", 1, 1, 61000, "QUOTA", 1000),
-				hcFull(chB, "open", 1, 1, 62000, "QUOTA", 1000)), restored(2, 2)),
+				hcFull(chB, "open", 1, 1, 62000, "QUOTA", 1000))), want: restored(2, 2)},
 			decide(request(2000, "a1", engChZ), out(vSwap(chC), engFxWake(62000))), // the derived provider's end
 			decide(request(62000, "a2", engChZ), out(vPass)),                       // the provider's time is up
 		}},
@@ -295,7 +295,7 @@ func engineScenarios() []scenario {
 		)},
 		{name: "wakes: restored open channels are scheduled by the next step", steps: []step{
 			engConfigure([]ch{chA, chB}),
-			restore(health(hcFull(chA, "open", 1, 1, 61000, "QUOTA", 1000)), restored(1, 1)),
+			step{export: "restore", in: restoreAt(1000, health(hcFull(chA, "open", 1, 1, 61000, "QUOTA", 1000))), want: restored(1, 1)},
 			decide(settled(2000, "nobody"), out(vPass, engFxWake(61000))),
 			decide(engWake(61000), out(vPass, fxCircuit(chA, "open", "half-open", "cooled-down", "", 0), engFxProbe(chA), engFxWake(661000))),
 		}},
@@ -540,26 +540,28 @@ func engineScenarios() []scenario {
 		}},
 
 		// ---- restore merging (TestMergeAdoptsOnlyNewerRecords)
-		{name: "restore: the newer changedAtMs wins, ties keep the local record, a bad record is skipped, the rest taken", steps: engSteps(
+		{name: "restore: the higher version wins whatever the clocks say, ties go to the open record, a bad record is skipped, the rest taken", steps: engSteps(
 			engOne(engConfigure([]ch{chA, chB, chC}, classic...)),
 			engOpenA(1000, 60000, chB, 0),
 			engOne(
-				snapshot(health(hcFull(chA, "open", 1, 1, 61000, "QUOTA", 1000))),
-				restore(health(hcFull(chA, "closed", 0, 0, 0, "", 999)), restored(1, 0)),
-				restore(health(hcFull(chA, "closed", 0, 0, 0, "", 1000)), restored(1, 0)),
-				snapshot(health(hcFull(chA, "open", 1, 1, 61000, "QUOTA", 1000))),
+				snapshot(health(hcV(chA, "open", 1, 1, 61000, "QUOTA", 1000, 1))),
+				// Concurrent (same version) closes lose to the open, however late their clock.
+				restore(health(hcV(chA, "closed", 0, 0, 0, "", 999, 1)), restored(1, 0)),
+				restore(health(hcV(chA, "closed", 0, 0, 0, "", 999_999_999, 1)), restored(1, 0)),
+				snapshot(health(hcV(chA, "open", 1, 1, 61000, "QUOTA", 1000, 1))),
 				decide(request(1500, "a2", chA), out(vSwap(chB))),
-				// Another host closed A later.
-				restore(health(hcFull(chA, "closed", 0, 0, 61000, "QUOTA", 1001)), restored(1, 1)),
-				snapshot(health(hcFull(chA, "closed", 0, 0, 61000, "QUOTA", 1001))),
+				// Another host closed A after learning of the open: version 2,
+				// even with its clock behind.
+				step{export: "restore", in: restoreAt(1600, health(hcV(chA, "closed", 0, 0, 0, "QUOTA", 900, 2))), want: restored(1, 1)},
+				snapshot(health(hcV(chA, "closed", 0, 0, 0, "QUOTA", 900, 2))), // a closed record keeps no open time
 				decide(request(2000, "a3", chA), out(vPass)),
 				// A mixed batch: A's record is older than ours, C's is news.
-				restore(health(
-					hcFull(chA, "open", 2, 1, 90000, "SERVER", 500),
-					hcFull(chC, "open", 1, 2, 95000, "QUOTA", 1500)), restored(2, 1)),
+				step{export: "restore", in: restoreAt(1600, health(
+					hcV(chA, "open", 2, 1, 90000, "SERVER", 500, 1),
+					hcV(chC, "open", 1, 2, 95000, "QUOTA", 1500, 4))), want: restored(2, 1)},
 				snapshot(health(
-					hcFull(chC, "open", 1, 2, 95000, "QUOTA", 1500),
-					hcFull(chA, "closed", 0, 0, 61000, "QUOTA", 1001))),
+					hcV(chC, "open", 1, 2, 95000, "QUOTA", 1500, 4),
+					hcV(chA, "closed", 0, 0, 0, "QUOTA", 900, 2))),
 				// Bad records are skipped and named; the good one beside them is taken.
 				restore(health(hcFull(chB, "closed", 2, 0, 0, "X", 5000), hcFull(ch{engProvMock.provider, ""}, "open", 0, 0, 0, "", 5000)),
 					restoredSkipping(2, 1, `health "channels[1].channel": needs provider and model`)),
@@ -568,9 +570,9 @@ func engineScenarios() []scenario {
 					in: restoreInput(health(hcFull(chB, "closed", 2, 0, 0, "X", 5000),
 						`{"channel":{"provider":"x","model":"y"},"state":"ajar","failures":0,"openUntilMs":0,"lastCode":""}`))},
 				snapshot(health(
-					hcFull(chC, "open", 1, 2, 95000, "QUOTA", 1500),
-					hcFull(chA, "closed", 0, 0, 61000, "QUOTA", 1001),
-					hcFull(chB, "closed", 2, 0, 0, "X", 5000))),
+					hcV(chC, "open", 1, 2, 95000, "QUOTA", 1500, 4),
+					hcV(chA, "closed", 0, 0, 0, "QUOTA", 900, 2),
+					hcV(chB, "closed", 2, 0, 0, "X", 0, 0))), // adopted at time 0: a change time is never later than now
 				// The merged state decides: C is open, A closed, B untouched.
 				decide(request(3000, "a4", chC), out(vSwap(chA))),
 				decide(request(3100, "a5", chB), out(vPass)),

@@ -252,7 +252,7 @@ func scenarios() []scenario {
 			{export: "restore", in: restoreInput(roundTripHealth), wantErr: "not configured", on: 1},
 			{export: "configure", in: configJSON([]ch{chA, chB, chC}, classic...), want: resolvedDefaults(chA, chB, chC), on: 1},
 			{export: "snapshot", want: health(), on: 1},
-			{export: "restore", in: restoreInput(roundTripHealth), want: restored(2, 2), on: 1},
+			{export: "restore", in: restoreAt(1000, roundTripHealth), want: restored(2, 2), on: 1},
 			{export: "snapshot", want: roundTripHealth, on: 1},
 			// A bad record is skipped and named; the good one beside it is
 			// older than the local record, so nothing changes.

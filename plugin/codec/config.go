@@ -13,7 +13,7 @@ import (
 // configKeys are the config row's keys, as the WIT record `config` names them.
 var configKeys = []string{"chain", "failureThreshold", "burstWindowMs", "cooldownMs", "maxCooldownMs",
 	"providerThreshold", "backoffBaseMs", "backoffMaxMs", "maxFailovers", "giveUpAfterMs",
-	"retryBudgetPercent", "retryBudgetFloor", "spillAfter", "recovery", "probes", "classes", "stall", "tools", "pools", "quota"}
+	"retryBudgetPercent", "retryBudgetFloor", "spillAfter", "maxClockSkewMs", "recovery", "probes", "classes", "stall", "tools", "pools", "quota"}
 
 const maxMs = 1 << 53 // JSON numbers are exact up to here
 
@@ -43,6 +43,7 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 		{"retryBudgetPercent", math.MaxInt32, func(n uint64) { cfg.RetryBudgetPercent = int(n) }},
 		{"retryBudgetFloor", math.MaxInt32, func(n uint64) { cfg.RetryBudgetFloor = int(n) }},
 		{"spillAfter", math.MaxInt32, func(n uint64) { cfg.SpillAfter = int(n) }},
+		{"maxClockSkewMs", maxMs, func(n uint64) { cfg.MaxClockSkewMs = int64(n) }},
 	}
 	for _, f := range ints {
 		if n, ok := d.uint(v.Get(f.key), f.key, false, f.max); ok {
@@ -127,6 +128,7 @@ func writeConfig(w *writer, c policy.Config) {
 	w.int("retryBudgetPercent", int64(c.RetryBudgetPercent))
 	w.int("retryBudgetFloor", int64(c.RetryBudgetFloor))
 	w.int("spillAfter", int64(c.SpillAfter))
+	w.int("maxClockSkewMs", c.MaxClockSkewMs)
 	w.str("recovery", string(c.Recovery))
 	w.boolean("probes", c.Probes)
 	codes := make([]string, 0, len(c.Classes))

@@ -130,6 +130,7 @@ func (m *Module) Snapshot([]byte) ([]byte, error) {
 		w.int("openUntilMs", h.OpenUntilMs)
 		w.str("lastCode", h.LastCode)
 		w.int("changedAtMs", h.ChangedAtMs)
+		w.int("version", int64(h.Version))
 		w.endObject()
 	}
 	w.endArray()
@@ -147,8 +148,8 @@ const maxHealthRecords = 10_000
 const maxSkipReasons = 5
 
 // Restore merges persisted or shared channel health at the caller's time
-// (nowMs: whether a record's open time is over is judged then): a record
-// replaces the module's own only when it changed later. A bad record (wrong type, unknown
+// (nowMs: a record's open time is counted from then, policy/merge.go): a
+// record replaces the module's own only when it wins the merge order. A bad record (wrong type, unknown
 // key, a field beyond its bound) is skipped and named, and the others are
 // still taken; only a document that is not a health batch at all is refused.
 func (m *Module) Restore(input []byte) ([]byte, error) {
@@ -210,13 +211,14 @@ func (m *Module) Restore(input []byte) ([]byte, error) {
 func decodeHealth(c gjson.Result, i int) (policy.ChannelHealth, error) {
 	d := decoder{prefix: "health"}
 	p := fmt.Sprintf("channels[%d]", i)
-	if !d.object(c, p, "channel", "state", "failures", "opens", "openUntilMs", "lastCode", "changedAtMs") {
+	if !d.object(c, p, "channel", "state", "failures", "opens", "openUntilMs", "lastCode", "changedAtMs", "version") {
 		return policy.ChannelHealth{}, d.err
 	}
 	f, _ := d.uint(c.Get("failures"), p+".failures", true, math.MaxInt32)
 	opens, _ := d.uint(c.Get("opens"), p+".opens", false, math.MaxInt32)
 	until, _ := d.uint(c.Get("openUntilMs"), p+".openUntilMs", true, maxMs)
 	changed, _ := d.uint(c.Get("changedAtMs"), p+".changedAtMs", false, maxMs)
+	version, _ := d.uint(c.Get("version"), p+".version", false, maxMs)
 	h := policy.ChannelHealth{
 		Channel:     d.channel(c.Get("channel"), p+".channel"),
 		State:       policy.CircuitState(d.oneOf(c.Get("state"), p+".state", true, "closed", "open", "half-open")),
@@ -224,6 +226,7 @@ func decodeHealth(c gjson.Result, i int) (policy.ChannelHealth, error) {
 		Opens:       int(opens),
 		OpenUntilMs: int64(until),
 		ChangedAtMs: int64(changed),
+		Version:     version,
 		LastCode:    d.str(c.Get("lastCode"), p+".lastCode", true),
 	}
 	return h, d.err

@@ -39,7 +39,10 @@ func TestReplayDeadPrimary(t *testing.T) {
 }
 
 // A log as the shim writes it (policy.js), one input record a line.
-type logBuilder struct{ b strings.Builder }
+type logBuilder struct {
+	b    strings.Builder
+	last int64 // the latest time given: a rebuild happens then, as in the shim
+}
 
 func (l *logBuilder) line(format string, a ...any) *logBuilder {
 	fmt.Fprintf(&l.b, format+"\n", a...)
@@ -47,11 +50,12 @@ func (l *logBuilder) line(format string, a ...any) *logBuilder {
 }
 func (l *logBuilder) configure(cfg string, rebuild bool) *logBuilder {
 	if rebuild {
-		return l.line(`{"type":"input","export":"configure","nowMs":%d,"config":%s,"rebuild":true}`, t0, cfg)
+		return l.line(`{"type":"input","export":"configure","nowMs":%d,"config":%s,"rebuild":true}`, t0+l.last, cfg)
 	}
 	return l.line(`{"type":"input","export":"configure","config":%s}`, cfg)
 }
 func (l *logBuilder) decide(at int64, event string) *logBuilder {
+	l.last = at
 	return l.line(`{"type":"input","export":"decide","nowMs":%d,"event":%s}`, t0+at, event)
 }
 func (l *logBuilder) request(at int64, agent, provider, model string) *logBuilder {
@@ -61,6 +65,7 @@ func (l *logBuilder) fail(at int64, agent, provider string) *logBuilder {
 	return l.decide(at, fmt.Sprintf(`{"kind":"request-error","agent":%q,"provider":%q,"failure":{"code":"SERVER","status":500},"phase":"before-host","rand":0}`, agent, provider))
 }
 func (l *logBuilder) restore(at int64, channels string) *logBuilder {
+	l.last = at
 	return l.line(`{"type":"input","export":"restore","nowMs":%d,"health":{"channels":[%s]}}`, t0+at, channels)
 }
 

@@ -1,0 +1,103 @@
+package policy
+
+// How hosts sharing health (one health file, or Redis across machines) agree
+// on a breaker without trusting each other's wall clocks.
+//
+// Order: the higher Version wins. Every transition makes a breaker's version
+// one more than the highest it has seen (its own, or one it adopted), so a
+// record that another host wrote before it learned of ours loses to ours,
+// whatever its clock said: a host's own fresh trip is never overruled by a
+// record that causally precedes it. Equal versions are concurrent
+// transitions; the tie goes, the same way on every host, to the more
+// cautious record: open over closed, then more opens, then more failures,
+// then the later open end, and a full tie keeps what the state holds.
+//
+// Time: a record's open time is read as its writer observed it, an interval
+// (OpenUntilMs - ChangedAtMs, both on the writer's clock). Hosts' clocks are
+// assumed to agree within MaxClockSkewMs. A record whose change time is no
+// further ahead of this host's clock than that is taken as it is: in step,
+// its open ends exactly when the writer's does, and taking it again (a
+// rebuild, a restart, a refresh) never stretches it. One written further
+// ahead comes from a clock that cannot be trusted: it is clamped to start
+// now, so it holds the channel no longer than its writer observed. Either
+// way no open lasts beyond its writer's own open time plus the allowed skew.
+// A writer behind ends its opens early here by its lag; past the skew they
+// arrive due, and cost one probe per host, not an 11-minute hold
+// (RATIONALE.md, "Clocks").
+
+// remoteWins reports whether the record h should replace local, the state's
+// own breaker as a record.
+func remoteWins(h, local ChannelHealth) bool {
+	if h.Version != local.Version {
+		return h.Version > local.Version
+	}
+	if r, l := stateRank(h.State), stateRank(local.State); r != l {
+		return r > l
+	}
+	if h.Opens != local.Opens {
+		return h.Opens > local.Opens
+	}
+	if h.Failures != local.Failures {
+		return h.Failures > local.Failures
+	}
+	// Hosts tripping a dead channel at about the same time: the open that
+	// ends last, so the batch keeps the longest hold any of them chose (a
+	// writer's clock far ahead is clamped when adopted, merge.go above).
+	return h.State != Closed && h.OpenUntilMs > local.OpenUntilMs
+}
+
+func stateRank(s CircuitState) int {
+	if s == Closed {
+		return 0
+	}
+	return 1
+}
+
+// record is the breaker as a health record, its state given as recorded.
+func (c *circuit) record(st CircuitState) ChannelHealth {
+	return ChannelHealth{Channel: c.channel, State: st, Failures: c.failures, Opens: c.opens,
+		OpenUntilMs: c.openUntilMs, LastCode: c.lastCode, ChangedAtMs: c.changedAtMs, Version: c.version}
+}
+
+// recordedState is the state a channel breaker is recorded in: half-open as
+// open and due, so a restarted host probes it again rather than trusting a
+// probe it lost.
+func (c *circuit) recordedState() CircuitState {
+	if c.state == HalfOpen {
+		return Open
+	}
+	return c.state
+}
+
+// localOpenUntil is when a record's open time ends on this host's clock.
+func localOpenUntil(h ChannelHealth, now, maxSkewMs int64) int64 {
+	if h.ChangedAtMs-now <= maxSkewMs {
+		return h.OpenUntilMs
+	}
+	return now + max(0, h.OpenUntilMs-h.ChangedAtMs) // clamped to what the writer observed
+}
+
+// adopt takes a record as the breaker's state at local time now. A channel's
+// half-open record becomes open and due: its probe belonged to another
+// process. A provider's stays half-open: a provider breaker holds no probe,
+// and its half-open says only that its open time has ended (made open again
+// it would be due at once and its wake would report a second, false end).
+// Its change time is the writer's, but never later than now: settle
+// (step.go) compares it with local send times, and a writer's clock ahead
+// must not make every local request look older than the change (a healthy
+// primary held open ~11 min, measured, when it did).
+func (c *circuit) adopt(h ChannelHealth, now, maxSkewMs int64) {
+	c.state = h.State
+	if c.state == HalfOpen && c.channel.Model != providerModel {
+		c.state = Open
+	}
+	c.openUntilMs = 0
+	if h.State != Closed {
+		c.openUntilMs = localOpenUntil(h, now, maxSkewMs)
+	}
+	c.failures, c.opens, c.lastCode, c.version = h.Failures, h.Opens, h.LastCode, h.Version
+	c.changedAtMs = min(h.ChangedAtMs, now)
+	c.lastFailureMs = c.changedAtMs
+	c.probeAgent, c.probeSinceMs = "", 0
+	c.changed()
+}
