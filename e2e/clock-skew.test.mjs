@@ -23,7 +23,9 @@ describe('hosts sharing health with skewed clocks', () => {
       fp.reset();
       fp.script(PRIMARY.model, ['insufficient_balance']);
       fp.script(SECONDARY.model, [{ kind: 'success', text: 'answered by the secondary' }]);
-      const home = await makeHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY], providerThreshold: 0, probes: false, cooldownMs: 1 } });
+      // recovery stay: with a 1 ms open time, `return` would send the failed-over request straight
+      // back to the spent primary (its open time long over), failover after failover, until the budget.
+      const home = await makeHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY], providerThreshold: 0, probes: false, cooldownMs: 1, recovery: 'stay' } });
       t.after(home.cleanup);
       const [skewed, other] = await Promise.all([home.copyProfile('skewed'), home.copyProfile('other')]);
 
