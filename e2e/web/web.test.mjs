@@ -32,7 +32,10 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
 
   before(async () => {
     fp = await startFakeProvider({});
-    home = await makeWebHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY] } });
+    // spillAfter 0: these tests follow a failover's row and the open breaker's chip and dock; a
+    // spill (on by default) moves one request without opening the channel, and shows as the
+    // host's own llm/retry row.
+    home = await makeWebHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY], spillAfter: 0 } });
     web = await startWeb(home);
     browser = await launchBrowser();
     await open();
@@ -145,7 +148,7 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
     seenErrors.push(...errors);
     errors = [];
     await web.stop();
-    const h2 = await makeWebHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY], failureThreshold: 4, backoffBaseMs: 50, backoffMaxMs: 100, probes: false }, primaryRetry: { mode: 'normal', maxRetries: 0 } });
+    const h2 = await makeWebHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY], failureThreshold: 4, backoffBaseMs: 50, backoffMaxMs: 100, probes: false, spillAfter: 0 }, primaryRetry: { mode: 'normal', maxRetries: 0 } });
     const oldHome = home;
     home = h2;
     web = await startWeb(home);
