@@ -4,14 +4,9 @@
 // per session and again (at most once a second) when a newer row needs them.
 'use strict';
 
-const { react, useLocale, call } = require('./shell.cjs');
+const { react, primitives, useLocale, call } = require('./shell.cjs');
 const { rowView } = require('./rows.cjs');
-
-const COLORS = {
-  failover: { border: '#d4a72c', background: 'rgba(212,167,44,0.08)' },
-  return: { border: '#2da44e', background: 'rgba(45,164,78,0.08)' },
-  'give-up': { border: '#cf222e', background: 'rgba(207,34,46,0.08)' },
-};
+const { ensureStyle } = require('./style.cjs');
 
 function recordsStore(ctx) {
   const bySession = new Map(); // session -> {records, fetchedAt, pending, listeners}
@@ -58,16 +53,20 @@ function makeRowView(ctx) {
     const records = store.entry(session).records;
     const view = rowView(data.kind, data.state, records, locale);
     if (!view) return null;
-    const c = COLORS[view.kind] || COLORS.failover;
+    ensureStyle();
+    // The host's own chevron (the stock retry row's), turned as the row opens.
+    let chevron = null;
+    try { chevron = h(primitives().IconChevronDownOutline14, { className: 'dshr-chevron' }); } catch { /* text only */ }
+    const value = (v) => (Array.isArray(v) ? h('ol', { 'data-role': 'tried' }, ...v.map((x, i) => h('li', { key: i }, x))) : v);
     return h('div', {
       'data-testid': 'dsh-resilience-row',
       'data-kind': view.kind,
-      style: { margin: '4px 0', padding: '4px 10px', borderLeft: `3px solid ${c.border}`, background: c.background, borderRadius: 4, fontSize: 13 },
+      className: 'dshr-row',
     }, view.details.length
       ? h('details', null,
-        h('summary', { style: { cursor: 'pointer' } }, view.text),
-        h('dl', { style: { margin: '4px 0 0', display: 'grid', gridTemplateColumns: 'max-content auto', gap: '2px 12px', fontSize: 12 } },
-          ...view.details.flatMap(([k, v]) => [h('dt', { key: `${k}-k`, style: { opacity: 0.7 } }, k), h('dd', { key: `${k}-v`, style: { margin: 0 } }, v)])))
+        h('summary', null, chevron, h('span', null, view.text)),
+        h('dl', null,
+          ...view.details.flatMap(([k, v]) => [h('dt', { key: `${k}-k` }, k), h('dd', { key: `${k}-v` }, value(v))])))
       : h('span', null, view.text));
   };
 }

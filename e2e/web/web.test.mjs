@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { startFakeProvider } from '../fake-provider/fake-provider.mjs';
 import { auditRecords } from '../harness.mjs';
 import { CHAT_CLIP, launchBrowser, makeWebHome, openPage, PRIMARY, screenshot, SECONDARY, startWeb, withoutPlugin } from './web-harness.mjs';
-import { CARD, CHIP, DOCK, enterWorkspace, openPluginSettings, openSession, ROW, send, until } from './ui.mjs';
+import { CARD, CHIP, DOCK, enterWorkspace, openPluginSettings, openSession, pick, ROW, send, until } from './ui.mjs';
 
 const PRIMARY_KEY = `${PRIMARY.provider}/${PRIMARY.model}`;
 const MOCK_A = 'mock/mock-a';
@@ -181,8 +181,7 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
       // Another live change keeps the channel's health: the primary stays open.
       await openPluginSettings(page);
       await page.locator(CARD).locator('[data-field=cooldownMs]').fill('90000');
-      await page.locator(CARD).locator(`[data-field=backup] option[value="${MOCK_A}"]`).waitFor({ state: 'attached' });
-      await page.locator(CARD).locator('[data-field=backup]').selectOption(MOCK_A);
+      await pick(page, 'backup', MOCK_A);
       await page.locator(CARD).locator('[data-action=save]').click();
       await page.locator(CARD).locator('[data-role=note][data-kind=ok]').waitFor();
       await until(async () => (await auditRecords(home)).some((a) => a.type === 'reconfigured' && a.keys.join() === 'cooldownMs'), 'the second reconfiguration');
