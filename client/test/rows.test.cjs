@@ -88,3 +88,15 @@ test('events that are not ours, or malformed, give nothing and never throw', () 
   }
   assert.equal(rowView('failover', undefined, [], 'en'), null);
 });
+
+test('a give-up lists what was tried when its record carries it', () => {
+  const { rowView, triedList } = require('../rows.cjs');
+  const state = { seq: 9, time: Date.parse('2026-12-01T12:00:05Z'), code: 'QUOTA', turn: 1, route: 'p/a' };
+  const base = { type: 'give-up', at: '2026-12-01T12:00:04Z', channel: { provider: 'p', model: 'b' }, reason: 'recovery-timeout', code: 'QUOTA' };
+  const without = rowView('give-up', state, [base], 'en');
+  assert.equal(without.text, 'Gave up on p/b: recovery took too long (QUOTA)');
+  assert.equal(without.details.length, 2);
+  const withTried = rowView('give-up', state, [{ ...base, tried: [{ channel: 'p/a', code: 'QUOTA', count: 2 }, { channel: { provider: 'p', model: 'b' }, code: 'QUOTA' }, 'p/c', 7] }], 'zh');
+  assert.deepEqual(withTried.details[2], ['已尝试', ['p/a（QUOTA ×2）', 'p/b（QUOTA）', 'p/c']]);
+  assert.deepEqual(triedList(undefined, 'en'), []);
+});
