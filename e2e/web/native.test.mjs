@@ -10,7 +10,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startFakeProvider } from '../fake-provider/fake-provider.mjs';
 import { ROOT } from '../harness.mjs';
-import { launchBrowser, makeWebHome, openPage, PRIMARY, screenshot, SECONDARY, startWeb } from './web-harness.mjs';
+import { CHAT_CLIP, launchBrowser, makeWebHome, openPage, PRIMARY, screenshot, SECONDARY, startWeb } from './web-harness.mjs';
 import { CARD, CHIP, DOCK, enterWorkspace, openPluginSettings, overflowing, ROW, send, until } from './ui.mjs';
 
 const MOCK_A = 'mock/mock-a';
@@ -77,6 +77,8 @@ describe('the web client looks native: keyboard, no clipping, both languages and
     await pg.getByText('from the secondary').waitFor({ timeout: 30_000 });
     await pg.locator(`${ROW}[data-kind=failover]`).waitFor({ timeout: 15_000 });
   }
+  /** The dialog scrolled to its top, for a picture of the whole of it. */
+  const topOfDialog = (pg) => pg.locator('[role=dialog]').evaluate((d) => { for (const e of [d, ...d.querySelectorAll('*')]) e.scrollTop = 0; });
   const openMenu = async (pg) => {
     await pg.locator(CHIP).click();
     await pg.locator(DOCK).waitFor();
@@ -129,6 +131,7 @@ describe('the web client looks native: keyboard, no clipping, both languages and
     await pg.setViewportSize({ width: 1280, height: 860 });
 
     // The Report view, from the chip's menu, over the recorded log.
+    await pg.setViewportSize({ width: 1280, height: 1000 });
     await openMenu(pg);
     await pg.locator('[role=menu] [data-testid=dsh-resilience-report-open]').click();
     const report = pg.locator(REPORT);
@@ -139,6 +142,7 @@ describe('the web client looks native: keyboard, no clipping, both languages and
     assert.ok(failovers > 0, `failovers in the recorded log: ${failovers}`);
     assert.ok(await report.locator('[data-role=channels] tbody tr').count() >= 2);
     assert.deepEqual(await overflowing(pg), [], 'the report is not clipped');
+    await topOfDialog(pg);
     await screenshot(pg.locator('[role=dialog]'), 'native-report-en-light');
     await pg.keyboard.press('Escape');
     await report.waitFor({ state: 'detached' });
@@ -169,8 +173,11 @@ describe('the web client looks native: keyboard, no clipping, both languages and
     const color = await pg.locator(DOCK).evaluate((e) => getComputedStyle(e).color);
     const lum = (c) => { const [r, g, b] = c.match(/\d+/g).map(Number); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
     assert.ok(lum(color) > 128, `light text in dark: ${color}`);
-    await screenshot(pg, 'native-menu-dock-en-dark', { x: 480, y: 300, width: 800, height: 560 });
     await pg.keyboard.press('Escape');
+    const row = pg.locator(`${ROW}[data-kind=failover]`);
+    await row.locator('summary').click();
+    await until(async () => /Class\s+quota/.test(await row.locator('dl').innerText()), 'the row\'s details');
+    await screenshot(pg, 'native-row-en-dark', CHAT_CLIP);
     await pg.setViewportSize({ width: 1280, height: 1200 });
     await openPluginSettings(pg);
     await screenshot(pg.locator(CARD), 'native-settings-en-dark');
@@ -184,25 +191,34 @@ describe('the web client looks native: keyboard, no clipping, both languages and
     await openMenu(pg);
     const texts = [await pg.locator(CHIP).innerText(), await pg.locator(CHIP).getAttribute('aria-label')];
     texts.push(...await pg.locator('[role=menu] [data-testid^=dsh-resilience]').evaluateAll((es) => es.map((e) => e.innerText)));
+    // A model's display name (a menu hint, from the host's model info) is a name, not a word of ours.
+    const names = (await pg.locator('[role=menu] .dshr-hint').allInnerTexts()).filter((n) => !/[\u4e00-\u9fff]/.test(n));
     assert.match(await pg.locator(`${DOCK} [data-role=last]`).innerText(), /· \d+(秒|分钟|小时|天)前$/);
     await screenshot(pg, 'native-menu-dock-zh-dark', { x: 480, y: 300, width: 800, height: 560 });
+    await pg.setViewportSize({ width: 1280, height: 1000 });
     await pg.locator('[role=menu] [data-testid=dsh-resilience-report-open]').click();
     const report = pg.locator(REPORT);
     await report.locator('[data-window="7d"]').click();
     await until(async () => (await report.locator('[data-role=timeline] svg').count()) === 1, 'the timeline');
     // The SVG is the host's report picture (its own words); the rest is ours.
     texts.push(await report.evaluate((e) => { const c = e.cloneNode(true); c.querySelector('[data-role=timeline]')?.remove(); return c.innerText; }));
+    await topOfDialog(pg);
     await screenshot(pg.locator('[role=dialog]'), 'native-report-zh-dark');
     await pg.keyboard.press('Escape');
     const row = pg.locator(`${ROW}[data-kind=failover]`);
     await row.locator('summary').click();
     await until(async () => /类别/.test(await row.locator('dl').innerText()), 'the row\'s details');
     texts.push(await row.innerText());
+    // The theme follows the system's: switch to light for the row's picture.
+    await pg.emulateMedia({ colorScheme: 'light' });
+    await until(() => pg.evaluate(() => { const [r, g, b] = getComputedStyle(document.body).backgroundColor.match(/\d+/g).map(Number); return r + g + b > 600; }), 'the light theme');
+    await screenshot(pg, 'native-row-zh-light', CHAT_CLIP);
+    await pg.emulateMedia({ colorScheme: 'dark' });
     await pg.setViewportSize({ width: 1280, height: 1200 });
     await openPluginSettings(pg);
     texts.push(await pg.locator(CARD).innerText());
     await screenshot(pg.locator(CARD), 'native-settings-zh-dark');
-    const left = texts.flatMap((x) => latinWords(x));
+    const left = texts.flatMap((x) => latinWords(names.reduce((acc, n) => acc.split(n).join(' '), String(x))));
     assert.deepEqual(left, [], `Latin words in Chinese: ${left.join(', ')}`);
   });
 
