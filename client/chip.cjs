@@ -21,10 +21,10 @@ const { useMenuKeys } = require('./keys.cjs');
 const DOCK_ID = 'dsh-resilience:dock';
 const REPORT_ID = 'dsh-resilience:report';
 
-// The tones' colours are in style.cjs (the host's tokens, light and dark);
-// the chip wraps rather than clips, so a long channel name shows whole.
+// The tones' colours are in style.cjs, by data-tone (the host's tokens, light
+// and dark); the chip wraps rather than clips, so a long channel name shows whole.
 function chipStyle(tone) {
-  return { border: '1px solid var(--dsw-alias-border-l2)', color: 'var(--dsw-alias-label-secondary)', background: 'transparent', cursor: tone === 'off' ? 'not-allowed' : 'pointer' };
+  return { cursor: tone === 'off' ? 'not-allowed' : 'pointer' };
 }
 
 function makeChip(ctx) {

@@ -11,10 +11,12 @@
 const TAG = 'dsh-resilience';
 
 const CSS = `
-.dshr-chip{max-width:100%;min-width:0;min-height:28px;height:auto;white-space:normal;overflow-wrap:anywhere;text-align:left;line-height:1.3;padding:3px 10px;border-radius:14px;font-size:12px}
+.dshr-chip{border:1px solid var(--dsw-alias-border-l2);color:var(--dsw-alias-label-secondary);background:transparent;font:inherit;max-width:100%;min-width:0;min-height:28px;height:auto;white-space:normal;overflow-wrap:anywhere;text-align:left;line-height:1.3;padding:3px 10px;border-radius:14px;font-size:12px}
 .dshr-chip[data-tone=warn]{border-color:var(--dsw-alias-state-warn-primary);color:var(--dsw-alias-state-warn-label,var(--dsw-alias-state-warn-primary));background:var(--dsw-alias-state-warn-tertiary)}
 .dshr-chip[data-tone=error]{border-color:var(--dsw-alias-state-error-primary);color:var(--dsw-alias-state-error-primary);background:var(--dsw-alias-state-error-secondary)}
 .dshr-chip[data-tone=off]{color:var(--dsw-alias-label-tertiary);cursor:not-allowed}
+.dshr-chip:hover:not(:disabled){border-color:var(--dsw-alias-label-dimmed)}
+.dshr-chip:focus-visible{outline:2px solid var(--dsw-alias-brand-primary);outline-offset:1px}
 .dshr-item{display:inline-flex;flex-wrap:wrap;gap:2px 8px;min-width:0;max-width:100%;white-space:normal;overflow-wrap:anywhere;line-height:1.35}
 .dshr-item .dshr-hint{color:var(--dsw-alias-label-tertiary)}
 .dshr-dock{display:block;width:100%;max-width:min(420px,calc(100vw - 48px));box-sizing:border-box;text-align:left;padding:4px 0;font-size:12px;line-height:18px;cursor:default;white-space:normal;color:var(--dsw-alias-label-secondary)}
