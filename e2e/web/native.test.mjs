@@ -86,7 +86,10 @@ describe('the web client looks native: keyboard, no clipping, both languages and
         if (/(auto|scroll|hidden)/.test(st.overflowY) || st.maxHeight !== 'none') Object.assign(e.style, { maxHeight: 'none', height: 'auto', overflow: 'visible' });
       }
     });
-    await screenshot(pg.locator(CARD), name);
+    // Where it lies, unscrolled: a scrolled card would pass under the panel's sticky header.
+    const box = await pg.locator(CARD).boundingBox();
+    await pg.setViewportSize({ width: 1280, height: Math.ceil(Math.max(1200, box.y + box.height + 20)) });
+    await screenshot(pg, name, await pg.locator(CARD).boundingBox());
   };
   /** The dialog scrolled to its top, for a picture of the whole of it. */
   const topOfDialog = (pg) => pg.locator('[role=dialog]').evaluate((d) => { for (const e of [d, ...d.querySelectorAll('*')]) e.scrollTop = 0; });
