@@ -13,7 +13,7 @@ const TAG = 'dsh-resilience';
 const CSS = `
 .dshr-chip{border:1px solid var(--dsw-alias-border-l2);color:var(--dsw-alias-label-secondary);background:transparent;font:inherit;max-width:100%;min-width:0;min-height:28px;height:auto;white-space:normal;overflow-wrap:anywhere;text-align:left;line-height:1.3;padding:3px 10px;border-radius:14px;font-size:12px}
 .dshr-chip[data-tone=warn]{border-color:var(--dsw-alias-state-warn-primary);color:var(--dsw-alias-state-warn-label,var(--dsw-alias-state-warn-primary));background:var(--dsw-alias-state-warn-tertiary)}
-.dshr-chip[data-tone=error]{border-color:var(--dsw-alias-state-error-primary);color:var(--dsw-alias-state-error-primary);background:var(--dsw-alias-state-error-secondary)}
+.dshr-chip[data-tone=error]{border-color:var(--dsw-alias-state-error-primary);color:var(--dsw-alias-state-error-primary);background:color-mix(in srgb,var(--dsw-alias-state-error-primary) 10%,transparent)}
 .dshr-chip[data-tone=off]{color:var(--dsw-alias-label-tertiary);cursor:not-allowed}
 .dshr-chip:hover:not(:disabled){border-color:var(--dsw-alias-label-dimmed)}
 .dshr-chip:focus-visible{outline:2px solid var(--dsw-alias-brand-primary);outline-offset:1px}
@@ -30,7 +30,7 @@ const CSS = `
 .dshr-dock p{margin:6px 0 0;overflow-wrap:anywhere}
 .dshr-row{margin:4px 0;padding:4px 10px;border-left:3px solid var(--dsw-alias-state-warn-primary);background:var(--dsw-alias-state-warn-tertiary);border-radius:4px;font-size:13px;color:var(--dsw-alias-label-primary);overflow-wrap:anywhere}
 .dshr-row[data-kind=return]{border-left-color:var(--dsw-alias-state-success-primary);background:var(--dsw-alias-state-success-tertiary)}
-.dshr-row[data-kind=give-up]{border-left-color:var(--dsw-alias-state-error-primary);background:var(--dsw-alias-state-error-secondary)}
+.dshr-row[data-kind=give-up]{border-left-color:var(--dsw-alias-state-error-primary);background:color-mix(in srgb,var(--dsw-alias-state-error-primary) 10%,transparent)}
 .dshr-row summary{cursor:pointer;list-style:none;display:flex;align-items:center;gap:6px}
 .dshr-row summary::-webkit-details-marker{display:none}
 .dshr-row summary:focus-visible{outline:2px solid var(--dsw-alias-brand-primary);outline-offset:1px;border-radius:4px}
