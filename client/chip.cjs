@@ -16,7 +16,7 @@ const { translate } = require('./i18n.cjs');
 const { Dock } = require('./dock.cjs');
 const { makeReportView } = require('./report.cjs');
 const { ensureStyle } = require('./style.cjs');
-const { useMenuKeys } = require('./keys.cjs');
+const { useMenuKeys, fromKeyboard } = require('./keys.cjs');
 
 const DOCK_ID = 'dsh-resilience:dock';
 const REPORT_ID = 'dsh-resilience:report';
@@ -41,9 +41,10 @@ function makeChip(ctx) {
     const [problem, setProblem] = React.useState(undefined);
     const [report, setReport] = React.useState(false);
     const chipRef = React.useRef(null);
+    const byKeyboard = React.useRef(false);
     useTick(true);
     ensureStyle();
-    useMenuKeys(open, chipRef);
+    useMenuKeys(open, chipRef, byKeyboard);
 
     // Candidates are fetched ahead (and again on each open, keeping the old
     // list meanwhile): the Menu places itself once, when it opens, so its
@@ -107,7 +108,7 @@ function makeChip(ctx) {
       'data-tone': view.tone,
       'data-target': view.target ? view.target.channel : '',
       title: problem || `${chipText}\n${t('chip.title')}`,
-      onClick: () => setOpen((o) => !o),
+      onClick: (e) => { byKeyboard.current = fromKeyboard(e); setOpen((o) => !o); },
       style: chipStyle(status ? view.tone : 'off'),
     }, chipText);
     const P = primitives();

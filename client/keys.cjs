@@ -3,7 +3,9 @@
 // focus: from the chip, Tab would walk the page, not the menu. So while our
 // menu is open, focus goes to its chosen item (else the first), the arrow
 // keys, Home and End move between items, and on close focus returns to the
-// chip, as in a native menu button.
+// chip, as in a native menu button. Focus moves in only when the menu was
+// opened from the keyboard: moving it under a pointer scrolls the list while
+// the user is about to click in it.
 'use strict';
 
 const { react } = require('./shell.cjs');
@@ -20,7 +22,12 @@ function items(menu) {
   return [...menu.querySelectorAll('[role=menuitem]')].filter((b) => !b.disabled);
 }
 
-function useMenuKeys(open, chipRef) {
+/** Whether a click came from the keyboard (Enter or Space on a button gives a click of detail 0). */
+function fromKeyboard(e) {
+  return !!e && e.detail === 0;
+}
+
+function useMenuKeys(open, chipRef, byKeyboard) {
   const React = react();
   const wasOpen = React.useRef(false);
   React.useEffect(() => {
@@ -46,7 +53,7 @@ function useMenuKeys(open, chipRef) {
       const chosen = list.find((b) => b.getAttribute('aria-checked') === 'true' || /selected/.test(b.className));
       (chosen || list[0]).focus();
     };
-    frame = requestAnimationFrame(focusFirst);
+    if (!byKeyboard || byKeyboard.current) frame = requestAnimationFrame(focusFirst);
     const onKey = (e) => {
       const m = ourMenu();
       if (!m || !m.contains(document.activeElement)) return;
@@ -65,4 +72,4 @@ function useMenuKeys(open, chipRef) {
   }, [open]);
 }
 
-module.exports = { useMenuKeys };
+module.exports = { useMenuKeys, fromKeyboard };

@@ -63,7 +63,8 @@ function makeRowView(ctx) {
       'data-kind': view.kind,
       className: 'dshr-row',
     }, view.details.length
-      ? h('details', null,
+      // Opening the details looks again for a record still missing (its audit line may land late).
+      ? h('details', { onToggle: (e) => { if (e.currentTarget.open) store.fetch(session); } },
         h('summary', null, chevron, h('span', null, view.text)),
         h('dl', null,
           ...view.details.flatMap(([k, v]) => [h('dt', { key: `${k}-k` }, k), h('dd', { key: `${k}-v` }, value(v))])))

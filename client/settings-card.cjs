@@ -11,7 +11,7 @@
 const { react, primitives, useLocale, call } = require('./shell.cjs');
 const { translate } = require('./i18n.cjs');
 const { ensureStyle } = require('./style.cjs');
-const { useMenuKeys } = require('./keys.cjs');
+const { useMenuKeys, fromKeyboard } = require('./keys.cjs');
 
 const NUMBERS = ['failureThreshold', 'cooldownMs', 'backoffMaxMs'];
 const FIELDS = [...NUMBERS, 'recovery', 'chain'];
@@ -51,13 +51,14 @@ function Picker(props) {
   const P = primitives();
   const [open, setOpen] = React.useState(false);
   const ref = React.useRef(null);
-  useMenuKeys(open, ref);
+  const byKeyboard = React.useRef(false);
+  useMenuKeys(open, ref, byKeyboard);
   const chosen = props.options.find((o) => o.id === props.value);
   const anchor = h('span', { ref, tabIndex: -1, style: { display: 'inline-flex', maxWidth: '100%' } }, h(P.Button, {
     variant: 'outline', size: 'sm', className: 'dshr-picker',
     id: props.id, 'data-field': props.field, 'aria-haspopup': 'menu', 'aria-expanded': open ? 'true' : 'false',
     'aria-label': props.label, title: chosen ? chosen.label : props.placeholder,
-    onClick: () => setOpen((o) => !o),
+    onClick: (e) => { byKeyboard.current = fromKeyboard(e); setOpen((o) => !o); },
   }, chosen ? chosen.label : props.placeholder, ' ', h(P.IconChevronDownOutline14, { 'aria-hidden': 'true' })));
   const focusAnchor = () => { const b = ref.current && ref.current.querySelector('button'); if (b) b.focus(); };
   return h(P.Menu, {
