@@ -18,7 +18,7 @@ WITH_NODE = HOSTDIR=$$(scripts/ensure-host.sh) && export PATH="$$HOSTDIR/node/no
 # redis-server (Debian package) and the pinned Redis client, for the shared-state tests.
 WITH_REDIS = export DSH_REDIS_CLIENT_DIR=$$(scripts/ensure-redis.sh) &&
 
-.PHONY: all build wasm client pack host test test-go test-shim test-client test-e2e test-web demo bench sim replay report clean deps
+.PHONY: all build wasm client pack host test test-go test-shim test-client test-e2e test-web typecheck demo bench sim replay report clean deps
 
 all: build
 
@@ -52,7 +52,7 @@ build: wasm pack
 host:
 	@scripts/ensure-host.sh
 
-test: deps wasm test-go test-shim test-client test-e2e test-web
+test: deps wasm test-go typecheck test-shim test-client test-e2e test-web
 
 # plugin/ (the wasm entry) only builds for wasip1: go-pdk's imports have no
 # native bodies. Everything else is vetted and tested natively.
@@ -68,6 +68,14 @@ test-shim: $(WASM) $(FAULT_WASM)
 # The web client's pure parts (row text, menu, countdown, locale strings).
 test-client:
 	node --test --test-reporter=spec client/test/
+
+# The shim and the web client (JavaScript with JSDoc) checked by the pinned
+# TypeScript against the contract's generated types (host-shim/policy-types.d.ts)
+# and the installed host's own declarations, which tsconfig.json finds
+# through the build/host-node_modules link.
+typecheck:
+	@mkdir -p build
+	$(WITH_NODE) ln -sfn "$$HOSTDIR/host/node_modules" build/host-node_modules && tsc -p tsconfig.json
 
 # The web client in the real web profile, driven by headless Chromium
 # (Debian's chromium, installed once by scripts/ensure-chromium.sh).

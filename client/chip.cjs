@@ -1,3 +1,4 @@
+// @ts-check
 // The composer chip: where the next failover goes, coloured by the session's
 // channel; a click opens the shell's Menu to choose the backup, with the
 // status dock under it. Choosing calls the host's set-backup, the same write
@@ -92,7 +93,7 @@ function makeChip(ctx) {
       const q = quotaChoice(id);
       const r = q
         ? await call(ctx, q.endpoint, { session, value: q.value })
-        : await call(ctx, 'set-backup', { channel: id === CHAIN_ORDER ? null : id });
+        : await call(ctx, 'set-backup', id === CHAIN_ORDER ? { clear: true } : { channel: id });
       if (!r || !r.ok) setProblem(t(q ? 'menu.quotaError' : 'menu.error', { message: (r && r.error && r.error.message) || '?' }));
       setOpen(false);
     };

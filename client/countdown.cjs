@@ -1,3 +1,4 @@
+// @ts-check
 // Countdown and age formatting for the dock: `1:05`, `12:00`, `1:02:03`;
 // `45s ago`. The host sends its clock with every status, so a browser whose
 // clock is off still counts down to the host's `openUntilMs`.

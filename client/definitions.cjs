@@ -1,3 +1,4 @@
+// @ts-check
 // The conversation definitions behind the inline rows (see rows.cjs): a
 // state-only one for failed requests (no target, no view: the engine wants
 // both or neither), one per request header, which makes a
@@ -14,6 +15,7 @@ const ROUTE = 'dsh-resilience-route';
 const TURN_END = 'dsh-resilience-turn-end';
 
 function guard(fallback, f) {
+  /** @this {unknown} */
   return function guarded() {
     try {
       return f.apply(this, arguments);

@@ -1,3 +1,4 @@
+// @ts-check
 // The status dock, shown under the picker: every channel's breaker with a
 // live countdown, each provider's breaker, the backup and the last decision.
 // Lines wrap rather than clip: a long channel name or a Chinese decision must

@@ -1,3 +1,4 @@
+// @ts-check
 // The client plugin's entry (the `./client` export's factory returns this).
 // One boot-time throw in a client plugin blanks the whole web UI, so `apply`
 // injects only `slots` (always there), reaches every other service with

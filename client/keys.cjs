@@ -14,7 +14,7 @@ const OURS = '[data-testid=dsh-resilience-menu-item], [data-testid=dsh-resilienc
 
 /** The open menu list that holds our items, if any. */
 function ourMenu() {
-  for (const m of document.querySelectorAll('[role=menu]')) if (m.querySelector(OURS)) return m;
+  for (const m of Array.from(document.querySelectorAll('[role=menu]'))) if (m.querySelector(OURS)) return m;
   return undefined;
 }
 
@@ -46,7 +46,7 @@ function useMenuKeys(open, chipRef, byKeyboard) {
       const m = ourMenu();
       const list = m ? items(m) : [];
       // Wait for the Menu to place itself (it is hidden until then).
-      if (!list.length || getComputedStyle(m).visibility === 'hidden') {
+      if (!m || !list.length || getComputedStyle(m).visibility === 'hidden') {
         if (tries++ < 30) frame = requestAnimationFrame(focusFirst);
         return;
       }

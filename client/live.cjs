@@ -1,3 +1,4 @@
+// @ts-check
 // The host's status, live: one long poll per session view (web.js `status`
 // answers when something changed, or after 20 s), never more often than once
 // a second even when the host answers at once or fails.

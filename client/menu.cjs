@@ -1,3 +1,4 @@
+// @ts-check
 // The picker's items: `Chain order` (no backup) first, then every candidate
 // the host vouched for (the chain, then the adapters' other models). The
 // selected item is the current backup, or `Chain order` when there is none.
@@ -18,6 +19,7 @@ const POOL_PREFIX = 'dsh-resilience:pool:';
  */
 function menuItems(answer, locale) {
   const t = (k, v) => translate(locale, k, v);
+  /** @type {object[]} */
   const items = [{ type: 'label', id: 'heading', text: t('menu.heading') }, { id: CHAIN_ORDER, label: t('menu.chainOrder'), channel: null }];
   if (!answer) return { items: [...items, { type: 'label', id: 'loading', text: t('menu.loading') }], selectedId: CHAIN_ORDER };
   const chain = answer.chain || [];
@@ -40,6 +42,7 @@ function quotaItems(quota, locale) {
   const t = (k, v) => translate(locale, k, v);
   const onOff = (b) => t(b ? 'quota.on' : 'quota.off');
   const switchMode = quota.source === 'session' ? (quota.enabled ? 'on' : 'off') : 'default';
+  /** @type {object[]} */
   const items = [
     { type: 'separator', id: 'sep-quota' },
     { type: 'label', id: 'quota-heading', text: t('quota.heading', { state: onOff(quota.enabled), source: t(`quota.source.${quota.source === 'session' ? 'session' : 'default'}`) }) },

@@ -1,3 +1,4 @@
+// @ts-check
 // The inline rows, from host-known session events only: the plugin writes no
 // session event of its own (an unknown type makes a session unloadable), so a
 // row is read back from what the host logs anyway, with the plugin's audit
@@ -147,6 +148,8 @@ function rowView(kind, state, records, locale) {
     const opened = openRecord(from, record, records);
     if (opened && opened.openUntil) details.push([t('row.openUntil'), clock(opened.openUntil)]);
     if (state.count) details.push([t('row.attempts'), String(state.count)]);
+    const where = progressText(record, t);
+    if (where) details.push([t('row.where'), where]);
     return { kind, text, details };
   }
   if (kind === 'return') {
@@ -156,14 +159,19 @@ function rowView(kind, state, records, locale) {
   if (kind === 'give-up') {
     if (!record) return null;
     const reason = translateOr(locale, `reason.${record.reason}`, record.reason);
-    const details = [[t('row.reason'), reason], [t('row.code'), record.code || state.code]];
+    const code = record.code || state.code;
+    const channel = chan(record.channel) || state.route || '?';
     const tried = triedList(record.tried, locale);
+    // A give-up after a failover is about every channel tried, not only the
+    // last: the row names them all; the details list one per line.
+    const text = tried.length > 1
+      ? t('row.giveUpTried', { channel, reason, code, tried: tried.join(t('list.sep')) })
+      : t('row.giveUp', { channel, reason, code });
+    const details = [[t('row.reason'), reason], [t('row.code'), code]];
     if (tried.length) details.push([t('row.tried'), tried]);
-    return {
-      kind,
-      text: t('row.giveUp', { channel: chan(record.channel) || state.route || '?', reason, code: record.code || state.code }),
-      details,
-    };
+    const where = progressText(record, t);
+    if (where) details.push([t('row.where'), where]);
+    return { kind, text, details };
   }
   return null;
 }
@@ -188,6 +196,20 @@ function triedList(tried, locale) {
   return out;
 }
 
+/**
+ * "failover 2/4 · turn 3 step 1" from a failover or give-up record's
+ * progress fields, each part only when the record has it; '' when none.
+ */
+function progressText(record, t) {
+  if (!record) return '';
+  const parts = [];
+  if (record.failovers > 0) {
+    parts.push(t('row.failoverN', { n: record.failovers, max: record.maxFailovers !== undefined ? record.maxFailovers : '?' }));
+  }
+  if (record.turn !== undefined) parts.push(t(record.step !== undefined ? 'row.turnStep' : 'row.turn', { turn: record.turn, step: record.step }));
+  return parts.join(' · ');
+}
+
 /** `HH:MM:SS` of an ISO time, in the browser's zone. */
 function clock(iso) {
   const d = new Date(iso);
@@ -196,4 +218,4 @@ function clock(iso) {
   return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
-module.exports = { triedList, whereOf, routeOf, failureOf, turnErrorOf, failureState, routeState, turnEndState, matchRecord, rowView, clock };
+module.exports = { triedList, whereOf, routeOf, failureOf, turnErrorOf, failureState, routeState, turnEndState, matchRecord, rowView, progressText, clock };

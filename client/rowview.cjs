@@ -1,3 +1,4 @@
+// @ts-check
 // The renderer of the inline rows (`conversation.chat.node`, key
 // `dsh-resilience-row`). The node carries what the session log says; the
 // details come from the plugin's audit records for the session, fetched once

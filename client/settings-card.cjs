@@ -1,3 +1,4 @@
+// @ts-check
 // The settings card (Settings → Plugins, keyed `dsh-resilience`): the live
 // tunables through the host's settings scope, the backup through the same
 // write path as the chip and `/resilience backup`. A draft is checked by the
@@ -178,7 +179,7 @@ function makeSettingsCard(ctx) {
         }
         setResets([]);
         if (backup !== undefined && backup !== savedBackup) {
-          const r = await call(ctx, 'set-backup', { channel: backup || null });
+          const r = await call(ctx, 'set-backup', backup ? { channel: backup } : { clear: true });
           if (!r || !r.ok) { setNote({ kind: 'error', text: (r && r.error && r.error.message) || '?', field: 'backup' }); return; }
           setSavedBackup(backup);
         }
@@ -191,7 +192,7 @@ function makeSettingsCard(ctx) {
     const restore = async () => {
       try {
         for (const k of FIELDS) await s.unset(k);
-        await call(ctx, 'set-backup', { channel: null });
+        await call(ctx, 'set-backup', { clear: true });
         setBackup('');
         setSavedBackup('');
         setResets([]);

@@ -1,3 +1,4 @@
+// @ts-check
 // What the client needs from the web shell, reached lazily: a missing module
 // or service then fails one render (contained to its slot), never the boot.
 'use strict';

@@ -1,3 +1,4 @@
+// @ts-check
 // What the chip and the dock make of the host's status answer (web.js
 // `status`): the next failover target, the chip's tone, the dock's lines.
 'use strict';
@@ -29,13 +30,16 @@ function currentChannel(status) {
 }
 
 /**
- * Where the next failover would go: the backup when it is routable, else the
- * first routable chain channel other than the current one.
- * @returns {{channel: string, via: 'backup' | 'chain'} | undefined}
+ * Where the next failover would go, in the module's order: the session's home
+ * when it is away from it and recovery is `return`, then the backup, then the
+ * first routable chain channel; never the channel the session is on.
+ * @returns {{channel: string, via: 'home' | 'backup' | 'chain'} | undefined}
  */
 function nextTarget(status, nowMs) {
   if (!status) return undefined;
   const current = currentChannel(status);
+  const home = status.session && status.session.home;
+  if (home && home !== current && status.recovery !== 'stay' && routable(status, home, nowMs)) return { channel: home, via: 'home' };
   if (status.backup && status.backup !== current && routable(status, status.backup, nowMs)) return { channel: status.backup, via: 'backup' };
   for (const c of status.chain || []) {
     if (c !== current && routable(status, c, nowMs)) return { channel: c, via: 'chain' };

@@ -49,7 +49,7 @@ describe('(b) 500 on every request', () => {
     fp.reset();
     fp.script(PRIMARY.model, ['server_error']);
     fp.script(SECONDARY.model, [{ kind: 'success', text: 'from the secondary' }]);
-    const h = await home(t, { probes: false });
+    const h = await home(t, { probes: false, spillAfter: 0 }); // the trip itself (spill: interactions-fail)
 
     const r = await runHeadless(h, 'Reply with OK');
 
@@ -63,7 +63,7 @@ describe('(b) 500 on every request', () => {
     fp.reset();
     fp.script(PRIMARY.model, ['server_error']);
     fp.script(SECONDARY.model, [{ kind: 'success', text: 'from the secondary' }]);
-    const h = await home(t, { probes: false, failureThreshold: 3, backoffBaseMs: 100, backoffMaxMs: 400 },
+    const h = await home(t, { probes: false, failureThreshold: 3, backoffBaseMs: 100, backoffMaxMs: 400, spillAfter: 0 },
       { primaryRetry: { mode: 'normal', maxRetries: 0 } });
 
     const r = await runHeadless(h, 'Reply with OK');

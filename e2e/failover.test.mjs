@@ -12,7 +12,7 @@ describe('failover in the real host', () => {
   before(async () => { fp = await startFakeProvider({}); });
   after(() => fp.close());
 
-  test('429 every time: the host retries, then the plugin fails over and the task answers', async (t) => {
+  test('429 every time: the host retries once, then the request spills to the secondary and the task answers', async (t) => {
     fp.reset();
     fp.script(PRIMARY.model, ['rate_limit']);
     fp.script(SECONDARY.model, [{ kind: 'success', text: 'answer from the secondary' }]);
@@ -23,19 +23,39 @@ describe('failover in the real host', () => {
 
     assert.equal(r.stdout.trim(), 'answer from the secondary', r.stderr);
     assert.equal(r.code, 0);
-    assert.equal(cleanStderr(r.stderr), '');
-    // maxRetries 2 on the primary: the first request and two host retries, then one on the secondary.
-    assert.deepEqual(fp.counts(), { [PRIMARY.model]: 3, [SECONDARY.model]: 1 });
+    // The spill, told on stderr where a headless user looks (host-shim/notice.js); nothing else.
+    assert.equal(cleanStderr(r.stderr), 'dsh-resilience: switched deepseek-official/deepseek-v4-flash → mock/mock-b for this request (RATE_LIMIT ×2; spill)');
+    // The first request and one host retry on the primary (spillAfter 2), then one on the secondary.
+    assert.deepEqual(fp.counts(), { [PRIMARY.model]: 2, [SECONDARY.model]: 1 });
     const events = await sessionEvents(home);
-    assert.equal(events.filter((e) => e.type === 'llm/retry').length, 2, 'the host spent its own budget first');
+    assert.equal(events.filter((e) => e.type === 'llm/retry').length, 2, 'the host\'s retry, then the spill\'s row');
     const headers = events.filter((e) => e.type === 'request/header').map((e) => e.data.header?.config?.model);
     assert.ok(headers.includes(SECONDARY.model), `a request/header names the secondary: ${JSON.stringify(headers)}`);
     const audit = await auditRecords(home);
-    const failover = audit.find((a) => a.type === 'failover');
+    const spill = audit.find((a) => a.type === 'spill');
     assert.deepEqual(
-      { from: failover.from, to: failover.to, code: failover.code },
+      { from: spill.from, to: spill.to, code: spill.code },
       { from: PRIMARY, to: SECONDARY, code: 'RATE_LIMIT' },
     );
+    assert.ok(!audit.some((a) => a.type === 'circuit-open' && a.channel.provider === PRIMARY.provider && a.channel.model === PRIMARY.model),
+      'one request\'s failures do not open the primary');
+  });
+
+  test('429 every time with spillAfter 0: the host retries, then the plugin opens the primary and fails over', async (t) => {
+    fp.reset();
+    fp.script(PRIMARY.model, ['rate_limit']);
+    fp.script(SECONDARY.model, [{ kind: 'success', text: 'answer from the secondary' }]);
+    const home = await makeHome({ baseURL: fp.baseURL, plugin: { chain: CHAIN, spillAfter: 0 } });
+    t.after(home.cleanup);
+
+    const r = await runHeadless(home, 'Reply with OK');
+
+    assert.equal(r.stdout.trim(), 'answer from the secondary', r.stderr);
+    // The first request and two host retries, then one on the secondary.
+    assert.deepEqual(fp.counts(), { [PRIMARY.model]: 3, [SECONDARY.model]: 1 });
+    const audit = await auditRecords(home);
+    const failover = audit.find((a) => a.type === 'failover');
+    assert.deepEqual([failover.from, failover.to, failover.code], [PRIMARY, SECONDARY, 'RATE_LIMIT']);
     assert.ok(audit.some((a) => a.type === 'circuit-open' && a.channel.provider === PRIMARY.provider && a.channel.model === PRIMARY.model));
   });
 

@@ -18,7 +18,8 @@ test('a dead primary, recorded in the real host and replayed with failureThresho
   fp.reset();
   fp.script(PRIMARY.model, ['rate_limit']);
   fp.script(SECONDARY.model, [{ kind: 'success', text: 'answer from the secondary' }]);
-  const home = await makeHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY] } });
+  // spillAfter 0: three failures on the primary to replay (a spill would leave two).
+  const home = await makeHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY], spillAfter: 0 } });
   t.after(home.cleanup);
 
   const r = await runHeadless(home, 'Reply with OK');
@@ -32,7 +33,7 @@ test('a dead primary, recorded in the real host and replayed with failureThresho
   assert.ok(!JSON.stringify(inputs).includes('Reply with OK'), 'no prompt text in the inputs');
 
   const other = join(home.dsh, 'other.json');
-  await writeFile(other, JSON.stringify({ chain: [PRIMARY, SECONDARY], failureThreshold: 1 }));
+  await writeFile(other, JSON.stringify({ chain: [PRIMARY, SECONDARY], failureThreshold: 1, spillAfter: 0 }));
   const log = join(home.dsh, 'dsh-resilience/audit.jsonl');
   const { stdout } = await promisify(execFile)('go', ['run', './testhost/cmd/replay', '-log', log, '-config', other], { cwd: ROOT });
   // B fails over at the first failure, where the recording deferred to the host's retries.

@@ -27,11 +27,11 @@ async function until(what, cond, ms = 60_000) {
 }
 
 /** A home whose profile has the Redis client, as `dsh plugin add @redis/client` leaves it. */
-async function redisHome(fp, url, { client = true, defaultModel } = {}) {
+async function redisHome(fp, url, { client = true, defaultModel, redis = {} } = {}) {
   const home = await makeHome({
     baseURL: fp.baseURL,
     defaultModel,
-    plugin: { chain: CHAIN, probes: false, providerThreshold: 0, shared: { redis: { url, keyPrefix: 'e2e:' } } },
+    plugin: { chain: CHAIN, probes: false, providerThreshold: 0, shared: { redis: { url, keyPrefix: 'e2e:', ...redis } } },
     extraPlugins: [{ dir: TOOLS, id: 'flaky-tools', config: { tools: [{ name: 'lookup', script: [{ kind: 'ok', answer: 'fine' }] }] } }],
   });
   if (client) await cp(join(redisClientDir(), 'node_modules/@redis'), join(home.dsh, 'profiles/headless/node_modules/@redis'), { recursive: true });
@@ -59,6 +59,28 @@ describe('hosts on two machines sharing health through Redis', () => {
     const r = await runHeadless(home, 'Reply with OK');
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /config key "shared\.redis": needs the Redis client package @redis\/client/);
+  });
+
+  test('a shared.redis row the Redis client would refuse is refused at activation: the key named, no client error, no secret', async (t) => {
+    // Each once stopped the boot with the client's own error and a 4.5 KB
+    // stack naming no key, or (tls: false with rediss://) was ignored.
+    const port = new URL(redis.url).port;
+    for (const [row, key] of [
+      [{ url: `redis://127.0.0.1:${port}`, tls: true }, 'shared.redis.tls'],
+      [{ url: 'redis://127.0.0.1:99999' }, 'shared.redis.url'],
+      [{ url: `redis://127.0.0.1:${port}/not-a-db` }, 'shared.redis.url'],
+      [{ url: `redis://SECRET@127.0.0.1:${port}` }, 'shared.redis.url'],
+    ]) {
+      const home = await redisHome(fpA, row.url, { redis: row });
+      t.after(home.cleanup);
+      const r = await runHeadless(home, 'Reply with OK');
+      assert.notEqual(r.code, 0, JSON.stringify(row));
+      assert.match(r.stderr, new RegExp(`config key "${key.replaceAll('.', '\\.')}": `), JSON.stringify(row));
+      // The host's boot wrapper prints its own frames for any plugin that
+      // refuses its config; none of ours, and nothing of the Redis client's.
+      assert.doesNotMatch(r.stderr, /shared-config\.js|shared-redis\.js|@redis|Invalid URL|ERR_/, `${JSON.stringify(row)}: no plugin or client stack`);
+      assert.doesNotMatch(r.stderr + r.stdout, /SECRET/);
+    }
   });
 
   test('a trip in one host is avoided by the other within 1 s; Redis killed, both go on, then resync', async (t) => {

@@ -1,3 +1,4 @@
+// @ts-check
 // Every `type` an audit record may have, with its one-line meaning: the one
 // definition. The audit writer (audit.js) checks each record against it, and
 // host-shim/test/audit-types.test.mjs checks that docs/audit.md lists exactly
@@ -19,8 +20,11 @@ export const AUDIT_TYPES = Object.freeze({
   // Decisions about an agent
   'failover': 'an agent was moved from one channel to another: the code and class that moved it',
   'retry': 'the plugin retries on the same channel after a backoff: attempt, delay, code',
-  'give-up': 'a failure went back to the host: the reason (budget-exhausted, recovery-timeout, ...) and code',
+  'give-up': 'a failure went back to the host: the reason (budget-exhausted, recovery-timeout, ...), the code that ended it, and every channel tried since the last success',
+  'spill': 'one request failed spillAfter times in a row on a channel: its next attempt went at once to the next routable target, without opening the channel',
+  'wait-cut': 'a held turn (a wait for a channel, or a long-term quota wait) ended early: a channel it may use is usable again',
   'return': 'an agent\'s request went back to the channel it had failed over from',
+  'session-pick': 'the module noted a session\'s home or the user\'s model pick, kept with the session\'s settings so a restarted host still knows them',
   'effort-dropped': 'a reasoning effort was dropped because the target\'s model does not list it',
   'unroutable': 'a chain or backup target the host cannot serve: the config keys, the channel, the code',
   'routable': 'a target reported unroutable can be served again',
@@ -29,9 +33,12 @@ export const AUDIT_TYPES = Object.freeze({
   'backup': 'the backup channel was set or cleared: the channel and its source (command, web)',
   'backup-ignored': 'backup.json could not be read as a backup at start; no backup is used',
   'backup-not-saved': 'backup.json could not be written; the choice holds until the host stops',
+  'backup-set-aside': 'backup.json did not parse; renamed backup.json.corrupt-<time>; no backup is used',
   'reconfigured': 'the settings card changed the live config: the keys that changed',
   'reconfigure-refused': 'a settings change the module refused; the running config stays',
   'settings-not-served': 'the settings namespace could not be registered; the card is not shown',
+  // Notifications
+  'notify-failed': 'a webhook notification was not taken after its tries: target index, origin, event, tries, reason',
   // Tool calls
   'tool-retry': 'a tool call failed transiently and is repeated: tool, call, attempt, reason, delay',
   'tool-exhausted': 'a repeated tool call ran out of attempts; its last failure went back',
@@ -58,10 +65,18 @@ export const AUDIT_TYPES = Object.freeze({
   'balance': 'a balance script ran: the number, or a short reason it gave none',
   'quota-mark-restored': 'an exhaustion mark kept from an earlier run was applied again at start',
   'quota-marks-ignored': 'quota-marks.json could not be read; marks start empty',
-  'quota-marks-not-saved': 'quota-marks.json could not be written',
+  'quota-marks-set-aside': 'quota-marks.json did not parse; set aside and rebuilt',
+  'quota-marks-not-saved': 'quota-marks.json could not be written (said once per trouble); the marks are written when it can be',
+  'quota-marks-saved': 'quota-marks.json is written again after quota-marks-not-saved',
   'quota-settings-inherited': 'a forked or delegated session took its ancestor\'s quota settings',
   'quota-settings-set-aside': 'quota-sessions.json did not parse; set aside and rebuilt',
-  'quota-settings-not-saved': 'quota-sessions.json could not be written',
+  'quota-settings-ignored': 'quota-sessions.json could not be read; settings start from what is written next',
+  'quota-settings-not-saved': 'quota-sessions.json could not be written (said once per trouble); the settings are written when it can be',
+  'quota-settings-saved': 'quota-sessions.json is written again after quota-settings-not-saved',
+  // The state directory and the audit log
+  'state-unwritable': 'a state file of the state directory could not be written (a full disk, no permission): said once per outage, with the code',
+  'state-writable': 'a state file was written again after state-unwritable',
+  'audit-lost': 'audit lines dropped while the log could not be written (only the newest 100 wait): how many',
 });
 
 /** Whether `type` is a defined audit record type. */

@@ -1,3 +1,4 @@
+// @ts-check
 // The audit log: one JSON line per decision, under the plugin's state
 // directory, rotated to a single `.1` generation at a size cap. It never holds
 // prompt text or credentials: only channels, codes, classes and timings.
@@ -10,6 +11,14 @@
 // finds the cap reached takes the rotation lock (lock.js) and rotates only if
 // the file itself is still over the cap. The files are the user's only (0600).
 //
+// A full disk: a line written in part (the disk filled mid-write, measured
+// on a 256 KiB filesystem: 144 of 1000 bytes went in) is taken back, so the
+// log holds whole lines only and a reader never skips a torn one; if it
+// cannot be taken back, the next line starts on a line of its own. Lines that
+// could not be written wait (the newest MAX_PENDING) and go first when space
+// returns, so what was recorded during the outage (its `state-unwritable`)
+// is not lost with it.
+//
 // Every record's `type` must be defined in audit-types.js. A strict log (the
 // tests', or DSH_RESILIENCE_AUDIT_STRICT=1) throws on an unknown type, so a
 // new type cannot land undefined; otherwise the record is still written
@@ -20,6 +29,8 @@ import { dirname } from 'node:path';
 import { withLock } from './lock.js';
 
 export const DEFAULT_AUDIT_MAX_BYTES = 5 * 1024 * 1024;
+/** Lines kept while the log cannot be written; older ones are counted as lost. */
+export const MAX_PENDING = 100;
 
 export class AuditLog {
   constructor(path, maxBytes = DEFAULT_AUDIT_MAX_BYTES, { strict = process.env.DSH_RESILIENCE_AUDIT_STRICT === '1' } = {}) {
@@ -30,6 +41,9 @@ export class AuditLog {
     this.size = undefined; // the file's size after this process's last line
     this.failures = 0;
     this.queue = Promise.resolve(); // keeps lines in order
+    this.pending = []; // lines not yet written (the disk was full), oldest first
+    this.lost = 0; // lines dropped from pending while it was full
+    this.torn = false; // a part line could not be taken back: start the next on its own
   }
 
   write(record) {
@@ -38,7 +52,22 @@ export class AuditLog {
       this.unknownTypes.add(String(record?.type));
     }
     const line = JSON.stringify({ at: new Date().toISOString(), ...record }) + '\n';
-    this.queue = this.queue.then(() => this.append(line)).catch(() => { this.failures++; });
+    this.queue = this.queue.then(async () => {
+      this.pending.push(line);
+      if (this.pending.length > MAX_PENDING) this.lost += this.pending.splice(0, this.pending.length - MAX_PENDING).length;
+      try {
+        if (this.lost > 0) {
+          await this.append(JSON.stringify({ at: new Date().toISOString(), type: 'audit-lost', lines: this.lost }) + '\n');
+          this.lost = 0;
+        }
+        while (this.pending.length > 0) {
+          await this.append(this.pending[0]);
+          this.pending.shift();
+        }
+      } catch {
+        this.failures++;
+      }
+    });
     return this.queue;
   }
 
@@ -52,7 +81,17 @@ export class AuditLog {
     if (this.size > 0 && this.size + bytes > this.maxBytes) await this.rotate(bytes);
     const fh = await open(this.path, 'a', 0o600);
     try {
-      await fh.write(line);
+      const before = (await fh.stat()).size;
+      const buf = Buffer.from(this.torn && before > 0 ? `\n${line}` : line);
+      const { bytesWritten } = await fh.write(buf);
+      if (bytesWritten < buf.length) {
+        // Only our own part line is cut: not if another process wrote meanwhile.
+        const after = (await fh.stat()).size;
+        const cut = after === before + bytesWritten && (await fh.truncate(before).then(() => true, () => false));
+        if (!cut && bytesWritten > 0) this.torn = true;
+        throw Object.assign(new Error(`${this.path}: ${bytesWritten} of ${buf.length} bytes written`), { code: 'ENOSPC' });
+      }
+      this.torn = false;
       this.size = (await fh.stat()).size; // other processes' lines included
     } finally {
       await fh.close();

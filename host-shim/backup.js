@@ -1,33 +1,34 @@
+// @ts-check
 // The user's backup choice (`/resilience backup`) outlives the process: it is
-// a preference, not a health fact, so it gets a file of its own. An unreadable
-// file is ignored (and audited): no backup is the safe default.
-import { readFile, rm } from 'node:fs/promises';
-import { writeJsonAtomic } from './atomic.js';
+// a preference, not a health fact, so it gets a file of its own, written like
+// every state file (store.js: locked, temp + rename, a corrupt file set
+// aside). Clearing writes `channel: null`, so the file's version `v` (bumped
+// by every write) still tells which choice came last. An unreadable file is
+// ignored (and audited): no backup is the safe default.
+import { StateFile } from './store.js';
+
+const file = (path, audit = () => {}) => new StateFile(path, { audit, setAside: { type: 'backup-set-aside' } });
+const valid = (c) => typeof c?.provider === 'string' && c.provider !== '' && typeof c?.model === 'string' && c.model !== '';
 
 /** @returns {Promise<{provider: string, model: string} | undefined>} */
 export async function loadBackup(path, audit) {
-  let text;
+  let doc;
   try {
-    text = await readFile(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-  try {
-    const { channel } = JSON.parse(text);
-    if (typeof channel?.provider === 'string' && channel.provider && typeof channel?.model === 'string' && channel.model) {
-      return { provider: channel.provider, model: channel.model };
-    }
-    throw new Error('no {channel: {provider, model}}');
+    doc = await file(path, audit).load();
   } catch (e) {
-    audit({ type: 'backup-ignored', reason: String(e.message).slice(0, 200) });
+    audit({ type: 'backup-ignored', reason: String(e?.message ?? e).slice(0, 200) });
     return undefined;
   }
+  if (doc === undefined || doc?.channel === null) return undefined;
+  if (valid(doc?.channel)) return { provider: doc.channel.provider, model: doc.channel.model };
+  audit({ type: 'backup-ignored', reason: 'no {channel: {provider, model}}' });
+  return undefined;
 }
 
-export async function saveBackup(path, channel) {
-  if (!channel) {
-    await rm(path, { force: true });
-    return;
-  }
-  await writeJsonAtomic(path, { channel });
+/** Writes the choice (undefined: no backup); throws when it cannot. */
+export async function saveBackup(path, channel, audit) {
+  await file(path, audit).update((doc) => ({
+    channel: channel ? { provider: channel.provider, model: channel.model } : null,
+    v: (Number.isSafeInteger(doc?.v) ? doc.v : 0) + 1,
+  }));
 }

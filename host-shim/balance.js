@@ -1,3 +1,4 @@
+// @ts-check
 // Balance scripts: one per provider, run through the host's subprocess
 // service (argv, never a shell line) with the host's working directory. The
 // credential named by apiKeyEnv is resolved through the host's credential
@@ -13,18 +14,24 @@ export const MAX_OUTPUT_BYTES = 64 * 1024;
 /** How long a timed-out script gets between SIGTERM and SIGKILL. */
 const GRACE_MS = 500;
 
+/** @import { EventBalanceReading } from './policy-types.js' */
+/** @typedef {EventBalanceReading & {why?: string}} Reading - `why` is for the audit log only. */
+
+/** @type {(provider: string, why: string) => Reading} */
 const missing = (provider, why) => ({ kind: 'balance-reading', provider, ok: false, why });
 
 /**
  * Runs one balance script and settles it into a WIT `balance-reading` event
  * (plus a `why` for the audit log, stripped before the module sees it).
- * @param {{get: Function}} ctx - reaches the host's subprocess and credentials services.
- * @param {object} b - the resolved balance config.
+ * @param {import('./host.js').Context} ctx - reaches the host's subprocess and credentials services.
+ * @param {import('./policy-types.js').ResolvedBalance} b - the resolved balance config.
  * @param {AbortSignal} lifetime - the plugin's lifetime: dispose ends the run.
+ * @returns {Promise<Reading>}
  */
 export async function runBalance(ctx, b, lifetime) {
   const subprocess = await serviceOf(ctx, 'subprocess');
   if (!subprocess) return missing(b.provider, 'no subprocess service');
+  /** @type {Record<string, string>} */
   const env = {};
   for (const e of b.env ?? []) env[e.name] = e.value;
   if (b.apiKeyEnv) {
@@ -63,7 +70,12 @@ export async function runBalance(ctx, b, lifetime) {
   return parseReading(b.provider, out.text);
 }
 
-/** The script's stdout as a reading; anything but the one documented object is missing. */
+/**
+ * The script's stdout as a reading; anything but the one documented object is missing.
+ * @param {string} provider
+ * @param {string} text
+ * @returns {Reading}
+ */
 export function parseReading(provider, text) {
   let v;
   try {
@@ -74,6 +86,7 @@ export function parseReading(provider, text) {
   if (v === null || typeof v !== 'object' || Array.isArray(v) || typeof v.remaining !== 'number' || !Number.isFinite(v.remaining)) {
     return missing(provider, 'no numeric remaining');
   }
+  /** @type {Reading} */
   const ev = { kind: 'balance-reading', provider, ok: true, remaining: v.remaining };
   if (v.resetsAt !== undefined) {
     const at = typeof v.resetsAt === 'string' ? Date.parse(v.resetsAt) : NaN;

@@ -1,9 +1,14 @@
+// @ts-check
 // `/resilience`: every channel's breaker as a table, and the user's backup.
 //   /resilience                      the table
 //   /resilience backup <prov/model>  try this channel first when failing over
 //   /resilience backup off           back to the configured chain alone
+//   /resilience migrate              the loaded rows of the plugins this one replaces, as one row
 
 import { isoTime } from './effects.js';
+import { migrate } from './migrate.js';
+import { loaderRows, readPatchFiles, renderMigration } from './migrate-text.js';
+import { checkRow } from './migrate-check.js';
 
 const when = (ms) => (ms ? (isoTime(ms) ?? String(ms)).replace('T', ' ').slice(0, 19) : '-');
 
@@ -25,14 +30,32 @@ export function renderTable(resolved, health, backup, nowMs) {
 
 /**
  * Parses the command's input.
- * @returns {{kind:'show'} | {kind:'backup', channel?: {provider, model}} | {kind:'error', text}}
+ * @returns {{kind:'show'} | {kind:'migrate'} | {kind:'backup', channel?: {provider, model}} | {kind:'error', text}}
  */
 export function parseCommand(raw) {
   const words = String(raw ?? '').trim().replace(/^\/resilience\b/, '').trim().split(/\s+/).filter(Boolean);
   if (words.length === 0) return { kind: 'show' };
-  if (words[0] !== 'backup' || words.length !== 2) return { kind: 'error', text: 'usage: /resilience [backup <provider/model> | backup off | quota on|off|default|status | pool <pool>|off|default|status | routes [pool] | report [24h|7d]]' };
+  if (words[0] === 'migrate' && words.length === 1) return { kind: 'migrate' };
+  if (words[0] !== 'backup' || words.length !== 2) return { kind: 'error', text: 'usage: /resilience [backup <provider/model> | backup off | quota on|off|default|status | pool <pool>|off|default|status | routes [pool] | report [24h|7d] | migrate]' };
   if (words[1] === 'off') return { kind: 'backup' };
   const slash = words[1].indexOf('/');
   if (slash <= 0 || slash === words[1].length - 1) return { kind: 'error', text: `"${words[1]}" is not provider/model` };
   return { kind: 'backup', channel: { provider: words[1].slice(0, slash), model: words[1].slice(slash + 1) } };
+}
+
+/**
+ * `/resilience migrate`: the rows the host loaded (its Loader's entries), or,
+ * where the host does not expose them, the home's cordis.patch.yml.
+ */
+export async function migrateText(ctx, homePatch) {
+  let rows = loaderRows(ctx);
+  let where = 'the rows this host loaded';
+  if (!rows) {
+    rows = await readPatchFiles([homePatch]).catch(() => []);
+    where = homePatch;
+  }
+  const result = migrate(rows);
+  const check = result.errors.length === 0 ? await checkRow(result.row) : {};
+  const verdict = check.ok === false ? `\n\nThe module refuses this row: ${check.error}` : '';
+  return { ok: result.errors.length === 0 && check.ok !== false, text: `From ${where}:\n\n${renderMigration(result)}${verdict}` };
 }

@@ -1,20 +1,38 @@
+// @ts-check
 // The one place host payloads become policy events (wit/policy.wit `event`).
 // Host codes pass through as they are: classifying them is the policy's job.
 
+/** @import { EventDisposed, EventRequest, EventRequestError, EventSettled, Failure, HostRetryPolicy, Phase } from './policy-types.js' */
+
 const MAX_MESSAGE = 2000; // enough for any classifier wording; never the prompt
 
+/** @param {{id?: unknown} | undefined} agent */
 const agentId = (agent) => String(agent?.id ?? 'unknown');
+/** @param {{provider?: unknown, model?: unknown} | undefined} config */
 const channelOf = (config) => ({ provider: String(config?.provider ?? ''), model: String(config?.model ?? '') });
 
-/** `agent/request` after `next()`: the host's proposed call config. */
+/**
+ * `agent/request` after `next()`: the host's proposed call config.
+ * @param {{agent?: {id?: unknown}}} payload
+ * @param {{provider?: unknown, model?: unknown, reasoningEffort?: unknown} | undefined} proposed
+ * @returns {EventRequest}
+ */
 export function requestEvent(payload, proposed) {
+  /** @type {EventRequest} */
   const ev = { kind: 'request', agent: agentId(payload.agent), proposed: channelOf(proposed) };
   if (typeof proposed?.reasoningEffort === 'string') ev.reasoningEffort = proposed.reasoningEffort;
   return ev;
 }
 
-/** `agent/request-error`, asked before or after the host's retry plugin. */
+/**
+ * `agent/request-error`, asked before or after the host's retry plugin.
+ * @param {{agent?: {id?: unknown}, provider?: unknown, failure?: unknown, retryPolicy?: unknown}} payload
+ * @param {Phase} phase
+ * @param {number} rand
+ * @returns {EventRequestError}
+ */
 export function requestErrorEvent(payload, phase, rand) {
+  /** @type {EventRequestError} */
   const ev = {
     kind: 'request-error',
     agent: agentId(payload.agent),
@@ -28,13 +46,21 @@ export function requestErrorEvent(payload, phase, rand) {
   return ev;
 }
 
+/** @type {(agent: {id?: unknown} | undefined) => EventSettled} */
 export const settledEvent = (agent) => ({ kind: 'settled', agent: agentId(agent) });
+/** @type {(agent: {id?: unknown} | undefined) => EventDisposed} */
 export const disposedEvent = (agent) => ({ kind: 'disposed', agent: agentId(agent) });
 
+/** @type {(x: any, max: number) => number | undefined} */
 const whole = (x, max) => (Number.isFinite(x) && x >= 0 ? Math.min(Math.round(x), max) : undefined);
 
-/** The host's LlmFailure, cut to what the contract carries. */
+/**
+ * The host's LlmFailure, cut to what the contract carries.
+ * @param {any} f - whatever the host handed over: every field is checked.
+ * @returns {Failure}
+ */
 export function failureOf(f) {
+  /** @type {Failure} */
   const out = { code: typeof f?.code === 'string' && f.code ? f.code : 'UNKNOWN' };
   if (typeof f?.message === 'string') out.message = f.message.slice(0, MAX_MESSAGE);
   const status = whole(f?.status, 999);
@@ -44,9 +70,14 @@ export function failureOf(f) {
   return out;
 }
 
-/** dsh-llm-retry's resolved policy for the failing route, if any. */
+/**
+ * dsh-llm-retry's resolved policy for the failing route, if any.
+ * @param {any} p
+ * @returns {HostRetryPolicy | undefined}
+ */
 export function hostRetryOf(p) {
   if (!p || typeof p.mode !== 'string') return undefined;
+  /** @type {HostRetryPolicy} */
   const out = { mode: p.mode, retryableCodes: Array.isArray(p.retryableCodes) ? p.retryableCodes.map(String) : [] };
   const max = whole(p.maxRetries, 2 ** 31 - 1);
   if (max !== undefined) out.maxRetries = max;

@@ -1,3 +1,4 @@
+// @ts-check
 // Channel health on disk, shared by every host process of one DSH_HOME.
 //
 // The file is the module's `health` snapshot. Every write is a read-merge-write
@@ -18,26 +19,16 @@
 // skipped and audited, and the rest is kept. A store that cannot read or
 // write at all (health.json a directory, no permission, a lock never freed)
 // says so once per outage, and bad state never stops the plugin.
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, readdir, rename, stat, truncate, unlink, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { stat } from 'node:fs/promises';
 import { ModuleError, TrapError } from './kernel.js';
-import { withLock } from './lock.js';
+import { identity, KEEP_SET_ASIDE, MAX_STATE_BYTES, StateFile, TooLarge } from './store.js';
 
 export const DEFAULT_REFRESH_MS = 5_000;
 /** Closed records older than this are forgotten: a day says nothing about now. */
 export const DEFAULT_PRUNE_MS = 24 * 3600 * 1000;
 /** 10000 records (the module's own bound) are ~1.5 MB; a file beyond this is not read. */
-export const MAX_HEALTH_BYTES = 4 * 1024 * 1024;
-/** Set-aside files kept for inspection; older ones are deleted. */
-export const KEEP_SET_ASIDE = 3;
+export const MAX_HEALTH_BYTES = MAX_STATE_BYTES;
 
-class TooLarge extends Error {
-  constructor(size, max) {
-    super(`${size} bytes, more than the ${max} read`);
-    this.name = 'TooLarge';
-  }
-}
 
 export class HealthStore {
   /**
@@ -48,12 +39,10 @@ export class HealthStore {
    */
   constructor(path, policy, audit, { pruneMs = DEFAULT_PRUNE_MS, maxBytes = MAX_HEALTH_BYTES, keep = KEEP_SET_ASIDE, now = Date.now } = {}) {
     this.path = path;
-    this.lockPath = `${path}.lock`;
+    this.file = new StateFile(path, { audit, setAside: { type: 'health-set-aside' }, maxBytes, keep, now });
     this.policy = policy;
     this.audit = audit;
     this.pruneMs = pruneMs;
-    this.maxBytes = maxBytes;
-    this.keep = keep;
     this.now = now;
     this.seen = undefined; // identity (inode, mtime, size) of the version last merged or written
     this.queue = Promise.resolve(); // one read or write at a time
@@ -86,21 +75,16 @@ export class HealthStore {
 
   /** Writes the module's health, merging what others wrote first. */
   save() {
-    return this.serial('write', () => this.withDir(() => withLock(this.lockPath, async () => {
+    // The merge is the module's own (restore: the newer record per channel
+    // wins), so the store's lock, read and write are used around it.
+    return this.serial('write', () => this.file.locked(async () => {
       await this.mergeFile(true);
       const snapshot = this.policy.snapshot();
       if (!snapshot) return;
       snapshot.channels = this.prune(snapshot.channels);
-      const tmp = `${this.path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-      try {
-        await writeFile(tmp, JSON.stringify(snapshot, null, 1) + '\n', { mode: 0o600 });
-        await rename(tmp, this.path);
-      } catch (e) {
-        await unlink(tmp).catch(() => {});
-        throw e;
-      }
+      await this.file.write(snapshot, 1);
       this.seen = identity(await stat(this.path));
-    })));
+    }));
   }
 
   /**
@@ -118,11 +102,6 @@ export class HealthStore {
     return channels.filter((c) => !(c?.state === 'closed' && Number(c?.changedAtMs ?? 0) < horizon));
   }
 
-  async withDir(task) {
-    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-    return task();
-  }
-
   /**
    * Reads the file (at most maxBytes) and merges it into the module. A file
    * that cannot be taken is set aside; `locked` says whether we hold the lock
@@ -132,9 +111,9 @@ export class HealthStore {
   async mergeFile(locked) {
     let read;
     try {
-      read = await this.read();
+      read = await this.file.read();
     } catch (e) {
-      if (e instanceof TooLarge) await this.setAside(e, locked);
+      if (e instanceof TooLarge) await this.file.setAside(e, locked);
       else throw e;
       return undefined;
     }
@@ -148,64 +127,15 @@ export class HealthStore {
       // Not JSON (or nested past the JS stack), refused, or a trap the file
       // caused (the module is rebuilt): the file is to blame.
       if (e instanceof SyntaxError || e instanceof RangeError || e instanceof ModuleError || e instanceof TrapError) {
-        await this.setAside(e, locked, read.ino);
+        await this.file.setAside(e, locked, read.ino);
       }
       return read;
     }
-    if (result.skipped > 0) {
+    if (/** @type {number} */ (result.skipped) > 0) { // absent: none skipped (undefined > 0 is false)
       this.audit({ type: 'health-skipped', skipped: result.skipped, of: result.channels, reasons: (result.skipReasons ?? []).map((r) => r.slice(0, 200)) });
     }
     if (result.adopted > 0) this.audit({ type: 'health-merged', adopted: result.adopted, of: result.channels });
     return read;
-  }
-
-  /** The file's text, or undefined when there is none; at most maxBytes. */
-  async read() {
-    let fh;
-    try {
-      fh = await open(this.path, 'r');
-    } catch (e) {
-      if (e.code === 'ENOENT') return undefined;
-      throw e;
-    }
-    try {
-      const st = await fh.stat();
-      if (!st.isFile()) throw Object.assign(new Error(`${this.path} is not a regular file`), { code: 'ENOTFILE' });
-      if (st.size > this.maxBytes) throw new TooLarge(st.size, this.maxBytes);
-      const buf = Buffer.alloc(Math.min(st.size, this.maxBytes) + 1);
-      let n = 0;
-      for (let got; n < buf.length && (got = (await fh.read(buf, n, buf.length - n, n)).bytesRead) > 0;) n += got;
-      if (n > this.maxBytes) throw new TooLarge(n, this.maxBytes); // grew while read
-      return { text: buf.subarray(0, n).toString('utf8'), ino: st.ino, id: identity(st) };
-    } finally {
-      await fh.close();
-    }
-  }
-
-  async setAside(error, locked, ino) {
-    const move = async () => {
-      const st = await stat(this.path).catch(() => undefined);
-      if (!st?.isFile() || (ino !== undefined && st.ino !== ino)) return undefined; // replaced meanwhile
-      const aside = `${this.path}.corrupt-${this.now()}-${randomBytes(2).toString('hex')}`;
-      await rename(this.path, aside);
-      return aside;
-    };
-    const aside = locked ? await move() : await this.withDir(() => withLock(this.lockPath, move));
-    if (!aside) return;
-    this.audit({ type: 'health-set-aside', file: aside, reason: String(error?.message ?? error).slice(0, 300) });
-    await this.bound(aside).catch(() => {});
-  }
-
-  /** Keeps the newest `keep` set-aside files, each cut to maxBytes. */
-  async bound(aside) {
-    if ((await stat(aside)).size > this.maxBytes) await truncate(aside, this.maxBytes);
-    await chmod(aside, 0o600);
-    const dir = dirname(this.path);
-    const prefix = `${basename(this.path)}.corrupt-`;
-    const asides = (await readdir(dir)).filter((f) => f.startsWith(prefix))
-      .map((f) => ({ f, at: Number(f.slice(prefix.length).split('-')[0]) || 0 }))
-      .sort((a, b) => b.at - a.at || (a.f < b.f ? 1 : -1));
-    for (const { f } of asides.slice(this.keep)) await unlink(join(dir, f)).catch(() => {});
   }
 
   /** Runs one read or write after the last; a closed store runs nothing. */
@@ -231,4 +161,3 @@ export class HealthStore {
   }
 }
 
-const identity = (st) => `${st.ino}:${st.mtimeMs}:${st.size}`;

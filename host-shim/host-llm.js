@@ -1,3 +1,4 @@
+// @ts-check
 // The host's own @deepseek-ai/dsh-llm, loaded once and shared: the agent
 // loop's request marks (stall.js), its message factory (probe.js) and its
 // LlmError (handing back an original failure). Absent (an older host, or a

@@ -1,3 +1,4 @@
+// @ts-check
 // dsh-resilience: the Cordis plugin that carries the policy module into the
 // DSH host. It maps host events to policy events, asks the module, and carries
 // out the answer: waits, swaps, probes, timers, files and events. It holds no
@@ -13,14 +14,19 @@ import { chmod, mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { AuditLog } from './audit.js';
+import { tapAudit } from './audit-tap.js';
 import { loadBackup, saveBackup } from './backup.js';
-import { parseCommand, renderTable } from './command.js';
+import { migrateText, parseCommand, renderTable } from './command.js';
 import { reportCommand } from './report-command.js';
+import { emitCompat } from './compat-events.js';
+import { Turns } from './turns.js';
+import { makeNotice } from './notice.js';
 import { carryOut, channelId, EVENTS } from './effects.js';
 import { disposedEvent, requestErrorEvent, requestEvent, settledEvent } from './events.js';
 import { DEFAULT_PRUNE_MS, DEFAULT_REFRESH_MS, HealthStore } from './health.js';
 import { compileModule, Policy } from './policy.js';
 import { hostFailure } from './host-llm.js';
+import { checkNotify, Notifier } from './notify.js';
 import { runProbe } from './probe.js';
 import { checkShared } from './shared-config.js';
 import { loadRedisClient, SharedHealth } from './shared-redis.js';
@@ -28,6 +34,7 @@ import { parseQuotaCommand, QuotaRules } from './quota.js';
 import { resolveSecret } from './secret.js';
 import { watchStalls } from './stall.js';
 import { later } from './timers.js';
+import { telemetrySink } from './telemetry.js';
 import { appendRetry, appendRetryStarted } from './retry-events.js';
 import { toolRetryListener } from './tools.js';
 import { Waits } from './wait.js';
@@ -43,7 +50,9 @@ const SHIM_KEYS = {
   stateDir: (v) => typeof v === 'string' && v !== '' || 'must be a non-empty string',
   healthRefreshMs: (v) => Number.isInteger(v) && v >= 100 && v <= 3_600_000 || 'must be an integer between 100 and 3600000',
   shared: (v) => (checkShared(v), true), // throws naming the nested key
+  notify: (v) => (checkNotify(v), true), // throws naming notify[i].url etc.
   healthPruneMs: (v) => Number.isInteger(v) && v >= 60_000 && v <= 365 * 86_400_000 || 'must be an integer between 60000 (a minute) and 31536000000 (a year)',
+  notice: (v) => typeof v === 'boolean' || 'must be true or false', // notice.js
 };
 
 function splitConfig(config) {
@@ -83,6 +92,7 @@ const ADAPTERS_SETTLE_MS = 250;
 
 const randomDraw = () => Math.floor(Math.random() * 2 ** 53);
 
+/** @param {import("@deepseek-ai/cordis").Context} ctx */
 export async function apply(ctx, config = {}) {
   const { shim, policy: policyConfig } = splitConfig(config ?? {});
   const sharedConfig = shim.shared ? checkShared(shim.shared) : {};
@@ -106,8 +116,11 @@ export async function apply(ctx, config = {}) {
     backup: () => backup,
     setBackup: (channel, source) => setBackup(channel, source),
     applyConfig: (next) => applyConfig(next),
+    sessionsDir: join(dshHome(), 'sessions'),
   });
-  const audit = web.tap(new AuditLog(join(stateDir, 'audit.jsonl')));
+  // The host's telemetry seam and the webhooks follow the audit records (telemetry.js, notify.js).
+  const notifier = new Notifier({ targets: checkNotify(shim.notify ?? []), report: (r) => audit.write(r), secret: (ref) => resolveSecret(ctx, ref) });
+  const audit = tapAudit(web.tap(new AuditLog(join(stateDir, 'audit.jsonl'))), [telemetrySink(ctx), (r) => notifier.observe(r)]);
   const report = (record) => audit.write(record);
   const policy = new Policy(await compileModule(), policyConfig, logger, report, report);
   web.deps.policy = policy;
@@ -129,8 +142,19 @@ export async function apply(ctx, config = {}) {
     }
   };
 
+  // The module ends a held wait early (effect wait-cut) when a channel the
+  // agent may use is back: each sleeping wait registers its cut here.
+  const cuts = new Map(); // agent id -> AbortController of its wait
+
+  const turns = new Turns();
   const env = {
     ctx, audit, logger,
+    where: (agent) => turns.of(agent),
+    notice: makeNotice({ enabled: shim.notice !== false, headless: () => ctx.get('headlessStartup') !== undefined, write: (l) => process.stderr.write(l) }),
+    maxFailovers: () => policy.resolved?.maxFailovers,
+    cutWait(agent) {
+      cuts.get(agent)?.abort(new Error('a channel is usable again'));
+    },
     scheduleWake(atMs) {
       wakeTimer?.clear();
       wakeTimer = undefined;
@@ -148,7 +172,9 @@ export async function apply(ctx, config = {}) {
       const settle = (ev) => {
         if (lifetime.signal.aborted) return;
         report({ type: 'probe-result', channel: channelId(channel), ok: ev.ok, code: ev.failure?.code, ms: Date.now() - started });
-        emit(EVENTS.probe, { channel, ok: ev.ok, code: ev.failure?.code, ms: Date.now() - started });
+        const probed = { channel, ok: ev.ok, code: ev.failure?.code, message: ev.failure?.message, ms: Date.now() - started };
+        emit(EVENTS.probe, probed);
+        emitCompat(ctx, EVENTS.probe, probed, logger);
         decide(ev);
       };
       if (!llm) {
@@ -159,6 +185,7 @@ export async function apply(ctx, config = {}) {
       probes.add(running);
       running.finally(() => probes.delete(running));
     },
+    returned: (fx) => web.returned(fx),
     healthChanged() {
       dirty = true;
       if (lifetime.signal.aborted) return; // the disposer saves once, last
@@ -170,6 +197,7 @@ export async function apply(ctx, config = {}) {
    * One policy step, with its effects carried out; undefined when the module
    * failed, or the plugin is disposed (the caller then does what the host
    * would: a late timer or refresh must not re-arm anything).
+   * @param {import('./policy-types.js').Event} event
    */
   function decide(event) {
     if (lifetime.signal.aborted) return undefined;
@@ -199,6 +227,7 @@ export async function apply(ctx, config = {}) {
   shared = sharedConfig.redis && new SharedHealth({
     options: sharedConfig.redis,
     createClient: createRedisClient,
+    // @ts-expect-error -- called only when sharedConfig.redis is set (the `&&` above); the checker loses that in the closure
     password: async () => (sharedConfig.redis.passwordEnv ? resolveSecret(ctx, sharedConfig.redis.passwordEnv) : undefined),
     snapshot: () => policy.snapshot(),
     merge: (records) => {
@@ -231,7 +260,7 @@ export async function apply(ctx, config = {}) {
 
   ctx.on('agent/request', async (payload, next) => {
     const proposed = await next();
-    if (quota.active) quota.track(payload.agent); // its session's quota settings reach the module first
+    quota.track(payload.agent); // its session's settings (quota, pool, home, pick) reach the module first
     const verdict = decide(requestEvent(payload, proposed))?.verdict;
     if (verdict?.kind !== 'swap') {
       web.routed(payload.agent, proposed, report);
@@ -239,12 +268,14 @@ export async function apply(ctx, config = {}) {
     }
     const swapped = { ...proposed, provider: verdict.provider, model: verdict.model };
     if (verdict.dropReasoningEffort) delete swapped.reasoningEffort;
+    // @ts-expect-error -- the host brands its effort ids; the module's is one the target model lists (model-info), a plain string in JSON
     if (verdict.reasoningEffort) swapped.reasoningEffort = verdict.reasoningEffort; // a pool route's own
     web.routed(payload.agent, swapped, report);
     return swapped;
   }, true);
 
   ctx.on('agent/request-error', async (payload, next) => {
+    turns.note(payload); // failover and give-up records say where in the task (turns.js)
     if (quota.active) quota.noteFailure(payload);
     let out = decide(requestErrorEvent(payload, 'before-host', randomDraw()));
     if (out === undefined) return next();
@@ -259,8 +290,11 @@ export async function apply(ctx, config = {}) {
     }
     const verdict = out.verdict;
     switch (verdict.kind) {
-      case 'retry':
+      case 'retry': {
+        const spill = out.effects.find((fx) => fx.kind === 'spill');
+        if (spill) spillRow(payload, spill);
         return { kind: 'retry' };
+      }
       case 'wait': {
         // A long-term quota wait can also be ended by the session's switch:
         // the failure then goes back to the host, as without the plugin.
@@ -288,6 +322,20 @@ export async function apply(ctx, config = {}) {
     throw error;
   }
 
+  /**
+   * A spill is a retry without a wait: the session shows it as the stock
+   * dsh-llm-retry row would, `llm/retry` (on the channel it goes to) and
+   * `llm/retry-started` at once.
+   */
+  function spillRow(payload, spill) {
+    try {
+      const retryId = appendRetry(payload, { channel: spill.to, attempt: spill.failures }, 0);
+      appendRetryStarted(payload, retryId, spill.failures);
+    } catch (e) {
+      policy.fail(e, 'llm/retry append (spill)');
+    }
+  }
+
   const DISABLED = Symbol('quota wait disabled');
   async function waitThenRetry(payload, delayMs, effect, held) {
     let retryId;
@@ -298,10 +346,14 @@ export async function apply(ctx, config = {}) {
     }
     const agentId = String(payload.agent?.id ?? 'unknown');
     const hold = held ? quota.hold(agentId) : undefined;
-    const signal = hold ? (payload.signal ? AbortSignal.any([payload.signal, hold.signal]) : hold.signal) : payload.signal;
+    const cut = new AbortController();
+    cuts.set(agentId, cut);
+    const signal = AbortSignal.any([payload.signal, hold?.signal, cut.signal].filter(Boolean));
     const slept = await waits.sleep(delayMs, signal);
+    if (cuts.get(agentId) === cut) cuts.delete(agentId);
     if (hold) quota.releaseHold(agentId, hold);
-    if (!slept) return hold?.signal.aborted && !payload.signal?.aborted ? DISABLED : undefined; // cancelled: the host ends the turn
+    const wasCut = !slept && cut.signal.aborted && !payload.signal?.aborted && !hold?.signal.aborted && !waits.lifetime.signal.aborted;
+    if (!slept && !wasCut) return hold?.signal.aborted && !payload.signal?.aborted ? DISABLED : undefined; // cancelled: the host ends the turn
     try {
       if (retryId) appendRetryStarted(payload, retryId, effect?.attempt ?? 1);
     } catch (e) {
@@ -374,7 +426,7 @@ export async function apply(ctx, config = {}) {
     }
     backup = channel;
     report({ type: 'backup', channel: backup ? channelId(backup) : null, source });
-    await saveBackup(backupFile, backup).catch((e) => report({ type: 'backup-not-saved', reason: String(e.message).slice(0, 200) }));
+    await saveBackup(backupFile, backup, report).catch((e) => report({ type: 'backup-not-saved', reason: String(e.message).slice(0, 200) }));
     if (backup && llm) describe(llm, backup);
     return undefined;
   }
@@ -393,6 +445,7 @@ export async function apply(ctx, config = {}) {
 
   ctx.inject(['commands'], (sub) => {
     // The quota plugin's command names stay as aliases, so its users' habits work.
+    /** @type {Array<[string, string, string, (agent: any, arg: string | undefined) => any]>} */
     const aliases = [
       ['quota-retry', 'dsh-resilience: this session\'s quota retry (long-term waits)', 'on|off|default|status', (agent, arg) => quota.quotaCommand(agent, arg)],
       ['quota-pool', 'dsh-resilience: this session\'s route pool', '<pool>|off|default|status', (agent, arg) => quota.poolCommand(agent, arg)],
@@ -407,7 +460,7 @@ export async function apply(ctx, config = {}) {
     sub.effect(() => sub.commands.register({
       name: 'resilience',
       description: 'dsh-resilience: channel health, the backup to fail over to first, quota retry, pools and routes',
-      input: { hint: '[backup <provider/model> | backup off | quota on|off|default|status | pool <pool>|off|default|status | routes [pool] | report [24h|7d]]' },
+      input: { hint: '[backup <provider/model> | backup off | quota on|off|default|status | pool <pool>|off|default|status | routes [pool] | report [24h|7d] | migrate]' },
       handler: async ({ agent, rawInput }) => {
         const q = parseQuotaCommand('resilience', rawInput);
         if (q?.kind === 'quota') return quota.quotaCommand(agent, q.arg);
@@ -417,6 +470,10 @@ export async function apply(ctx, config = {}) {
         if (words[0] === 'report') return audit.flush().then(() => reportCommand(join(stateDir, 'audit.jsonl'), words[1], Date.now()));
         const cmd = parseCommand(rawInput);
         if (cmd.kind === 'error') return { kind: 'error', text: cmd.text };
+        if (cmd.kind === 'migrate') {
+          const m = await migrateText(ctx, join(dshHome(), 'cordis.patch.yml'));
+          return { kind: m.ok ? 'success' : 'error', text: m.text };
+        }
         if (cmd.kind === 'backup') {
           const refused = await setBackup(cmd.channel, 'command');
           if (refused) return { kind: 'error', text: refused };
@@ -432,6 +489,7 @@ export async function apply(ctx, config = {}) {
   // Its state is lossless JSON (nulls, never undefined): the host checkpoints it, and a session
   // must reopen after a restart, with or without the plugin (proven by e2e/web).
   ctx.inject(['sessionProjections'], (sub) => {
+    // @ts-expect-error -- the host declares a zod schema and a key of its own projection map; the shim's duck-typed {parse} is what its runtime calls
     sub.effect(() => sub.sessionProjections.register(quota.projection()), 'dsh-resilience: quotaRetry projection');
   });
 
@@ -449,6 +507,7 @@ export async function apply(ctx, config = {}) {
     await health.close(); // from here on nothing is read or written
     await shared?.close(); // its last writes, if Redis answers at once
     saveTimer = undefined;
+    await notifier.dispose(); // sends in flight end silently: nothing is written after `stop`
     report({ type: 'stop', pid: process.pid, moduleFailures: policy.failureCounts() });
     await audit.flush();
   }, 'dsh-resilience: end waits, probes and timers; save health; flush the audit log');

@@ -1,3 +1,4 @@
+// @ts-check
 // A small Extism kernel for one go-pdk module, in plain JS.
 //
 // Why not @extism/extism: 1.0.3 leaks a block per call and fails after ~16k
@@ -78,7 +79,9 @@ export class ModuleInstance {
     this.inputBuf = new Uint8Array(4096);
     this.inputView = new DataView(this.inputBuf.buffer);
     this.inputLen = 0;
+    /** @type {[number, number] | undefined} */
     this.output = undefined; // [offset, length] in the kernel heap
+    /** @type {string | undefined} */
     this.error = undefined;
     this.guestOutput = '';
     let memory;
@@ -113,6 +116,7 @@ export class ModuleInstance {
     };
     this.instance = new WebAssembly.Instance(compiled, imports);
     memory = this.instance.exports.memory;
+    /** @type {any} the module's exports: its functions, `memory` and `_initialize` */
     this.exports = this.instance.exports;
     try {
       this.exports._initialize(); // exactly once: a second call traps
@@ -153,7 +157,7 @@ export class ModuleInstance {
     }
     if (rc !== 0) throw new ModuleError(this.error ?? `${name} returned ${rc} with no error message`);
     if (this.output === undefined) return '';
-    const [off, n] = this.output;
+    const [off, n] = /** @type {[number, number]} */ (this.output); // set by output_set during fn()
     return decoder.decode(this.heap.mem.subarray(off, off + n));
   }
 }

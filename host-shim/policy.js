@@ -1,3 +1,4 @@
+// @ts-check
 // The policy module behind a fail-open wrapper: decisions come from the wasm
 // module; a trap or a broken answer is logged once per kind, the instance is
 // rebuilt (told again everything the old one knew: config, channel health,
@@ -6,6 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ModuleInstance, ModuleError, TrapError } from './kernel.js';
+
+/** @import { Event, Health, QuotaReport, ResolvedConfig, Restored, StepOutput } from './policy-types.js' */
 
 export const WASM_PATH = fileURLToPath(new URL('../build/dsh-resilience.wasm', import.meta.url));
 
@@ -26,7 +29,8 @@ const nonFinite = (_key, value) => (typeof value === 'number' && !Number.isFinit
 export class Policy {
   /**
    * @param {WebAssembly.Module} compiled
-   * @param {object} config - the policy's part of the config row (WIT `config`).
+   * @param {object} config - the policy's part of the config row (WIT `config`,
+   *   as the user wrote it: the module checks it, naming a bad key).
    * @param {{warn: Function}} logger
    * @param {(record: object) => void} [report] - receives the first failure of
    *   each kind (headless DSH exports no logs, so the shim audits them too).
@@ -55,6 +59,7 @@ export class Policy {
     this.failures = new Map(); // kind -> count, for "log once"
     this.instance = new ModuleInstance(compiled);
     try {
+      /** @type {ResolvedConfig} */
       this.resolved = JSON.parse(this.instance.call('configure', this.configJson)).config;
     } catch (e) {
       throw new Error(`dsh-resilience: ${e.message.replace(/^configure: /, '')}`);
@@ -66,10 +71,14 @@ export class Policy {
   /**
    * One policy step. Returns the step output, or undefined when the module
    * failed: the caller must then do what the host would have done without us.
+   * @param {number} nowMs
+   * @param {Event} event
+   * @returns {StepOutput | undefined}
    */
   decide(nowMs, event) {
     this.record(inputRecord(nowMs, event));
     try {
+      /** @type {StepOutput} */
       const out = JSON.parse(this.instance.call('decide', JSON.stringify({ nowMs, event })));
       this.remember(event);
       for (const fx of out.effects) if (fx.kind === 'circuit') this.healthDirty = true;
@@ -80,7 +89,10 @@ export class Policy {
     }
   }
 
-  /** Keeps what a rebuilt instance must be told again (the module took it). */
+  /**
+   * Keeps what a rebuilt instance must be told again (the module took it).
+   * @param {Event} event
+   */
   remember(event) {
     if (event.kind === 'set-backup') this.backupEvent = event;
     if (event.kind === 'model-info') this.modelInfo.set(JSON.stringify([event.channel.provider, event.channel.model]), event);
@@ -103,7 +115,12 @@ export class Policy {
     }
   }
 
-  /** The quota rules' state (WIT `quota-report`); undefined when the module failed. */
+  /**
+   * The quota rules' state (WIT `quota-report`); undefined when the module failed.
+   * @param {number} nowMs
+   * @param {string} [agent]
+   * @returns {QuotaReport | undefined}
+   */
   inspect(nowMs, agent) {
     try {
       return JSON.parse(this.instance.call('inspect', JSON.stringify(agent === undefined ? { nowMs } : { nowMs, agent })));
@@ -113,7 +130,10 @@ export class Policy {
     }
   }
 
-  /** Channel health as the module reports it now (WIT `health`). */
+  /**
+   * Channel health as the module reports it now (WIT `health`).
+   * @returns {Health | undefined}
+   */
   snapshot() {
     try {
       const text = this.instance.call('snapshot', '{}');
@@ -130,7 +150,9 @@ export class Policy {
    * Merges a health snapshot (JSON text, WIT `health`) into the module at
    * nowMs: a record replaces the module's own when it changed later; a bad
    * record is skipped and named.
-   * @returns {{channels: number, adopted: number, skipped?: number, skipReasons?: string[]}}
+   * @param {string} json
+   * @param {number} [nowMs]
+   * @returns {Restored}
    * @throws {ModuleError} when the module refuses the document as a whole (not
    *   a health batch, nested too deep, too many records).
    */

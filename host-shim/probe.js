@@ -1,8 +1,11 @@
+// @ts-check
 // A probe: one tiny real request to a channel whose open time is up, sent
 // through the host's own llm service (so the route's adapter, credentials and
 // stream watchdogs apply) and not through any agent (so no turn pays for it).
 
 import { hostLlm } from './host-llm.js';
+
+/** @import { Channel, EventProbeResult, Failure } from './policy-types.js' */
 
 export const PROBE_MAX_TOKENS = 8;
 export const PROBE_TIMEOUT_MS = 30_000;
@@ -16,12 +19,14 @@ async function userMessage(text) {
 
 /**
  * Sends the probe and settles it into a WIT `probe-result` event.
- * @param {object} llm - the host's llm service.
- * @param {{provider: string, model: string}} channel
+ * @param {any} llm - the host's llm service.
+ * @param {Channel} channel
  * @param {AbortSignal} lifetime - the plugin's lifetime: dispose ends the probe.
+ * @returns {Promise<EventProbeResult>}
  */
 export async function runProbe(llm, channel, lifetime) {
   const signal = AbortSignal.any([lifetime, AbortSignal.timeout(PROBE_TIMEOUT_MS)]);
+  /** @type {(failure: Failure | undefined) => EventProbeResult} */
   const result = (failure) => (failure ? { kind: 'probe-result', channel, ok: false, failure } : { kind: 'probe-result', channel, ok: true });
   try {
     const messages = [await userMessage('Reply with OK.')];
@@ -36,6 +41,11 @@ export async function runProbe(llm, channel, lifetime) {
   }
 }
 
+/**
+ * @param {any} f - the host's failure, or what an exception carried.
+ * @param {AbortSignal} signal
+ * @returns {Failure}
+ */
 function plainFailure(f, signal) {
   // A probe ended by dispose is a cancel (permanent: says nothing of the
   // channel); one ended by its own deadline is a timeout like any other.
@@ -43,6 +53,7 @@ function plainFailure(f, signal) {
     const timedOut = signal.reason?.name === 'TimeoutError';
     return { code: timedOut ? 'TIMEOUT' : 'ABORTED', message: timedOut ? 'probe got no answer in time' : 'probe cancelled' };
   }
+  /** @type {Failure} */
   const out = { code: typeof f?.code === 'string' && f.code ? f.code : 'UNKNOWN' };
   if (typeof f?.message === 'string') out.message = f.message.slice(0, 2000);
   if (Number.isInteger(f?.status)) out.status = f.status;

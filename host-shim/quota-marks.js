@@ -1,29 +1,45 @@
+// @ts-check
 // Exhaustion marks outlive the process that learnt them: a spent allowance
 // lasts hours, a headless host a minute. Each mark (a provider breaker opened
 // by a quota failure) and each lift is kept in a file under the state
-// directory, merged read-modify-write (per provider the newer change wins,
-// expired marks are dropped), and re-applied at start (`restore-mark`).
-import { readFile } from 'node:fs/promises';
-import { writeJsonAtomic } from './atomic.js';
-
-const changedAt = (r) => Math.max(r.markedAtMs ?? 0, r.liftedAtMs ?? 0);
+// directory, one record per provider in the keyed store (keyed-store.js:
+// locked, lossless across host processes; expired marks are dropped), and
+// re-applied at start (`restore-mark`).
+import { KeyedStore } from './keyed-store.js';
 
 export class QuotaMarks {
   constructor(path, audit) {
-    this.path = path;
-    this.audit = audit;
-    this.records = new Map(); // provider -> {markedAtMs, untilMs, liftedAtMs?}
-    this.queue = Promise.resolve();
+    this.store = new KeyedStore(path, {
+      records: {
+        setAside: { type: 'quota-marks-set-aside' }, notRead: { type: 'quota-marks-ignored' },
+        notSaved: { type: 'quota-marks-not-saved' }, saved: { type: 'quota-marks-saved' },
+      },
+      field: 'marks',
+      audit,
+      valid: (r) => Number.isFinite(r.markedAtMs) && Number.isFinite(r.untilMs),
+      prune: (records) => {
+        const now = Date.now();
+        for (const [provider, r] of records) if (r.untilMs <= now) records.delete(provider);
+      },
+    });
   }
 
-  async load() {
-    await this.mergeFile();
+  get records() {
+    return this.store.records;
+  }
+
+  get queue() {
+    return this.store.queue;
+  }
+
+  load() {
+    return this.store.load();
   }
 
   /** The live marks, as `restore-mark` events. */
   restoreEvents(nowMs) {
     const out = [];
-    for (const [provider, r] of this.records) {
+    for (const [provider, r] of this.store.records) {
       if (r.untilMs > nowMs && !(r.liftedAtMs >= r.markedAtMs)) {
         out.push({ kind: 'restore-mark', provider, markedAtMs: r.markedAtMs, untilMs: r.untilMs });
       }
@@ -35,37 +51,9 @@ export class QuotaMarks {
   note(fx, nowMs) {
     const provider = fx.channel.provider;
     if (fx.to === 'open' && fx.class === 'quota') {
-      this.records.set(provider, { markedAtMs: nowMs, untilMs: fx.openUntilMs });
-    } else if (fx.to === 'closed' && this.records.has(provider)) {
-      this.records.set(provider, { ...this.records.get(provider), liftedAtMs: nowMs });
-    } else {
-      return;
+      this.store.change(provider, () => ({ markedAtMs: nowMs, untilMs: fx.openUntilMs }));
+    } else if (fx.to === 'closed' && this.store.get(provider)) {
+      this.store.change(provider, (r) => r && { ...r, liftedAtMs: nowMs });
     }
-    this.save();
-  }
-
-  async mergeFile() {
-    let doc;
-    try {
-      doc = JSON.parse(await readFile(this.path, 'utf8'));
-    } catch (e) {
-      if (e.code !== 'ENOENT') this.audit({ type: 'quota-marks-ignored', reason: String(e.message).slice(0, 200) });
-      return;
-    }
-    for (const [provider, r] of Object.entries(doc?.marks ?? {})) {
-      if (!r || !Number.isFinite(r.markedAtMs) || !Number.isFinite(r.untilMs)) continue;
-      const mine = this.records.get(provider);
-      if (!mine || changedAt(r) > changedAt(mine)) this.records.set(provider, r);
-    }
-  }
-
-  save() {
-    this.queue = this.queue.then(async () => {
-      await this.mergeFile();
-      const now = Date.now();
-      for (const [provider, r] of this.records) if (r.untilMs <= now) this.records.delete(provider);
-      await writeJsonAtomic(this.path, { marks: Object.fromEntries(this.records) });
-    }).catch((e) => this.audit({ type: 'quota-marks-not-saved', reason: String(e?.message).slice(0, 200) }));
-    return this.queue;
   }
 }

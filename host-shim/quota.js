@@ -1,7 +1,9 @@
+// @ts-check
 // The quota rules' shell (policy/quota.go decides): per-session settings and
 // their commands, long-term waits the session's switch can end, balance
 // scripts on the policy's schedule, the llm-quota-retry Cordis events, the
 // llmQuotaRetry service and the quotaRetry session projection.
+import { leftFields, servicePoolArg, WAITING } from './compat-quota.js';
 import { runBalance } from './balance.js';
 import { QuotaMarks } from './quota-marks.js';
 import { QuotaSettings } from './quota-settings.js';
@@ -13,6 +15,8 @@ export const QUOTA_EVENTS = {
   left: 'llm-quota-retry/left',
 };
 
+const plainChannel = (c) => ({ provider: String(c.provider), model: String(c.model) });
+const sameChannel = (a, b) => (!a && !b) || (!!a && !!b && a.provider === b.provider && a.model === b.model);
 const routeKey = (r) => (r ? `${r.provider}/${r.model}${r.reasoningEffort ? ` (${r.reasoningEffort})` : ''}` : '-');
 const plainRoute = (r) => (r ? { provider: r.provider, model: r.model, ...(r.reasoningEffort ? { reasoningEffort: r.reasoningEffort } : {}) } : undefined);
 
@@ -30,6 +34,19 @@ export class QuotaRules {
    */
   constructor({ ctx, policy, decide, settingsPath, marksPath, report, emit, lifetime }) {
     Object.assign(this, { ctx, policy, decide, report, emit, lifetime });
+    // For the type checker only: the fields Object.assign just set.
+    /** @type {any} */
+    this.ctx;
+    /** @type {import('./policy.js').Policy} */
+    this.policy;
+    /** @type {(event: object) => any} */
+    this.decide;
+    /** @type {(record: object) => void} */
+    this.report;
+    /** @type {(name: string, payload: object) => void} */
+    this.emit;
+    /** @type {AbortSignal} */
+    this.lifetime;
     this.settings = new QuotaSettings(settingsPath, report);
     this.marks = marksPath ? new QuotaMarks(marksPath, report) : undefined;
     this.agents = new Map(); // agent id -> {agent, session, turn, step, failure}
@@ -90,11 +107,17 @@ export class QuotaRules {
     const session = agent?.session?.id ? String(agent.session.id) : undefined;
     t = { ...t, agent, session, instance: this.policy.instance };
     this.agents.set(id, t);
+    if (session) this.bySession.set(session, id);
     if (session && this.active) {
-      this.bySession.set(session, id);
       const s = this.settings.adopt(session, agent.session.header?.parentSession);
       if (s.quota) this.decide({ kind: 'set-quota', agent: id, mode: s.quota });
       if (s.pool) this.decide(s.pool === 'off' ? { kind: 'set-pool', agent: id, mode: 'off' } : { kind: 'set-pool', agent: id, mode: 'pool', pool: s.pool });
+    }
+    // The session's home and the user's pick, as the module last reported
+    // them, after its pool (choosing a pool ends a pick; a pick made since wins).
+    const own = session ? this.settings.get(session) : undefined;
+    if (own?.home || own?.pick) {
+      this.decide({ kind: 'restore-route', agent: id, ...(own.home ? { home: plainChannel(own.home) } : {}), ...(own.pick ? { pick: plainChannel(own.pick) } : {}) });
     }
     return t;
   }
@@ -106,6 +129,28 @@ export class QuotaRules {
     this.agents.delete(id);
     this.waits.get(id)?.abort(new Error('agent disposed'));
     this.waits.delete(id);
+  }
+
+  /**
+   * Keeps the session's home for a restarted host: the module's failover says
+   * where the session belongs while it is away, its return ends that.
+   */
+  noteHome(agentId, home) {
+    const session = this.agents.get(agentId)?.session;
+    if (!session || sameChannel(this.settings.get(session)?.home, home)) return;
+    this.settings.set(session, 'home', home ? plainChannel(home) : undefined);
+  }
+
+  /** Keeps the session's home and the user's pick, as the module reported both, for a restarted host. */
+  noteRoute(agentId, home, pick) {
+    const session = this.agents.get(agentId)?.session;
+    if (!session) return;
+    this.settings.update(session, { home: home ? plainChannel(home) : undefined, pick: pick ? plainChannel(pick) : undefined });
+  }
+
+  /** The session's home as the module last reported it (the web chip's). */
+  homeOf(sessionId) {
+    return this.settings.get(sessionId)?.home;
   }
 
   /** What the events need of a failed request: its turn, step and failure. */
@@ -121,11 +166,14 @@ export class QuotaRules {
     const base = { session: t.session, agent: fx.agent, provider: fx.provider, pool: fx.pool, turn: t.turn, step: t.step,
       enteredAt: fx.enteredAtMs, attempts: fx.attempts };
     if (fx.phase !== 'left') this.hold(fx.agent); // the wait is pending from here: isRetrying, and the switch can end it
+    if (fx.phase !== 'left') t.pool = fx.pool; // for stateOf
     if (fx.phase === 'entered') {
-      this.emit(QUOTA_EVENTS.entered, { ...base, failure: t.failure, nextAttemptAt: fx.nextAttemptAtMs });
+      this.emit(QUOTA_EVENTS.entered, { ...base, ...WAITING, failure: t.failure, nextAttemptAt: fx.nextAttemptAtMs, at: fx.nextAttemptAtMs });
     } else if (fx.phase === 'left') {
       this.waits.get(fx.agent)?.abort(new Error(`quota wait left: ${fx.reason}`));
-      this.emit(QUOTA_EVENTS.left, { ...base, reason: fx.reason, leftAt: Date.now() });
+      this.waits.delete(fx.agent); // a listener of `left` reads stateOf undefined, isRetrying false
+      const leftAt = Date.now();
+      this.emit(QUOTA_EVENTS.left, { ...base, ...leftFields(fx.enteredAtMs, leftAt), reason: fx.reason, leftAt });
     }
   }
 
@@ -133,7 +181,7 @@ export class QuotaRules {
     if (fx.cause === 'assigned') return; // a command's choice, not a failover
     const t = this.agents.get(fx.agent) ?? {};
     this.emit(QUOTA_EVENTS.failover, { session: t.session, agent: fx.agent, failure: fx.cause === 'exhausted' ? undefined : t.failure,
-      provider: fx.from?.provider, from: plainRoute(fx.from), to: plainRoute(fx.to), pool: fx.pool, turn: t.turn, step: t.step });
+      provider: fx.from?.provider, from: plainRoute(fx.from), to: plainRoute(fx.to), pool: fx.pool, turn: t.turn, step: t.step, at: Date.now() });
   }
 
   /** Runs a provider's balance script and hands the reading to the module. */
@@ -190,14 +238,20 @@ export class QuotaRules {
     return this.policy.inspect(Date.now(), agentId);
   }
 
-  /** The frozen long-term wait state of a session (service `stateOf`). */
+  /**
+   * The frozen long-term wait state of a session (service `stateOf`), or
+   * undefined outside a wait: the quota plugin's callers test
+   * `stateOf(s) === undefined` for "not waiting" (compat-quota.js).
+   */
   stateOf(agentId) {
-    const r = agentId ? this.inspect(agentId) : undefined;
-    const w = r?.session?.wait;
+    if (agentId === undefined) return undefined;
+    const w = this.inspect(agentId)?.session?.wait;
+    const pending = this.waits.has(agentId);
+    if (!w && !pending) return undefined;
     const t = this.agents.get(agentId) ?? {};
     return Object.freeze({
-      pending: this.waits.has(agentId), attempts: w?.attempts ?? 0, enteredAt: w?.enteredAtMs, nextAttemptAt: w?.nextAttemptAtMs,
-      provider: w?.provider, turn: t.turn, step: t.step,
+      pending, retrying: true, attempts: w?.attempts ?? 0, enteredAt: w?.enteredAtMs, nextAttemptAt: w?.nextAttemptAtMs, at: w?.nextAttemptAtMs,
+      provider: w?.provider, pool: t.pool, turn: t.turn, step: t.step,
     });
   }
 
@@ -231,6 +285,7 @@ export class QuotaRules {
    * A session setting (`quota` or `pool`) from a command: its status, or the
    * setting changed and the status after it; `refused(arg)` words a value the
    * module did not take.
+   * @returns {import('@deepseek-ai/dsh-commands').CommandResult}
    */
   sessionCommand(agent, arg, what, refused) {
     if (!this.active) return { kind: 'error', text: 'dsh-resilience: no pools or quota configured for this row' };
@@ -332,7 +387,10 @@ export class QuotaRules {
     return lines.join('\n');
   }
 
-  /** `/resilience routes [pool]`: each pool's routes, readings and marks. */
+  /**
+   * `/resilience routes [pool]`: each pool's routes, readings and marks.
+   * @returns {import('@deepseek-ai/dsh-commands').CommandResult}
+   */
   routesTable(only) {
     const r = this.inspect();
     if (!r) return { kind: 'error', text: 'dsh-resilience: the policy module failed; see the audit log' };
@@ -367,13 +425,14 @@ export class QuotaRules {
         const p = r?.pools.find((x) => x.name === pool);
         if (!p) return undefined;
         const stale = new Set(p.routes.map((x) => x.route.provider)
+          // @ts-expect-error -- r is set (p was found in it); the checker loses that in the callback
           .filter((name) => r.providers.find((x) => x.provider === name && x.hasBalance && x.stale)));
         await Promise.all([...stale].map((name) => self.refresh(name)));
         r = self.inspect();
         return plainRoute(r?.pools.find((x) => x.name === pool)?.choice);
       },
       setPool(session, pool) {
-        const arg = pool === null || pool === undefined ? 'default' : String(pool);
+        const arg = servicePoolArg(pool);
         if (arg !== 'off' && arg !== 'default' && !self.poolNames().includes(arg)) return false;
         return self.setPool(self.agentOf(session), self.sessionOf(session), arg) === true;
       },
@@ -428,6 +487,7 @@ export class QuotaRules {
         if (state.pool === 'off') poolSource = 'off';
         else if (state.pool) [pool, poolSource] = [state.pool, 'session'];
         else if (state.route) {
+          // @ts-expect-error -- a pool's routes are all there: plainRoute answers undefined only for none
           const holding = pools.filter((p) => p.routes.some((r) => r.provider === state.route.provider && r.model === state.route.model));
           if (holding.length === 1) [pool, poolSource] = [holding[0].name, 'inferred'];
         }
@@ -446,6 +506,7 @@ export function parseQuotaCommand(name, args) {
   return undefined;
 }
 
+/** @returns {import('@deepseek-ai/dsh-commands').CommandResult} */
 function moduleFailed() {
   return { kind: 'error', text: 'dsh-resilience: the policy module failed; see the audit log' };
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // Live reconfiguration: a new config goes into a fresh module instance, the
 // running one's channel health is carried over, and only then does the new
 // instance take the old one's place. A config the module refuses changes

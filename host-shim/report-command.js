@@ -1,3 +1,4 @@
+// @ts-check
 // `/resilience report [24h|7d]`, and the web's `report` endpoint: the report
 // (report.js) over the last day or week of this host's audit log, both
 // generations. The command prints the text; the web gets the same numbers,
@@ -23,6 +24,7 @@ export function parseWindow(word = '24h') {
  * @param {number} nowMs - the window's end.
  * @returns {Promise<{report, text, svg} | {error: string}>}
  */
+/** @returns {Promise<{error?: string, report?: object, text?: string, svg?: string}>} */
 export async function reportData(auditPath, word, nowMs) {
   const spanMs = parseWindow(word ?? '24h');
   if (spanMs === undefined) return { error: `"${word}" is not a window: ${USAGE}` };
@@ -34,7 +36,10 @@ export async function reportData(auditPath, word, nowMs) {
   return { report, text: renderReportText(report) + note, svg: timelineSvg(report) };
 }
 
-/** The command's answer. */
+/**
+ * The command's answer.
+ * @returns {Promise<import('@deepseek-ai/dsh-commands').CommandResult>}
+ */
 export async function reportCommand(auditPath, word, nowMs) {
   const out = await reportData(auditPath, word, nowMs);
   return out.error ? { kind: 'error', text: out.error } : { kind: 'success', text: out.text };

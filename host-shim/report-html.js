@@ -1,3 +1,4 @@
+// @ts-check
 // The report as one self-contained HTML page (`make report`): a timeline
 // picture first, one lane per channel with its open and half-open spans and
 // failover marks, then the same numbers as the text, in the same words
@@ -12,7 +13,7 @@ const STEPS = [MIN, 5 * MIN, 10 * MIN, 15 * MIN, 30 * MIN, 60 * MIN, 2 * 60 * MI
 /** Axis ticks: the smallest round step giving at most `max` ticks. */
 export function ticks(fromMs, toMs, max = 12) {
   const span = Math.max(1, toMs - fromMs);
-  const step = STEPS.find((s) => span / s <= max) ?? Math.ceil(span / max / STEPS.at(-1)) * STEPS.at(-1);
+  const step = STEPS.find((s) => span / s <= max) ?? Math.ceil(span / max / /** @type {number} */ (STEPS.at(-1))) * /** @type {number} */ (STEPS.at(-1));
   const out = [];
   for (let t = Math.ceil(fromMs / step) * step; t <= toMs; t += step) out.push(t);
   return { step, ticks: out };
@@ -55,7 +56,7 @@ export function timelineSvg(report) {
       `<text x="${x(t)}" y="${height - 10}" class="tick">${esc(label)}</text>`);
   }
   lanes.forEach((c, i) => {
-    const y = laneY.get(c.channel);
+    const y = /** @type {number} */ (laneY.get(c.channel)); // every lane has its row
     parts.push(`<text x="${LABEL - 12}" y="${y + 29}" class="lane">${esc(c.channel)}</text>`,
       `<text x="${LABEL - 12}" y="${y + 43}" class="avail">${esc(c.providerWide ? 'provider breaker' : `${formatPercent(c.availability)} available`)}</text>`,
       `<rect x="${LABEL}" y="${y + 16 + (LANE - 26) / 2 - 3}" width="${plotW}" height="6" rx="3" fill="${COLORS.up}"/>`);
@@ -79,8 +80,8 @@ export function timelineSvg(report) {
   for (const c of lanes) {
     for (const f of c.failovers) {
       const mid = 16 + (LANE - 26) / 2;
-      const y0 = laneY.get(c.channel) + mid;
-      const y1 = laneY.has(f.to) ? laneY.get(f.to) + mid : y0 + LANE / 2;
+      const y0 = /** @type {number} */ (laneY.get(c.channel)) + mid;
+      const y1 = laneY.has(f.to) ? /** @type {number} */ (laneY.get(f.to)) + mid : y0 + LANE / 2;
       const xf = x(f.at);
       const dir = y1 >= y0 ? 1 : -1;
       parts.push(`<g class="failover"><title>${esc(`failover ${formatTime(f.at)} ${c.channel} → ${f.to} (${f.code})`)}</title>`
@@ -96,7 +97,7 @@ export function timelineSvg(report) {
   }
   report.incidents.forEach((inc, i) => {
     if (!laneY.has(inc.channel)) return;
-    parts.push(`<text x="${x(inc.start)}" y="${laneY.get(inc.channel) + 12}" class="num">#${i + 1}</text>`);
+    parts.push(`<text x="${x(inc.start)}" y="${/** @type {number} */ (laneY.get(inc.channel)) + 12}" class="num">#${i + 1}</text>`);
   });
   const legend = [['open', COLORS.open], ['half-open (probing)', COLORS['half-open']], ['closed', COLORS.up]]
     .map(([name, color], i) => `<rect x="${LABEL + i * 170}" y="8" width="14" height="14" rx="2" fill="${color}"/><text x="${LABEL + 20 + i * 170}" y="19" class="legend">${name}</text>`)

@@ -1,3 +1,4 @@
+// @ts-check
 // The report: what happened over a window of audit records, and what it
 // saved. One pure function (`computeReport`) turns records into numbers; the
 // text (`renderReportText`, for `/resilience report`) and the HTML page
@@ -41,6 +42,10 @@ export function stockBackoffMs(p = STOCK_RETRY) {
 /**
  * What the stock host does with one failure of this code: `retries` more
  * requests over `budgetMs`, then the turn fails (`retries` 0: at once).
+ */
+/**
+ * @param {string} code
+ * @param {{hung?: boolean, retryAfterMs?: any}} [o] - retryAfterMs absent: no Retry-After (undefined > n is false).
  */
 export function stockOutcome(code, { hung = false, retryAfterMs } = {}) {
   if (!STOCK_RETRY.retryableCodes.includes(code)) return { retries: 0, budgetMs: 0, why: `${code} is not retried` };
@@ -390,7 +395,7 @@ export function computeReport(logs, window = {}) {
     if (!ttfts.has(s.key)) ttfts.set(s.key, []);
     ttfts.get(s.key).push(Math.max(0, s.firstChunkMs - s.openedMs));
   }
-  for (const [key, xs] of ttfts) Object.assign(byKey.get(key), { ttftCount: xs.length, ttftP50Ms: median(xs, 0.5), ttftP95Ms: median(xs, 0.95) });
+  for (const [key, xs] of ttfts) Object.assign(/** @type {object} */ (byKey.get(key)), { ttftCount: xs.length, ttftP50Ms: median(xs, 0.5), ttftP95Ms: median(xs, 0.95) });
   outChannels.sort((a, b) => a.channel.localeCompare(b.channel));
 
   return {

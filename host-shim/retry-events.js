@@ -1,3 +1,4 @@
+// @ts-check
 // While dsh-resilience holds a turn in a wait, the session says so in the
 // host's own vocabulary: `llm/retry` before the wait and `llm/retry-started`
 // after it, the events dsh-llm-retry writes. They are host-known types (the

@@ -1,9 +1,19 @@
+// @ts-check
 // Host services reached late (at a plugin's apply most are not there yet),
 // and credentials by reference (the Redis password, a balance script's key):
 // resolved through the host's credential service at every use, never cached.
 import { later } from './timers.js';
 
-/** The host service `name`, waiting briefly for it to appear; undefined if it does not. */
+/** @import { Context } from './host.js' */
+
+/**
+ * The host service `name`, waiting briefly for it to appear; undefined if it does not.
+ * @template {'credentials' | 'subprocess'} K
+ * @param {Context} ctx
+ * @param {K} name
+ * @param {number} [waitMs]
+ * @returns {Promise<Context[K] | undefined>}
+ */
 export function serviceOf(ctx, name, waitMs = 1_000) {
   const now = ctx.get(name);
   if (now) return Promise.resolve(now);
@@ -16,9 +26,13 @@ export function serviceOf(ctx, name, waitMs = 1_000) {
 /**
  * A credential by reference, through the host's credential service (which may
  * appear only after activation: waited for briefly), else the environment.
+ * @param {Context} ctx
+ * @param {string} ref - the credential's name (an env-style name).
+ * @returns {Promise<string | undefined>}
  */
 export async function resolveSecret(ctx, ref) {
   const service = await serviceOf(ctx, 'credentials');
-  const found = await service?.resolve?.(ref).catch(() => undefined);
+  // The host brands references at compile time only: its credentialRef() checks the pattern and returns the string itself.
+  const found = await service?.resolve?.(/** @type {import('@deepseek-ai/dsh-credentials').CredentialRef} */ (ref)).catch(() => undefined);
   return found?.value ?? process.env[ref];
 }

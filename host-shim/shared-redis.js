@@ -1,3 +1,4 @@
+// @ts-check
 // Channel health shared across machines through Redis (docs/state.md "Shared
 // health across machines"). Optional: only a config with `shared.redis` loads it, and only then
 // is the Redis client imported, so the default install pulls in nothing.
@@ -73,7 +74,7 @@ const recordKey = (r) => JSON.stringify([r.channel.provider, r.channel.model]);
 export class SharedHealth {
   /**
    * @param {object} o
-   * @param {{url: string, keyPrefix?: string, tls?: boolean}} o.options - `shared.redis`.
+   * @param {{url: string, keyPrefix?: string, tls?: boolean, ca?: string}} o.options - `shared.redis`.
    * @param {Function} o.createClient - the client package's createClient.
    * @param {() => Promise<string|undefined>} [o.password] - resolves passwordEnv; never logged.
    * @param {() => {channels: object[]}|undefined} o.snapshot - the module's health now.
@@ -109,6 +110,7 @@ export class SharedHealth {
     const socket = {
       connectTimeout: timeoutMs,
       ...(this.options.tls ? { tls: true } : {}),
+      ...(this.options.ca ? { ca: this.options.ca } : {}), // shared.redis.ca, read at activation
       // Keep trying while the host runs: quickly at first, then every few seconds.
       reconnectStrategy: (retries) => (this.closed ? false : Math.min(100 * 2 ** retries, 5_000) * (0.5 + Math.random() / 2)),
     };

@@ -1,3 +1,4 @@
+// @ts-check
 // The stall watchdog on `llm/stream` (docs/decisions.md "Stalled streams"). A provider
 // that accepts a streaming call and then says nothing holds the task for the
 // adapter's own idle timeout (300 s per attempt). This listener measures the
@@ -24,6 +25,8 @@ import { hostLlm } from './host-llm.js';
 
 import { laterTimers } from './timers.js';
 
+/** @import { EventStreamCheck, Verdict, VerdictCut } from './policy-types.js' */
+
 const CUT = Symbol('cut');
 const noop = () => {};
 
@@ -31,9 +34,16 @@ const noop = () => {};
  * The `stream-check` event (wit/policy.wit) of one watched call. Its times
  * are taken on the monotonic clock and expressed on the wall clock of this
  * moment, so a wall clock that jumps never turns into silence.
+ * @param {{openedAt: number, chunks: number, lastChunkAt: number}} call
+ * @param {{provider?: unknown, model?: unknown, purpose?: unknown, signal?: AbortSignal}} options
+ * @param {number} wall
+ * @param {number} mono
+ * @returns {EventStreamCheck}
  */
 export function streamCheckEvent(call, options, wall, mono) {
+  /** @param {number} t */
   const at = (t) => Math.max(0, Math.round(wall - (mono - t)));
+  /** @type {EventStreamCheck} */
   const ev = {
     kind: 'stream-check',
     channel: { provider: String(options.provider ?? ''), model: String(options.model ?? '') },
@@ -46,7 +56,10 @@ export function streamCheckEvent(call, options, wall, mono) {
   return ev;
 }
 
-/** The terminal chunk of a cut call: an error finish, as the adapters end a failed call. */
+/**
+ * The terminal chunk of a cut call: an error finish, as the adapters end a failed call.
+ * @param {VerdictCut} verdict
+ */
 function cutChunk(verdict) {
   const failure = Object.freeze({ code: verdict.code, message: verdict.message });
   return Object.freeze({ type: 'finish', reason: Object.freeze({ kind: 'error', failure }) });
@@ -64,7 +77,7 @@ function release(it) {
 export class StallWatcher {
   /**
    * @param {object} o
-   * @param {(event: object) => object|undefined} o.decide - one policy step
+   * @param {(event: EventStreamCheck) => Verdict|undefined} o.decide - one policy step
    *   at the wall clock's now, effects carried out; undefined when the module
    *   failed (then the call is left alone: never cut without a decision).
    * @param {() => {stream: Function}|undefined} o.llm - the host's llm
@@ -95,7 +108,7 @@ export class StallWatcher {
     const llm = this.llm();
     if (typeof llm?.stream !== 'function') return next();
     const call = { openedAt: this.mono(), chunks: 0, lastChunkAt: 0, askedAt: 0, timer: undefined,
-      reading: false, due: false, stopped: false, cut: undefined, fire: noop };
+      reading: false, due: false, stopped: false, cut: undefined, fire: /** @type {(value?: unknown) => void} */ (noop) };
     call.cutting = new Promise((resolve) => { call.fire = resolve; });
     const verdict = this.ask(call, options);
     if (verdict?.kind !== 'watch') return next(); // no bound applies, or the module failed
@@ -168,14 +181,17 @@ export class StallWatcher {
     if (!call.stopped) this.follow(call, options, this.ask(call, options));
   }
 
-  /** Carries out a verdict on a watched call. */
+  /**
+   * Carries out a verdict on a watched call.
+   * @param {Verdict | undefined} v
+   */
   follow(call, options, v) {
     this.timers.clear(call.timer);
     call.timer = undefined;
     if (call.stopped) return;
     switch (v?.kind) {
       case 'watch':
-        if (v.atMs !== undefined) {
+        if (v.atMs != null) { // the module leaves it out, never null: one test for both
           call.timer = this.timers.set(() => this.wake(call, options), Math.max(0, v.atMs - call.askedAt));
           call.timer?.unref?.(); // never what keeps a process alive
         }
@@ -216,8 +232,8 @@ export class StallWatcher {
 
 /**
  * Registers the watchdog in the host.
- * @param {object} ctx - the plugin's Cordis context.
- * @param {(event: object) => object|undefined} decide - index.js's policy step.
+ * @param {import('./host.js').Context} ctx - the plugin's Cordis context.
+ * @param {(event: EventStreamCheck) => Verdict|undefined} decide - index.js's policy step.
  */
 export async function watchStalls(ctx, decide) {
   // The agent loop marks its requests; listeners behind this one must see the copy marked too.

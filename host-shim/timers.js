@@ -1,3 +1,4 @@
+// @ts-check
 // Timers that survive any delay. Node's setTimeout takes at most 2^31-1 ms
 // (~24.8 days); above that it prints a TimeoutOverflowWarning and fires after
 // 1 ms, so a far-future wake (a restored record, a large Retry-After) re-ran

@@ -1,3 +1,4 @@
+// @ts-check
 // Tool-call retry, the shim's half. The policy decides which tools, which
 // failures and how long to wait (policy/toolretry.go); this wraps the host's
 // `tools/execute` waterfall, asks after every attempt, and carries the answer
@@ -15,34 +16,51 @@
 
 import { later } from './timers.js';
 
+/** @import { EffectToolRetry, EventToolResult, ToolFailure, Verdict } from './policy-types.js' */
+
 const MAX_MESSAGE = 2000; // enough for any classifier wording; never logged
 
 const randomDraw = () => Math.floor(Math.random() * 2 ** 53);
 
-/** The policy event for one finished attempt (WIT `tool-result-event`). */
+/**
+ * The policy event for one finished attempt (WIT `tool-result-event`).
+ * @param {any} exec - the host's tool execution.
+ * @param {any} result - the attempt's result.
+ * @param {number} attempt
+ * @param {number} rand
+ * @param {number | undefined} timeoutMs
+ * @returns {EventToolResult}
+ */
 export function toolResultEvent(exec, result, attempt, rand, timeoutMs) {
+  /** @type {EventToolResult} */
   const ev = { kind: 'tool-result', call: String(exec?.callId ?? ''), tool: String(exec?.name ?? ''), attempt, rand };
   const agent = exec?.agent?.id;
   if (agent !== undefined && agent !== null) ev.agent = String(agent);
   if (result?.isError === true) {
+    /** @type {ToolFailure} */
     const failure = { message: String(result.error?.message ?? firstText(result.content) ?? '').slice(0, MAX_MESSAGE) };
     const code = result.error?.info?.code;
     if (typeof code === 'string' && code) failure.code = code;
     ev.failure = failure;
   }
-  if (Number.isSafeInteger(timeoutMs) && timeoutMs > 0) ev.timeoutMs = timeoutMs;
+  if (timeoutMs !== undefined && Number.isSafeInteger(timeoutMs) && timeoutMs > 0) ev.timeoutMs = timeoutMs;
   return ev;
 }
 
 const firstText = (content) => (Array.isArray(content) ? content.find((b) => b?.type === 'text')?.text : undefined);
 
-/** The audit line for a `tool-retry` effect: names, counts and causes; never arguments or output. */
+/**
+ * The audit line for a `tool-retry` effect: names, counts and causes; never arguments or output.
+ * @param {EffectToolRetry} fx
+ */
 export function toolAuditRecord(fx) {
-  const type = {
+  /** @type {Partial<Record<string, string>>} */
+  const types = {
     retry: 'tool-retry',
     'attempts-exhausted': 'tool-exhausted',
     succeeded: 'tool-recovered',
-  }[fx.outcome] ?? 'tool-failed';
+  };
+  const type = types[fx.outcome] ?? 'tool-failed';
   return { type, tool: fx.tool, call: fx.call, agent: fx.agent, attempt: fx.attempt, reason: fx.reason, delayMs: fx.delayMs };
 }
 
@@ -72,7 +90,7 @@ export function retryDeadlineResult(ms) {
 /**
  * The `tools/execute` listener (register it prepended: outermost).
  * @param {object} o
- * @param {(event: object) => object|undefined} o.decide - one policy step's
+ * @param {(event: EventToolResult) => Verdict|undefined} o.decide - one policy step's
  *   verdict; undefined when the module failed, and then the result goes back as it is.
  * @param {{sleep: Function}} o.waits - cancellable waits (wait.js).
  * @param {AbortSignal} o.lifetime - aborts when the plugin is disposed.
@@ -84,28 +102,55 @@ export function retryDeadlineResult(ms) {
 export function toolRetryListener({ decide, waits, lifetime, declaredTimeout = () => undefined, fail, rand = randomDraw }) {
   return async (exec, next) => {
     const caller = exec.signal; // the caller's cancellation, or an outer wrapper's
-    let result = await next(); // attempt 1, through every wrapper inside this one
+    // attempt 1, through every wrapper inside this one. A failure thrown
+    // rather than returned is decided the same way (tool-retry users had both
+    // repeated); when it is the last word, it is thrown again as it was.
+    let { result, thrown } = await settleAttempt(next);
+    const give = (r) => {
+      if (thrown !== undefined) throw thrown;
+      return r;
+    };
     for (let attempt = 1; ;) {
       let verdict;
       try {
         verdict = decide(toolResultEvent(exec, result, attempt, rand(), timeoutOf(declaredTimeout, exec)));
       } catch (e) {
         fail(e, 'tool-result');
-        return result;
+        return give(result);
       }
-      if (verdict === undefined) return result; // the module failed: what the host does without us
+      if (verdict === undefined) return give(result); // the module failed: what the host does without us
       if (verdict.kind === 'tool-return') {
-        return verdict.note && result?.isError === true ? withNote(result, verdict.note) : result;
+        return give(verdict.note && result?.isError === true ? withNote(result, verdict.note) : result);
       }
       if (verdict.kind !== 'tool-retry') {
         fail(new Error(`unexpected verdict "${verdict.kind}"`), 'tool-result');
-        return result;
+        return give(result);
       }
       // A cancel, or the plugin going away, during the wait: the failure in hand.
-      if (!(await waits.sleep(verdict.delayMs, caller))) return result;
+      if (!(await waits.sleep(verdict.delayMs, caller))) return give(result);
       attempt = verdict.attempt;
-      result = await repeat(exec, next, [caller, lifetime], verdict.deadlineMs);
+      ({ result, thrown } = await settleAttempt(() => repeat(exec, next, [caller, lifetime], verdict.deadlineMs)));
     }
+  };
+}
+
+/** One attempt's outcome: its result, or what it threw and that as a failed result. */
+async function settleAttempt(run) {
+  try {
+    return { result: await run(), thrown: undefined };
+  } catch (e) {
+    return { result: thrownResult(e), thrown: e ?? new Error('tool call threw nothing') };
+  }
+}
+
+/** A thrown failure in the shape of a returned one, for the classifier: its message and code. */
+export function thrownResult(e) {
+  const message = String(e?.message ?? e ?? 'tool call threw');
+  const code = typeof e?.code === 'string' && e.code ? e.code : undefined;
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `Error: ${message}` }],
+    error: { message, ...(code ? { info: { name: String(e?.name ?? 'Error'), code } } : {}) },
   };
 }
 
@@ -123,11 +168,14 @@ async function repeat(exec, next, signals, deadlineMs) {
   const deadline = new AbortController();
   const timer = later(() => deadline.abort(new Error(`dsh-resilience: repeat deadline of ${deadlineMs} ms`)), deadlineMs);
   exec.signal = AbortSignal.any([...signals.filter(Boolean), deadline.signal]);
+  const timedOut = () => deadline.signal.aborted && !signals.some((s) => s?.aborted);
   try {
     const result = await next();
     // Only a failure is put down to the deadline: a success stays a success.
-    const timedOut = deadline.signal.aborted && !signals.some((s) => s?.aborted) && result?.isError === true;
-    return timedOut ? retryDeadlineResult(deadlineMs) : result;
+    return timedOut() && result?.isError === true ? retryDeadlineResult(deadlineMs) : result;
+  } catch (e) {
+    if (timedOut()) return retryDeadlineResult(deadlineMs); // a tool that throws on abort: our deadline won
+    throw e;
   } finally {
     timer.clear();
     exec.signal = caller;

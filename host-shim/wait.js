@@ -1,3 +1,4 @@
+// @ts-check
 // Cancellable waits. Every wait ends at once when the turn is aborted or the
 // plugin is disposed (hot reload included): nothing dangles past its owner.
 import { later } from './timers.js';

@@ -1,3 +1,4 @@
+// @ts-check
 // The WASI preview1 functions a standard-Go reactor module imports, and no more.
 //
 // Why not node:wasi: it prints an ExperimentalWarning to stderr when imported

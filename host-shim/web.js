@@ -1,3 +1,4 @@
+// @ts-check
 // The host half of the web client (client/): one RPC channel the browser
 // bundle talks to, and the settings namespace its card edits. It decides
 // nothing: status is read from the policy module, a backup goes through the
@@ -10,6 +11,7 @@
 // The countdowns tick in the browser from `openUntilMs` and the host's clock.
 import { readFile } from 'node:fs/promises';
 import { configProblem } from './reconfigure.js';
+import { excerpt, field, hostKnowsSession, MAX_CHANNEL, MAX_SECTION_BYTES, MAX_VALUE, sessionIdProblem } from './rpc-input.js';
 import { reportData } from './report-command.js';
 
 export const RPC_CHANNEL = '/dsh-resilience';
@@ -36,6 +38,9 @@ function forPage(record) {
     const v = out[f];
     if (v && typeof v === 'object' && typeof v.provider === 'string') out[f] = key(v);
   }
+  if (Array.isArray(out.tried)) { // a give-up's channels tried, each with its code
+    out.tried = out.tried.map((t) => ({ channel: t?.channel && typeof t.channel === 'object' ? key(t.channel) : String(t?.channel ?? '?'), code: t?.code }));
+  }
   return out;
 }
 /** The browser names a session by its id; the host's agent id may carry a `session-` prefix. */
@@ -57,6 +62,7 @@ const refuse = (code, message) => ({ ok: false, error: { code, message } });
  * @param {(config: object) => void} deps.applyConfig - reconfigures live; throws the module's message.
  * @param {import('./quota.js').QuotaRules} [deps.quota] - the quota rules, attached once built (the menu's switch and pool).
  * @param {object} deps.rowPolicyConfig - the policy part of the row, as configured.
+ * @param {string} [deps.sessionsDir] - where the host logs sessions (a session id is checked against it).
  */
 export class WebHalf {
   constructor(deps) {
@@ -119,6 +125,14 @@ export class WebHalf {
     }
   }
 
+  /**
+   * The module's return (effects.js wrote its row): the failover it ends is
+   * over, so routed() does not write a second row.
+   */
+  returned(fx) {
+    this.failovers.delete(String(fx.agent));
+  }
+
   /** The status the chip and the dock show; `session` adds that session's own view. */
   status(session) {
     const { policy } = this.deps;
@@ -140,7 +154,10 @@ export class WebHalf {
     };
     if (session) {
       const fo = lookup(this.failovers, session);
-      out.session = { id: session, route: lookup(this.routes, session) ?? null, home: fo ? fo.from : null, giveUp: lookup(this.giveUps, session) ?? null };
+      // The home the module reported (kept across a restart), else the channel failed over from.
+      const kept = this.deps.quota?.homeOf(this.deps.quota.webSession(session).session);
+      const home = kept ? key(kept) : fo ? fo.from : null;
+      out.session = { id: session, route: lookup(this.routes, session) ?? null, home, giveUp: lookup(this.giveUps, session) ?? null };
       const quota = this.deps.quota?.webView(session);
       if (quota) out.quota = quota; // only when the row configures quota rules: the menu shows its items then
     }
@@ -150,7 +167,7 @@ export class WebHalf {
   /** Answers at once when `since` is behind, else when something changes (or after the long-poll time). */
   async watch(since, session, signal) {
     if (Number.isInteger(since) && since === this.revision) {
-      await new Promise((resolve) => {
+      await new Promise(/** @param {(value?: unknown) => void} resolve */ (resolve) => {
         const done = () => { clearTimeout(timer); signal?.removeEventListener('abort', done); this.waiters.delete(done); resolve(); };
         const timer = setTimeout(done, LONG_POLL_MS);
         timer.unref?.();
@@ -226,39 +243,85 @@ export class WebHalf {
     return out;
   }
 
-  /** The RPC handler (`POST /dsh-resilience/<endpoint>`). Never throws. */
+  /**
+   * Whether the host knows the session a browser names: one an agent of
+   * this process runs or a setting was stored for, one live in the host's
+   * session store, or one logged under its sessions directory.
+   */
+  async knowsSession(id) {
+    const quota = this.deps.quota;
+    if (quota) {
+      const { agent, session } = quota.webSession(id);
+      if (agent !== undefined || quota.settings.get(session) !== undefined) return true;
+    }
+    return hostKnowsSession(id, { sessions: safe(() => this.ctx?.get?.('sessions')), sessionsDir: this.deps.sessionsDir });
+  }
+
+  /**
+   * The RPC handler (`POST /dsh-resilience/<endpoint>`). Never throws. Every
+   * field is checked here, where it enters, before anything is looked up or
+   * written (rpc-input.js); a refusal quotes at most a short excerpt.
+   */
   handler(getLlm) {
     return async (endpoint, payload, signal) => {
       try {
         switch (endpoint) {
-          case 'status':
-            return ok(await this.watch(payload?.since, typeof payload?.session === 'string' ? payload.session : undefined, signal));
+          case 'status': {
+            const session = field(payload, 'session') ?? undefined;
+            const problem = session === undefined ? undefined : sessionIdProblem(session);
+            if (problem) return refuse('INVALID', `dsh-resilience: ${problem}`);
+            return ok(await this.watch(field(payload, 'since'), session, signal));
+          }
           case 'candidates':
             return ok(await this.candidates(getLlm(), signal));
           case 'set-backup': {
-            const channel = parseChannel(payload?.channel);
-            if (channel === false) return refuse('INVALID', `"${payload?.channel}" is not provider/model`);
-            const message = await this.deps.setBackup(channel ?? undefined, 'web');
+            // Clearing is said in so many words: a channel missing, null or
+            // hidden under `__proto__` is a malformed request, not "no backup".
+            if (field(payload, 'clear') === true) {
+              const message = await this.deps.setBackup(undefined, 'web');
+              return message ? refuse('REFUSED', message) : ok(this.status());
+            }
+            const raw = field(payload, 'channel');
+            if (raw === undefined || raw === null) return refuse('INVALID', 'dsh-resilience: no channel (send {clear: true} to clear the backup)');
+            const channel = parseChannel(raw);
+            if (!channel) return refuse('INVALID', `dsh-resilience: ${excerpt(raw)} is not provider/model`);
+            const message = await this.deps.setBackup(channel, 'web');
             return message ? refuse('REFUSED', message) : ok(this.status());
           }
           case 'set-quota':
           case 'set-pool': {
-            const session = typeof payload?.session === 'string' ? payload.session : '';
-            if (!session || !this.deps.quota) return refuse('INVALID', 'dsh-resilience: no session');
+            const session = field(payload, 'session');
+            const problem = sessionIdProblem(session);
+            if (problem || !this.deps.quota) return refuse('INVALID', `dsh-resilience: ${problem ?? 'no session'}`);
+            const value = field(payload, 'value');
+            if (typeof value !== 'string' || value === '' || value.length > MAX_VALUE) {
+              return refuse('INVALID', `dsh-resilience: ${excerpt(value)} is not a ${endpoint === 'set-quota' ? 'switch (on, off or default)' : 'pool name'}`);
+            }
+            if (!(await this.knowsSession(session))) return refuse('UNKNOWN_SESSION', `dsh-resilience: this host knows no session ${excerpt(session)}`);
             // The commands' own write path (quota.js), so chip and typed command never disagree.
-            const message = this.deps.quota.webSet(session, endpoint === 'set-quota' ? 'quota' : 'pool', payload?.value);
+            const message = this.deps.quota.webSet(session, endpoint === 'set-quota' ? 'quota' : 'pool', value);
             return message ? refuse('REFUSED', message) : ok(this.status(session));
           }
-          case 'rows':
-            return ok(await this.rows(String(payload?.session ?? '')));
-          case 'validate':
-            return ok({ problem: this.problem(payload?.section ?? {}) ?? null });
+          case 'rows': {
+            const session = field(payload, 'session');
+            const problem = sessionIdProblem(session);
+            if (problem) return refuse('INVALID', `dsh-resilience: ${problem}`);
+            return ok(await this.rows(session));
+          }
+          case 'validate': {
+            const section = field(payload, 'section') ?? {};
+            if (typeof section !== 'object' || Array.isArray(section)) return refuse('INVALID', 'dsh-resilience: section must be an object');
+            if (JSON.stringify(section).length > MAX_SECTION_BYTES) return refuse('INVALID', `dsh-resilience: section larger than ${MAX_SECTION_BYTES} bytes`);
+            return ok({ problem: this.problem(section) ?? null });
+          }
           case 'report': { // report-command.js: the numbers, the text and the timeline of /resilience report
-            const out = await reportData(this.deps.auditPath, payload?.window, Date.now());
+            const window = field(payload, 'window');
+            if (window !== undefined && (typeof window !== 'string' || window.length > MAX_VALUE)) return refuse('INVALID', `dsh-resilience: ${excerpt(window)} is not a window`);
+            const out = await reportData(this.deps.auditPath, window, Date.now());
             return out.error ? refuse('INVALID', out.error) : ok(out);
           }
           default:
-            return refuse('UNKNOWN_ENDPOINT', `dsh-resilience: no endpoint "${endpoint}"`);
+            return refuse('UNKNOWN_ENDPOINT', `dsh-resilience: no endpoint ${excerpt(endpoint)}`);
         }
       } catch (e) {
         return refuse('INTERNAL', `dsh-resilience: ${String(e?.message ?? e).slice(0, 300)}`);
@@ -272,6 +335,7 @@ export class WebHalf {
    * failovers for the return rows.
    */
   install(ctx, report, logger) {
+    this.ctx = ctx; // the host's session store is looked up through it (knowsSession)
     ctx.inject(['connection'], (sub) => {
       try {
         const dispose = sub.connection.rpc.handle(RPC_CHANNEL, this.handler(() => sub.get('llm')), { authority: 'loopback' });
@@ -343,13 +407,15 @@ function tunables(v) {
   return out;
 }
 
-/** `provider/model` or an object; null for "no backup"; false when malformed. */
+/** `provider/model` or an own `{provider, model}`, each bounded; false when malformed. */
 function parseChannel(v) {
-  if (v === null || v === undefined || v === '') return null;
-  if (typeof v === 'object' && typeof v.provider === 'string' && typeof v.model === 'string' && v.provider && v.model) {
-    return { provider: v.provider, model: v.model };
+  const part = (x) => typeof x === 'string' && x !== '' && x.length <= MAX_CHANNEL;
+  if (typeof v === 'object' && v !== null) {
+    const provider = field(v, 'provider');
+    const model = field(v, 'model');
+    return part(provider) && part(model) ? { provider, model } : false;
   }
-  if (typeof v !== 'string') return false;
+  if (typeof v !== 'string' || v.length > MAX_CHANNEL) return false;
   const slash = v.indexOf('/');
   if (slash <= 0 || slash === v.length - 1) return false;
   return { provider: v.slice(0, slash), model: v.slice(slash + 1) };

@@ -30,14 +30,21 @@ const (
 
 // agent is what the policy needs to know of one agent between events.
 type agent struct {
-	id        string
-	home      Channel // where the agent belongs: what it was on before any failover
-	routed    Channel // the channel its latest request went to
-	sentAtMs  int64   // when that request was routed
-	inFlight  bool    // that request has not failed (yet)
-	pending   bool    // it failed and the host will come back: deferred, waiting or retrying
-	failovers int     // failovers since its last success
-	attempts  int     // same-channel retries and waits since its last success or failover
+	id   string
+	home Channel // where the agent belongs: what it was on before any failover
+	// pick is the user's explicit model pick, honoured until they pick again or
+	// choose a pool (session.go); lastProposed is the host's last proposal, to
+	// tell a pick from a fixed selection.
+	pick, lastProposed Channel
+	restored           bool // home came from RestoreRoute and no request has been routed since
+	// savedHome and savedPick are what the shell holds for a restarted host.
+	savedHome, savedPick Channel
+	routed               Channel // the channel its latest request went to
+	sentAtMs             int64   // when that request was routed
+	inFlight             bool    // that request has not failed (yet)
+	pending              bool    // it failed and the host will come back: deferred, waiting or retrying
+	failovers            int     // failovers since its last success
+	attempts             int     // same-channel retries and waits since its last success or failover
 	// recoveringSince is the time of the first failure since the agent's last
 	// success; 0 when it is not recovering.
 	recoveringSince int64
@@ -49,6 +56,19 @@ type agent struct {
 	// next success or give-up: what the host gets back when no target is left.
 	origin    Failure
 	hasOrigin bool
+	// tried: the channels failed on since the last success, for a give-up.
+	tried []Tried
+	// The spill (spill.go): failures in a row of the current request on
+	// burstCh; the channel it spilled to, and the one its attempts avoid.
+	burstCh, spillFrom, spillTo Channel
+	burstN                      int
+	// deferred: the latest failure was deferred to the host, so its
+	// after-host question is about the same failure.
+	deferred bool
+	// heldAt: position+1 in State.held while a wait holds its turn (hold.go),
+	// until heldUntil; 0 when not held.
+	heldAt    int
+	heldUntil int64
 
 	prev, next *agent     // neighbours in list
 	list       *agentList // the list it is on
@@ -58,6 +78,25 @@ type agent struct {
 func (a *agent) forgetRecovery() {
 	a.failovers, a.attempts, a.recoveringSince = 0, 0, 0
 	a.origin, a.hasOrigin = Failure{}, false
+	a.tried = nil
+}
+
+// maxTried bounds a give-up's list of channels tried: a chain longer than
+// this is cut, the latest kept.
+const maxTried = 16
+
+// noteTried records a failure on ch with code for the give-up's list.
+func (a *agent) noteTried(ch Channel, code string) {
+	for i := range a.tried {
+		if a.tried[i].Channel == ch {
+			a.tried[i].Code = code
+			return
+		}
+	}
+	if len(a.tried) == maxTried {
+		a.tried = append(a.tried[:0:0], a.tried[1:]...)
+	}
+	a.tried = append(a.tried, Tried{Channel: ch, Code: code})
 }
 
 // busy reports whether the host will still report on the agent's request.

@@ -14,18 +14,23 @@ package policy
 // is still retried where it happened, and a channel with no fallback still
 // gets the host's whole budget (and then the plugin's wait). At the
 // threshold with a fallback, the channel opens and the agent fails over at
-// once, without the rest of the host's budget.
+// once, without the rest of the host's budget. Below it, a request that has
+// failed spillAfter times in a row here spills: its next attempt goes to the
+// next routable target at once, and the channel stays closed (spill.go).
 func (s *State) countBeforeHost(now int64, a *agent, e RequestError, ch Channel, class Class, fx *[]Effect) Verdict {
 	c := s.circuit(ch)
 	c.countFailure(now, s.cfg.BurstWindowMs, e.Failure.Code)
 	a.counted = true
-	if c.failures < s.cfg.FailureThreshold || !s.hasFallback(now, a, ch) {
-		return Verdict{Kind: Defer}
+	if c.failures >= s.cfg.FailureThreshold && s.hasFallback(now, a, ch) {
+		if a.recoveringSince == 0 {
+			a.recoveringSince = now
+		}
+		return s.trip(now, a, e, ch, c, class, fx)
 	}
-	if a.recoveringSince == 0 {
-		a.recoveringSince = now
+	if to, ok := s.spillTarget(now, a, ch); ok {
+		return s.spill(now, a, e, ch, to, fx)
 	}
-	return s.trip(now, a, e, ch, c, class, fx)
+	return Verdict{Kind: Defer}
 }
 
 // hasFallback says whether a failover off ch would find a channel now,

@@ -121,7 +121,8 @@ func TestEveryFailureCountsWhoeverRetriesIt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := newSim(t, func(c *Config) { c.Chain = tt.chain; c.ProviderThreshold = 0 })
+			// Spilling off: the threshold's own counts (spill_test.go has them with it).
+			m := newSim(t, func(c *Config) { c.Chain = tt.chain; c.ProviderThreshold = 0; c.SpillAfter = 0 })
 			d := drive(t, m, hostModel{tt.host}, tt.script)
 			if !reflect.DeepEqual(d.requests, tt.requests) || d.answered != tt.answered {
 				t.Fatalf("requests %v answered by %q (last verdict %s); want %v answered by %q", d.requests, d.answered, d.last, tt.requests, tt.answered)
@@ -131,7 +132,7 @@ func TestEveryFailureCountsWhoeverRetriesIt(t *testing.T) {
 }
 
 func TestBurstBelowThresholdDefersAndSuccessResetsIt(t *testing.T) {
-	m := newSim(t, nil)
+	m := newSim(t, func(c *Config) { c.SpillAfter = 0 })
 	for round := 0; round < 3; round++ { // 500, 500, ok, three times over: never trips
 		m.request("a1", chA)
 		expect(t, m.fail("a1", BeforeHost, "SERVER", "", stock), Defer)

@@ -55,9 +55,11 @@ var codeClass = map[string]Class{
 	"MODEL_NOT_CONFIGURED": ClassModelUnavailable,
 	"NO_ADAPTER":           ClassModelUnavailable,
 	"MISSING_CREDENTIAL":   ClassModelUnavailable,
+	// A wrong or revoked key is the provider's (credential.go): its models
+	// cannot serve, another provider's can.
+	"AUTH":               ClassModelUnavailable,
+	"INVALID_CREDENTIAL": ClassModelUnavailable,
 
-	"AUTH":                         ClassPermanent,
-	"INVALID_CREDENTIAL":           ClassPermanent,
 	"INVALID_REQUEST":              ClassPermanent,
 	"CONTEXT_WINDOW_EXCEEDED":      ClassPermanent,
 	"ABORTED":                      ClassPermanent,

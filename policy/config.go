@@ -45,6 +45,14 @@ const (
 	// plus the floor. Fifty agents cannot storm a provider that is failing.
 	DefaultRetryBudgetPercent = 20
 	DefaultRetryBudgetFloor   = 5
+	// DefaultSpillAfter: after this many failures in a row of one request on
+	// one channel, its next attempt goes to the next routable target at once
+	// (spill.go). Two: a dead primary costs two of its requests and one host
+	// backoff (0.5 s with the stock dsh-llm-retry) instead of three and 1.5 s.
+	DefaultSpillAfter = 2
+	// MaxSpillAfter bounds spillAfter: beyond a few failures the breaker's
+	// own threshold (failureThreshold) has long decided.
+	MaxSpillAfter = 100
 )
 
 // Recovery says where an agent goes once the channel it failed over from is healthy again.
@@ -72,7 +80,11 @@ type Config struct {
 	GiveUpAfterMs      int64
 	RetryBudgetPercent int
 	RetryBudgetFloor   int
-	Recovery           Recovery
+	// SpillAfter: consecutive failures of one request on a channel after
+	// which its next attempt goes elsewhere, without tripping the channel
+	// (spill.go); 0 turns spilling off.
+	SpillAfter int
+	Recovery   Recovery
 	// Probes: call an opened channel with a tiny real request once its open
 	// time is up, instead of waiting for an agent to try it.
 	Probes bool
@@ -104,6 +116,7 @@ func DefaultConfig() Config {
 		GiveUpAfterMs:      DefaultGiveUpAfterMs,
 		RetryBudgetPercent: DefaultRetryBudgetPercent,
 		RetryBudgetFloor:   DefaultRetryBudgetFloor,
+		SpillAfter:         DefaultSpillAfter,
 		Recovery:           Return,
 		Probes:             true,
 		Tools:              DefaultToolRetryConfig(),
@@ -178,6 +191,8 @@ func (c Config) Validate() error {
 		return &FieldError{"retryBudgetPercent", "must be between 0 and 1000"}
 	case c.RetryBudgetFloor < 0 || c.RetryBudgetFloor > 1_000_000:
 		return &FieldError{"retryBudgetFloor", "must be between 0 and 1000000"}
+	case c.SpillAfter < 0 || c.SpillAfter > MaxSpillAfter:
+		return &FieldError{"spillAfter", fmt.Sprintf("must be between 0 (off) and %d", MaxSpillAfter)}
 	case c.Recovery != Return && c.Recovery != Stay:
 		return &FieldError{"recovery", `must be "return" or "stay"`}
 	}

@@ -69,7 +69,8 @@ type Verdict struct {
 // closed: CircuitChanged, FailedOver, Retrying, GaveUp, ScheduleWake, Probe,
 // EffortDropped (here), Unroutable and Routable (servable.go), ToolRetried
 // (toolretry.go), Stalled (stall.go), QuotaWait, QuotaRouted, QuotaSession
-// (quota.go), RefreshBalance and ScheduleRefresh (balance.go).
+// (quota.go), RefreshBalance and ScheduleRefresh (balance.go), Spilled
+// (spill.go), WaitCut (hold.go).
 type Effect interface{ isEffect() }
 
 // CircuitChanged reports every breaker transition: the shell logs it, emits
@@ -82,12 +83,18 @@ type CircuitChanged struct {
 	OpenUntilMs int64  // when To is Open
 }
 
-// FailedOver reports that the agent's next request goes to To.
+// FailedOver reports that the agent's next request goes to To. Home is where
+// the agent belongs (session.go): the shell keeps it for a restarted host
+// until the agent returns (Returned).
 type FailedOver struct {
 	Agent    string
 	From, To Channel
 	Code     string
 	Class    Class
+	Home     Channel
+	// Failovers numbers this one since the agent's last success (1-based,
+	// bounded by Config.MaxFailovers); 0 for a pool's own route change.
+	Failovers int
 }
 
 // Retrying reports a same-channel retry after DelayMs.
@@ -99,11 +106,23 @@ type Retrying struct {
 	Code    string
 }
 
-// GaveUp reports a failure handed back to the host, and why.
+// GaveUp reports a failure handed back to the host, and why: Channel and
+// Code are the failure that ended the turn, Tried every channel the agent
+// failed on since its last success, in the order it first failed on each,
+// with the last code each answered.
 type GaveUp struct {
 	Agent   string
 	Channel Channel
 	Reason  GiveUpReason
+	Code    string
+	Tried   []Tried
+	// Failovers is how many the agent had made since its last success.
+	Failovers int
+}
+
+// Tried is one channel a recovery failed on, and its last code.
+type Tried struct {
+	Channel Channel
 	Code    string
 }
 

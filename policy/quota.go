@@ -178,12 +178,14 @@ func (s *State) onSetPool(now int64, e SetPool, fx *[]Effect) {
 		if p == nil {
 			break // unknown: nothing changes
 		}
+		s.clearPick(e.Agent, a, fx) // choosing a pool ends the user's own pick
 		a.q.poolMode, a.q.poolName, a.q.pool = PoolNamed, p.Name, p.Name
 		a.q.route, _ = s.chooseRoute(now, p, Channel{})
 		*fx = append(*fx, QuotaRouted{Agent: e.Agent, Pool: p.Name, From: from, To: a.q.route, Cause: CauseAssigned})
 	case PoolOff:
 		a.q.poolMode, a.q.poolName, a.q.pool, a.q.route = PoolOff, "", "", Route{}
 	default:
+		s.clearPick(e.Agent, a, fx) // so does going back to the default
 		a.q.poolMode, a.q.poolName = "", ""
 		on := a.q.route.Channel
 		if on.IsZero() {
@@ -222,6 +224,16 @@ func (s *State) sessionEffect(id string, a *agent) QuotaSession {
 // low balance reading alone never moves a running session.
 func (s *State) quotaBeforeRequest(now int64, a *agent, id string, proposed Channel, fx *[]Effect) {
 	if !s.cfg.QuotaActive() {
+		return
+	}
+	if !a.pick.IsZero() {
+		// The user's own pick is not moved; its pool (named, or the one that
+		// holds it) is where a failover goes (pickPreferences).
+		a.q.pool, a.q.route = "", Route{}
+		if p, _ := s.sessionPool(a, a.pick); p != nil {
+			a.q.pool = p.Name
+			a.q.route, _ = p.route(a.pick)
+		}
 		return
 	}
 	on := a.q.route.Channel
@@ -311,7 +323,8 @@ func (s *State) onQuotaFailure(now int64, a *agent, e RequestError, ch Channel, 
 			}
 			a.q.pool, a.q.route = p.Name, r
 			a.attempts = 0
-			*fx = append(*fx, FailedOver{Agent: e.Agent, From: ch, To: r.Channel, Code: e.Failure.Code, Class: ClassQuota},
+			a.savedHome = a.home // the shell keeps it from the failover
+			*fx = append(*fx, FailedOver{Agent: e.Agent, From: ch, To: r.Channel, Code: e.Failure.Code, Class: ClassQuota, Home: a.home},
 				QuotaRouted{Agent: e.Agent, Pool: p.Name, From: from, To: r, Cause: e.Failure.Code})
 			return Verdict{Kind: Retry}
 		}
@@ -349,6 +362,7 @@ func (s *State) enterWait(now int64, a *agent, e RequestError, ch Channel, p *Po
 		target = p.Routes[0].Channel
 	}
 	a.failovers, a.attempts, a.recoveringSince = 0, 0, 0 // the engine's budgets do not bound this wait
+	s.hold(a, w.nextAtMs)                                // ended early when a channel it may use is back (hold.go)
 	*fx = append(*fx, s.waitEffect(e.Agent, w, phase, ""),
 		Retrying{Agent: e.Agent, Channel: target, Attempt: w.attempts, DelayMs: d, Code: e.Failure.Code})
 	return Verdict{Kind: Wait, DelayMs: d}
@@ -362,6 +376,7 @@ func (s *State) quotaSettled(a *agent, id string, fx *[]Effect) {
 }
 
 func (s *State) leaveWait(a *agent, id, reason string, fx *[]Effect) {
+	s.unhold(a)
 	*fx = append(*fx, s.waitEffect(id, a.q.wait, WaitLeft, reason))
 	a.q.wait = nil
 }

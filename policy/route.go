@@ -14,6 +14,9 @@ type prefs struct {
 }
 
 func (s *State) preferences(a *agent, current Channel) prefs {
+	if !a.pick.IsZero() {
+		return s.pickPreferences(a, current) // session.go: the user's own pick is never overridden
+	}
 	if ps, ok := s.poolPreferences(a); ok {
 		return ps
 	}
@@ -27,7 +30,13 @@ func (s *State) preferences(a *agent, current Channel) prefs {
 // firstRoutable returns the first preference that could take a request now,
 // skipping avoid and every channel the host said it cannot serve. It changes nothing.
 func (s *State) firstRoutable(now int64, ps prefs, avoid Channel) (Channel, bool) {
-	to, ok, _, _ := s.walk(now, ps, avoid, false)
+	to, ok, _, _ := s.walk(now, ps, avoid, Channel{}, false, false)
+	return to, ok
+}
+
+// firstRoutableAvoiding is firstRoutable skipping two channels.
+func (s *State) firstRoutableAvoiding(now int64, ps prefs, avoid, also Channel) (Channel, bool) {
+	to, ok, _, _ := s.walk(now, ps, avoid, also, false, false)
 	return to, ok
 }
 
@@ -38,13 +47,14 @@ func (s *State) firstRoutable(now int64, ps prefs, avoid Channel) (Channel, bool
 // preferences twice, and at a hundred channels the second walk was most of
 // the slowest decisions (make bench: the 10^4 x 100 scale case).
 func (s *State) routeOrReopen(now int64, ps prefs, avoid Channel) (to Channel, ok bool, next Channel, at int64) {
-	return s.walk(now, ps, avoid, true)
+	return s.walk(now, ps, avoid, Channel{}, true, true)
 }
 
 // walk goes through the preferences in order: the first routable one that
-// is not avoid ends it; on the way, with reopen, it keeps the earliest to
-// come back. A channel the host cannot serve never comes back by waiting.
-func (s *State) walk(now int64, ps prefs, avoid Channel, reopen bool) (to Channel, ok bool, next Channel, at int64) {
+// is neither avoid nor also ends it; on the way, with reopen, it keeps the earliest to
+// come back (avoid among them only with reopenAvoid). A channel the host
+// cannot serve never comes back by waiting.
+func (s *State) walk(now int64, ps prefs, avoid, also Channel, reopen, reopenAvoid bool) (to Channel, ok bool, next Channel, at int64) {
 	at = -1
 	offer := func(ch Channel, t int64) {
 		if at < 0 || t < at {
@@ -57,10 +67,10 @@ func (s *State) walk(now int64, ps prefs, avoid Channel, reopen bool) (to Channe
 		if !s.servable(now, ch) {
 			return false
 		}
-		if ch != avoid && s.routable(now, ch) {
+		if ch != avoid && ch != also && s.routable(now, ch) {
 			return true
 		}
-		if reopen {
+		if reopen && (reopenAvoid || ch != avoid) {
 			offer(ch, s.reopensAt(now, ch))
 		}
 		return false
@@ -74,10 +84,10 @@ func (s *State) walk(now int64, ps prefs, avoid Channel, reopen bool) (to Channe
 		if !s.servable(now, ch) {
 			continue
 		}
-		if ch != avoid && s.routableInChain(now, i) {
+		if ch != avoid && ch != also && s.routableInChain(now, i) {
 			return ch, true, Channel{}, 0
 		}
-		if reopen {
+		if reopen && (reopenAvoid || ch != avoid) {
 			offer(ch, s.reopensAtInChain(now, i))
 		}
 	}

@@ -108,7 +108,9 @@ func (s *State) onUnservable(now int64, a *agent, e RequestError, ch Channel, cl
 	if a.recoveringSince == 0 {
 		a.recoveringSince = now
 	}
-	if _, ok := s.firstRoutable(now, s.preferences(a, ch), ch); ok {
+	// Not back to a channel this request spilled from: it was failing it
+	// (spill.go), and its own failure is the one to hand back.
+	if _, ok := s.firstRoutableAvoiding(now, s.preferences(a, ch), ch, a.spillFrom); ok {
 		return s.failover(now, a, e, ch, class, fx)
 	}
 	origin, hasOrigin := a.origin, a.hasOrigin

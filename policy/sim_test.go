@@ -70,6 +70,10 @@ func kinds(fx []Effect) []string {
 			out = append(out, "probe:"+e.Channel.String())
 		case EffortDropped:
 			out = append(out, "effort-dropped:"+e.Effort)
+		case Spilled:
+			out = append(out, "spill:"+e.To.String())
+		case WaitCut:
+			out = append(out, "wait-cut:"+e.Channel.String())
 		case ScheduleWake:
 			// Wakes are checked where they matter (probe tests), not in every expectation.
 		}

@@ -34,6 +34,8 @@ type State struct {
 	chain    chainIndex
 
 	due []*circuit // onWake's scratch, reused
+
+	held []*agent // agents whose turn a wait holds (hold.go)
 }
 
 // provider is what the policy keeps per provider: its breaker (whose kids are

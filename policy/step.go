@@ -31,6 +31,7 @@ func StepInto(s *State, now int64, ev Event, buf []Effect) Output {
 			if c := s.circuits[a.routed]; c != nil {
 				c.release(e.Agent)
 			}
+			s.unhold(a)
 			s.agents.remove(a)
 		}
 	case Wake:
@@ -55,8 +56,13 @@ func StepInto(s *State, now int64, ev Event, buf []Effect) Output {
 		s.onBalanceReading(now, e, &fx)
 	case RestoreMark:
 		s.onRestoreMark(now, e)
+	case RestoreRoute:
+		s.onRestoreRoute(now, e)
 	default:
 		panic(fmt.Sprintf("policy: unknown event %T", ev))
+	}
+	if len(s.held) > 0 && mayHaveFreed(ev, fx) {
+		s.cutHeld(now, &fx)
 	}
 	s.scheduleWake(now, &fx)
 	s.refreshBalances(now, &fx)
@@ -90,19 +96,44 @@ func (s *State) settle(now int64, a *agent, id string, fx *[]Effect) {
 func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 	a := s.agents.get(e.Agent, now)
 	defer s.agents.place(a)
+	retry := a.pending // the host (or a wait) retries a failed request
+	s.unhold(a)
 	// A new request while the last one is still in flight means it went through.
 	s.settle(now, a, e.Agent, fx)
-	if a.routed.IsZero() || e.Proposed != a.routed {
-		// Not what this policy routed last: the user or the host chose it.
-		a.home = s.intern(e.Proposed)
+	if !retry {
+		a.newRequest()
 	}
+	fresh := a.routed.IsZero() && !a.restored // a new session: route choice applies
+	picked := s.noteProposal(a, e.Proposed)   // session.go
 	s.quotaBeforeRequest(now, a, e.Agent, e.Proposed, fx)
-	target, ok := s.firstRoutable(now, s.preferences(a, e.Proposed), Channel{})
+	ps := s.preferences(a, e.Proposed)
+	target, ok := a.spillTo, !a.spillTo.IsZero() && s.servable(now, a.spillTo) && s.routable(now, a.spillTo)
+	if !ok { // a spilled request keeps off the channel it left
+		target, ok = s.firstRoutable(now, ps, a.spillFrom)
+	}
+	if !ok && !a.spillFrom.IsZero() {
+		target, ok = s.firstRoutable(now, ps, Channel{})
+	}
+	if ok && fresh && s.readsLow(now, target.Provider) {
+		// A low reading keeps a new session off a provider: it starts on the
+		// first preference with allowance, its home. (A pool's route choice
+		// already did so among its routes; when none has allowance this still
+		// finds the user's backup.)
+		if t, found := s.withAllowance(now, ps); found {
+			target, a.home = t, s.intern(t)
+		}
+	}
 	if !ok {
 		// Nothing is routable (a wait ran out early, or another agent took the
 		// probe slot): let the proposed channel try rather than invent one.
 		target = s.fallbackTarget(a, e.Proposed)
 	}
+	if from, back := a.returnsHome(target, e.Proposed, picked); back {
+		*fx = append(*fx, Returned{Agent: e.Agent, From: from, To: target})
+		a.savedHome = Channel{} // the shell drops it at the return
+	}
+	a.restored = false
+	s.routeEffect(e.Agent, a, target, fx)
 	if c := s.circuits[target]; c != nil { // an unseen channel is closed: nothing to admit
 		c.admit(now, e.Agent, fx)
 	}
@@ -121,9 +152,12 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 	return v
 }
 
-func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) Verdict {
+func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) (v Verdict) {
 	a := s.agents.get(e.Agent, now)
 	defer s.agents.place(a)
+	// The after-host question about a deferred failure is not a new failure.
+	fresh := e.Phase == BeforeHost || !a.deferred
+	defer func() { a.deferred = v.Kind == Defer }()
 	ch := a.routed
 	a.inFlight = false
 	// Whether the before-host question already counted this very failure: the
@@ -142,6 +176,10 @@ func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) Verdict 
 	}
 	class := s.cfg.classify(e.Failure)
 	e.Failure.RetryAfterMs = statedWaitMs(e.Failure, now)
+	if fresh && e.Failure.Code != "ABORTED" {
+		a.noteFailure(ch)
+		a.noteTried(ch, e.Failure.Code)
+	}
 	c := s.circuits[ch] // nil: never failed, closed; created once there is something to record
 	if c != nil {
 		c.ready(now, fx)
@@ -181,8 +219,13 @@ func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) Verdict 
 		c.state != Closed || !healthy || // a failed probe, a provider already down
 		(e.Phase == AfterHost && e.HostRetry.covers(e.Failure.Code)) || // the host's budget is spent
 		c.failures >= s.cfg.FailureThreshold
-	if !open && s.provider(ch.Provider).budget.spend(now, &s.cfg) {
-		return s.wait(now, a, e, ch, 0, fx)
+	if !open {
+		if to, ok := s.spillTarget(now, a, ch); ok {
+			return s.spill(now, a, e, ch, to, fx) // elsewhere at once: no backoff needed
+		}
+		if s.provider(ch.Provider).budget.spend(now, &s.cfg) {
+			return s.wait(now, a, e, ch, c, class, fx)
+		}
 	}
 	// Open, or out of retry budget: stop retrying this channel, look elsewhere.
 	return s.trip(now, a, e, ch, c, class, fx)
@@ -192,6 +235,9 @@ func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) Verdict 
 func (s *State) trip(now int64, a *agent, e RequestError, ch Channel, c *circuit, class Class, fx *[]Effect) Verdict {
 	c.open(now, &s.cfg, e.Failure.RetryAfterMs, e.Failure.Code, class, fx)
 	s.checkProvider(now, s.provider(ch.Provider), fx)
+	if v, ok := s.credentialTrip(now, a, e, ch, class, fx); ok {
+		return v // credential.go: a key is per provider
+	}
 	return s.failover(now, a, e, ch, class, fx)
 }
 
@@ -208,35 +254,79 @@ func (s *State) failover(now int64, a *agent, e RequestError, ch Channel, class 
 		}
 		a.failovers++
 		a.attempts = 0
-		*fx = append(*fx, FailedOver{Agent: e.Agent, From: ch, To: to, Code: e.Failure.Code, Class: class})
+		*fx = append(*fx, FailedOver{Agent: e.Agent, From: ch, To: to, Code: e.Failure.Code, Class: class, Home: a.home, Failovers: a.failovers})
+		a.savedHome = a.home // the shell keeps it from the failover
 		return Verdict{Kind: Retry}
 	}
 	if len(s.cfg.Chain) == 0 {
-		// No chain configured: the plugin observes and records, it does not hold turns.
+		// No chain configured: nothing to reroute to, so no failover and no
+		// wait for another channel. (A transient code the host does not retry
+		// was still retried on the same channel, with backoff, before this:
+		// a reconnect user wants that; see TestEmptyChainRetriesTheSameChannelOnly.)
 		return s.giveUp(a, e, ch, NoRoutableFallback, fx)
 	}
 	if at < 0 {
 		return s.giveUp(a, e, ch, NoRoutableFallback, fx) // nothing the host can serve will ever come back
 	}
-	return s.wait(now, a, e, next, at-now, fx)
+	return s.waitFor(now, a, e, ch, next, at, fx)
 }
 
-// wait retries on ch after a backoff, at least minMs: the agent's turn is
-// held while its channel (or the first to come back) recovers, as long as
-// its recovery time allows.
-func (s *State) wait(now int64, a *agent, e RequestError, ch Channel, minMs int64, fx *[]Effect) Verdict {
+// wait retries on ch, which is still closed, after a backoff that honours
+// the provider's stated wait. A stated wait beyond the agent's recovery time
+// is the channel saying it is out for longer than the agent can wait: it
+// opens for that long, and the agent looks for the soonest channel instead
+// (a fallback may be routable now) rather than giving up on this one.
+func (s *State) wait(now int64, a *agent, e RequestError, ch Channel, c *circuit, class Class, fx *[]Effect) Verdict {
 	a.attempts++
-	d := max(minMs, Backoff(a.attempts, s.cfg.BackoffBaseMs, s.cfg.BackoffMaxMs, e.Failure.RetryAfterMs, e.Rand))
+	d := Backoff(a.attempts, s.cfg.BackoffBaseMs, s.cfg.BackoffMaxMs, e.Failure.RetryAfterMs, e.Rand)
 	if now+d-a.recoveringSince > s.cfg.GiveUpAfterMs {
+		if at, ok := s.soonestOther(now, a, ch); ok && at-a.recoveringSince <= s.cfg.GiveUpAfterMs {
+			return s.trip(now, a, e, ch, c, class, fx)
+		}
 		return s.giveUp(a, e, ch, RecoveryTimeout, fx)
 	}
 	*fx = append(*fx, Retrying{Agent: e.Agent, Channel: ch, Attempt: a.attempts, DelayMs: d, Code: e.Failure.Code})
 	return Verdict{Kind: Wait, DelayMs: d}
 }
 
+// waitFor holds the agent's turn, after failed failed, until next, the
+// soonest of its preferences, can be tried again at `at`. Each channel's own
+// open time already holds what its provider stated (a reset an hour away on
+// a fallback is that fallback's, not the wait for every channel), so the wait
+// is `at` itself, cut short if a channel is usable sooner (hold.go). The
+// agent gives up only when even `at` is beyond its recovery time.
+func (s *State) waitFor(now int64, a *agent, e RequestError, failed, next Channel, at int64, fx *[]Effect) Verdict {
+	if at-a.recoveringSince > s.cfg.GiveUpAfterMs {
+		return s.giveUp(a, e, failed, RecoveryTimeout, fx)
+	}
+	a.attempts++
+	d := at - now
+	if d <= 0 { // back already (a slot held by a probe that is due): a backoff spaces the retries
+		d = min(Backoff(a.attempts, s.cfg.BackoffBaseMs, s.cfg.BackoffMaxMs, 0, e.Rand), a.recoveringSince+s.cfg.GiveUpAfterMs-now)
+	}
+	s.hold(a, now+d)
+	*fx = append(*fx, Retrying{Agent: e.Agent, Channel: next, Attempt: a.attempts, DelayMs: d, Code: e.Failure.Code})
+	return Verdict{Kind: Wait, DelayMs: d}
+}
+
+// soonestOther is when the first of the agent's preferences other than ch
+// can take a request (now, if one can), and false when none ever will.
+func (s *State) soonestOther(now int64, a *agent, ch Channel) (int64, bool) {
+	_, ok, _, at := s.walk(now, s.preferences(a, ch), ch, Channel{}, true, false)
+	if ok {
+		return now, true
+	}
+	return at, at >= 0
+}
+
+// giveUp hands the failure in hand back to the host: ch and its code are
+// what ended the turn, and the record lists every channel tried since the
+// agent's last success.
 func (s *State) giveUp(a *agent, e RequestError, ch Channel, reason GiveUpReason, fx *[]Effect) Verdict {
+	tried, made := a.tried, a.failovers // before forgetRecovery clears them
 	a.forgetRecovery()
 	a.pending = false
-	*fx = append(*fx, GaveUp{Agent: e.Agent, Channel: ch, Reason: reason, Code: e.Failure.Code})
+	s.unhold(a)
+	*fx = append(*fx, GaveUp{Agent: e.Agent, Channel: ch, Reason: reason, Code: e.Failure.Code, Tried: tried, Failovers: made})
 	return Verdict{Kind: Delegate, Reason: reason}
 }

@@ -41,7 +41,7 @@ func TestQuotaFailsOverBeforeTheHostRetries(t *testing.T) {
 }
 
 func TestUncoveredTransientWaitsThenOpensAtThreshold(t *testing.T) {
-	m := newSim(t, func(c *Config) { c.FailureThreshold = 3 })
+	m := newSim(t, func(c *Config) { c.FailureThreshold = 3; c.SpillAfter = 0 })
 	m.request("a1", chA)
 	// STREAM_CLOSED is not in the host's retryable codes: the plugin retries it itself.
 	for i := 1; i <= 2; i++ {

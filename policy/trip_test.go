@@ -139,7 +139,9 @@ func TestAFailoverTargetThatCannotServeIsSkippedAtOnce(t *testing.T) {
 	t.Run("go on down the list", func(t *testing.T) {
 		m := newSim(t, func(c *Config) { c.Chain = []Channel{chA, nokey, chB}; c.ProviderThreshold = 0 })
 		d := drive(t, m, hostModel{stock}, map[Channel][]string{chA: {"RATE_LIMIT"}, nokey: {"MISSING_CREDENTIAL"}, chB: {"ok"}})
-		if want := map[Channel]int{chA: 3, nokey: 1, chB: 1}; !reflect.DeepEqual(d.requests, want) || d.answered != chB {
+		// The second failure spills to nokey, which cannot serve; the same
+		// request goes on to p/b, still off the primary it spilled from.
+		if want := map[Channel]int{chA: 2, nokey: 1, chB: 1}; !reflect.DeepEqual(d.requests, want) || d.answered != chB {
 			t.Fatalf("requests %v answered by %q; want %v by p/b", d.requests, d.answered, want)
 		}
 		if m.s.servable(m.now, nokey) {
@@ -150,12 +152,24 @@ func TestAFailoverTargetThatCannotServeIsSkippedAtOnce(t *testing.T) {
 		}
 	})
 	t.Run("nothing left: the primary's own failure goes back", func(t *testing.T) {
-		m := newSim(t, func(c *Config) { c.Chain = []Channel{chA, nokey}; c.ProviderThreshold = 0 })
+		// Spilling off: the primary opens and fails over (a spill back to a
+		// closed primary ends with the primary's own failure in hand anyway).
+		m := newSim(t, func(c *Config) { c.Chain = []Channel{chA, nokey}; c.ProviderThreshold = 0; c.SpillAfter = 0 })
 		d := drive(t, m, hostModel{stock}, map[Channel][]string{chA: {"RATE_LIMIT"}, nokey: {"NO_ADAPTER"}})
 		if d.last != Delegate || d.original == nil || d.original.Code != "RATE_LIMIT" {
 			t.Fatalf("ended with %s, original %+v; want delegate with the primary's RATE_LIMIT", d.last, d.original)
 		}
 		if want := map[Channel]int{chA: 3, nokey: 1}; !reflect.DeepEqual(d.requests, want) {
+			t.Fatalf("requests %v, want %v", d.requests, want)
+		}
+	})
+	t.Run("spilled to the only fallback, which cannot serve: the primary's own failure goes back at once", func(t *testing.T) {
+		m := newSim(t, func(c *Config) { c.Chain = []Channel{chA, nokey}; c.ProviderThreshold = 0 })
+		d := drive(t, m, hostModel{stock}, map[Channel][]string{chA: {"RATE_LIMIT"}, nokey: {"MISSING_CREDENTIAL"}})
+		if d.last != Delegate || d.original == nil || d.original.Code != "RATE_LIMIT" {
+			t.Fatalf("ended with %s, original %+v; want delegate with the primary's RATE_LIMIT", d.last, d.original)
+		}
+		if want := map[Channel]int{chA: 2, nokey: 1}; !reflect.DeepEqual(d.requests, want) {
 			t.Fatalf("requests %v, want %v", d.requests, want)
 		}
 	})

@@ -34,9 +34,44 @@ func vDelegateOriginal(reason, original string) string {
 	return fmt.Sprintf(`{"kind":"delegate","reason":%q,"original":%s}`, reason, original)
 }
 
+func fxSpill(agent string, from, to ch, code string, failures int) string {
+	return fmt.Sprintf(`{"kind":"spill","agent":%s,"from":%s,"to":%s,"code":%s,"failures":%d}`, js(agent), from.json(), to.json(), js(code), failures)
+}
+
+func fxWaitCut(agent string, c ch) string {
+	return fmt.Sprintf(`{"kind":"wait-cut","agent":%s,"channel":%s}`, js(agent), c.json())
+}
+
 func burstScenarios() []scenario {
 	abc := configJSON([]ch{chA, chC, chB}, classic...)
+	spill := []string{`"providerThreshold":0`, `"probes":false`} // spillAfter at its default, 2
+	spare := ch{"spare", "m"}
 	return []scenario{
+		{name: "spill (issue #17): the second failure of one request goes to the fallback at once; the primary stays closed and the next request goes home, with a return row", steps: []step{
+			engConfigure([]ch{chA, chB}, spill...),
+			decide(request(1000, "a1", chA), out(vPass)),
+			decide(requestErr(1100, "a1", "mock", beforeHost, code("SERVER"), hostRetryStock, 0), out(vDefer)),
+			decide(request(1600, "a1", chA), out(vPass)),
+			decide(requestErr(1700, "a1", "mock", beforeHost, code("SERVER"), hostRetryStock, 0),
+				out(vRetry, fxSpill("a1", chA, chB, "SERVER", 2))),
+			decide(request(1700, "a1", chA), out(vSwap(chB))),
+			decide(settled(2000, "a1"), out(vPass)),
+			snapshot(health(hc(chA, "closed", 2, 0, "SERVER"))),
+			// Home again: the session left it for one request, so its return is said (the row).
+			decide(request(3000, "a1", chA), out(vPass, fxReturned("a1", chB, chA))),
+		}},
+		{name: "wait-cut (issue #17): a turn held for the first channel back is cut when a usable backup is chosen", steps: []step{
+			engConfigure([]ch{chA, chC}, engClassic(`"failureThreshold":1`)...),
+			decide(request(1000, "a1", chA), out(vPass)),
+			decide(requestErr(1000, "a1", "mock", beforeHost, code("QUOTA"), "", 0),
+				out(vRetry, fxCircuit(chA, "closed", "open", "QUOTA", "quota", 61000), fxFailover("a1", chA, chC, "QUOTA", "quota"))),
+			decide(request(1100, "a1", chA), out(vSwap(chC))),
+			// Both open; A is back first, at 61000: the turn is held until then.
+			decide(requestErr(1200, "a1", "alt", beforeHost, code("QUOTA"), "", 0),
+				out(vWait(59800), fxCircuit(chC, "closed", "open", "QUOTA", "quota", 61200), fxRetry("a1", chA, 1, 59800, "QUOTA"))),
+			decide(engSetBackup(2000, spare), out(vPass, fxWaitCut("a1", spare))),
+			decide(request(2100, "a1", chA), out(vSwap(spare))),
+		}},
 		{name: "stock host, 429 forever: the third failure before the host opens the primary and fails over", steps: []step{
 			configure(cfgAB, resolvedDefaults(chA, chB)),
 			decide(request(1000, "a1", chA), out(vPass)),
@@ -140,7 +175,7 @@ func burstScenarios() []scenario {
 			decide(requestErr(1300, "a1", "alt", beforeHost, code("NO_ADAPTER"), "", 0),
 				out(vDelegateOriginal("no-routable-fallback", failure("QUOTA", "insufficient balance", 402, 0)),
 					fxUnroutable(chC, "NO_ADAPTER", "chain[1]"),
-					fxGiveUp("a1", chC, "no-routable-fallback", "NO_ADAPTER"))),
+					fxGiveUpN("a1", chC, "no-routable-fallback", "NO_ADAPTER", 1, fxTried(chA, "QUOTA"), fxTried(chC, "NO_ADAPTER")))),
 		}},
 		{name: "bad values that used to slip through are refused, naming the key", steps: []step{
 			fails("configure", `{"failureThreshold":null}`, `config key "failureThreshold": must be an integer between 0 and 2147483647, not null`),
@@ -188,7 +223,7 @@ func TestScenarioModelUnavailableWording(t *testing.T) {
 				decide(request(1000, "a1", chA), out(vPass)),
 				decide(requestErr(1000, "a1", "mock", beforeHost, code(c), hostRetryStock, 0), out(vDefer)),
 				decide(requestErr(1000, "a1", "mock", afterHost, code(c), hostRetryStock, 0),
-					out(vDelegate("not-recoverable"), fxGiveUp("a1", chA, "not-recoverable", c))),
+					out(vDelegate("not-recoverable"), fxGiveUp("a1", chA, "not-recoverable", c, fxTried(chA, c)))),
 				snapshot(health()),
 			})
 		})

@@ -284,7 +284,14 @@ func (g *eventGen) event() (string, []byte, bool) {
 	}
 	var ev string
 	if g.quota && g.pick(12) == 0 {
-		switch g.pick(4) {
+		switch g.pick(5) {
+		case 4:
+			// A session's persisted home (and now and then a pick) handed back.
+			ev = fmt.Sprintf(`{"kind":"restore-route","agent":%s,"home":%s`, agent, g.channel().json())
+			if g.pick(3) == 0 {
+				ev += `,"pick":` + g.channel().json()
+			}
+			ev += "}"
 		case 3:
 			ev = fmt.Sprintf(`{"kind":"restore-mark","provider":%s,"markedAtMs":%d,"untilMs":%d}`,
 				js(g.channel().provider), g.now-int64(g.pick(5000)), g.now+int64(g.pick(20_000))-2000)
@@ -457,7 +464,8 @@ func TestDifferentialRandomEvents(t *testing.T) {
 		"effect circuit", "effect failover", "effect retry", "effect give-up", "effect schedule-wake", "effect probe",
 		"effect effort-dropped", "verdict watch ", "verdict cut ", "verdict tool-retry ", "verdict tool-return ",
 		"effect stall", "effect tool-retry", "snapshot", "restore", "configure", "error",
-		"effect quota-wait", "effect quota-routed", "effect quota-session", "effect refresh-balance", "effect schedule-refresh", "inspect"} {
+		"effect quota-wait", "effect quota-routed", "effect quota-session", "effect refresh-balance", "effect schedule-refresh", "inspect",
+		"effect spill", "effect wait-cut", "effect session-route", "effect returned"} {
 		require.Positive(t, kinds[k], "the generated stream never produced %q", k)
 	}
 }

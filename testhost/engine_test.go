@@ -156,7 +156,7 @@ func engineScenarios() []scenario {
 				out(vRetry,
 					fxCircuit(chB, "closed", "open", "QUOTA", "quota", 61300),
 					fxCircuit(engProvMock, "closed", "open", "models-open", "", 61300),
-					fxFailover("a1", chB, chC, "QUOTA", "quota"),
+					fxFailoverHomeN("a1", chB, chC, "QUOTA", "quota", chA, 2),
 					engFxWake(61300))), // its open time ends on a wake, probes or not
 			// The provider breaker is persisted too (model "*"): restored, it is
 			// taken as it is rather than derived again from its models.
@@ -347,8 +347,8 @@ func engineScenarios() []scenario {
 		}},
 
 		// ---- recovery (TestSessionsReturnHomeOrStay)
-		recoveryScenario("return", vSwap(chA)),
-		recoveryScenario("stay", vPass),
+		recoveryScenario("return", out(vSwap(chA), fxReturned("a1", chB, chA))),
+		recoveryScenario("stay", out(vPass)),
 
 		// ---- the cross-agent retry budget (TestRetryBudgetStopsAStormAcrossAgents)
 		{name: "retry budget: after the floor of same-channel waits across agents, the next failure opens and fails over", steps: []step{
@@ -415,10 +415,10 @@ func engineScenarios() []scenario {
 			decide(requestErr(1000, "a1", "mock", beforeHost, code("QUOTA"), "", 0),
 				out(vDelegate("no-routable-fallback"),
 					fxCircuit(chA, "closed", "open", "QUOTA", "quota", 61000),
-					fxGiveUp("a1", chA, "no-routable-fallback", "QUOTA"))),
+					fxGiveUp("a1", chA, "no-routable-fallback", "QUOTA", fxTried(chA, "QUOTA")))),
 			decide(request(1100, "a2", chA), out(vPass)), // nothing routable: let through
 			decide(requestErr(1200, "a2", "mock", afterHost, code("SERVER"), "", 0),
-				out(vDelegate("no-routable-fallback"), fxGiveUp("a2", chA, "no-routable-fallback", "SERVER"))),
+				out(vDelegate("no-routable-fallback"), fxGiveUp("a2", chA, "no-routable-fallback", "SERVER", fxTried(chA, "SERVER")))),
 		}},
 		{name: "give-up recovery-timeout: waiting for the first channel back would outlast giveUpAfterMs", steps: []step{
 			engConfigure([]ch{chA, chB}, engClassic(`"giveUpAfterMs":30000`)...),
@@ -429,21 +429,34 @@ func engineScenarios() []scenario {
 					fxFailover("a1", chA, chB, "QUOTA", "quota"))),
 			decide(request(1100, "a1", chA), out(vSwap(chB))),
 			// Both open for a minute; A is back first, at 61000: a wait that ends 60 s
-			// after a1's first failure. The give-up names the channel it would wait for.
+			// after a1's first failure. The give-up names the failure that ended the
+			// turn (B's) and lists every channel tried.
 			decide(requestErr(1200, "a1", "mock", beforeHost, code("QUOTA"), "", 0),
 				out(vDelegate("recovery-timeout"),
 					fxCircuit(chB, "closed", "open", "QUOTA", "quota", 61200),
-					fxGiveUp("a1", chA, "recovery-timeout", "QUOTA"))),
+					fxGiveUpN("a1", chB, "recovery-timeout", "QUOTA", 1, fxTried(chA, "QUOTA"), fxTried(chB, "QUOTA")))),
 		}},
 		{name: "give-up recovery-timeout: a same-channel wait may end exactly at giveUpAfterMs, not a millisecond later", steps: []step{
+			engConfigure([]ch{chA}, engClassic(`"giveUpAfterMs":45000`)...),
+			decide(request(1000, "a1", chA), out(vPass)),
+			decide(requestErr(1000, "a1", "mock", afterHost, failure("RATE_LIMIT", "", 429, 45000), "", 0),
+				out(vWait(45000), fxRetry("a1", chA, 1, 45000, "RATE_LIMIT"))),
+			decide(request(46000, "a1", chA), out(vPass)),
+			decide(requestErr(46000, "a1", "mock", afterHost, failure("RATE_LIMIT", "", 429, 1), "", 0),
+				out(vDelegate("recovery-timeout"), fxGiveUp("a1", chA, "recovery-timeout", "RATE_LIMIT", fxTried(chA, "RATE_LIMIT")))),
+			snapshot(health(hc(chA, "closed", 2, 0, "RATE_LIMIT"))),
+		}},
+		{name: "give-up horizon: a same-channel wait past giveUpAfterMs fails over while a fallback is routable (issue #17)", steps: []step{
 			engConfigure([]ch{chA, chB}, engClassic(`"giveUpAfterMs":45000`)...),
 			decide(request(1000, "a1", chA), out(vPass)),
 			decide(requestErr(1000, "a1", "mock", afterHost, failure("RATE_LIMIT", "", 429, 45000), "", 0),
 				out(vWait(45000), fxRetry("a1", chA, 1, 45000, "RATE_LIMIT"))),
 			decide(request(46000, "a1", chA), out(vPass)),
 			decide(requestErr(46000, "a1", "mock", afterHost, failure("RATE_LIMIT", "", 429, 1), "", 0),
-				out(vDelegate("recovery-timeout"), fxGiveUp("a1", chA, "recovery-timeout", "RATE_LIMIT"))),
-			snapshot(health(hc(chA, "closed", 2, 0, "RATE_LIMIT"))),
+				out(vRetry,
+					fxCircuit(chA, "closed", "open", "RATE_LIMIT", "transient", 106000),
+					fxFailover("a1", chA, chB, "RATE_LIMIT", "transient"))),
+			decide(request(46100, "a1", chA), out(vSwap(chB))),
 		}},
 		{name: "give-up budget-exhausted: maxFailovers without a success; a success resets it", steps: []step{
 			engConfigure([]ch{chA, chB, chC}, engClassic(`"maxFailovers":1`)...),
@@ -457,9 +470,9 @@ func engineScenarios() []scenario {
 			decide(requestErr(1200, "a1", "mock", beforeHost, code("QUOTA"), "", 0),
 				out(vDelegate("budget-exhausted"),
 					fxCircuit(chB, "closed", "open", "QUOTA", "quota", 61200),
-					fxGiveUp("a1", chB, "budget-exhausted", "QUOTA"))),
+					fxGiveUpN("a1", chB, "budget-exhausted", "QUOTA", 1, fxTried(chA, "QUOTA"), fxTried(chB, "QUOTA")))),
 			// The user moves to C (its new home); a success there.
-			decide(request(1300, "a1", chC), out(vPass)),
+			decide(request(1300, "a1", chC), out(vPass, fxPick("a1", chC))),
 			decide(settled(1400, "a1"), out(vPass)),
 			decide(request(61400, "a1", chC), out(vPass)),
 			// A has cooled down: a1 may fail over again.
@@ -474,7 +487,7 @@ func engineScenarios() []scenario {
 				decide(request(1000, "a0", chA), out(vPass)),
 				decide(requestErr(1000, "a0", "mock", beforeHost, code("INVALID_REQUEST"), hostRetryNormal, 0), out(vDefer)),
 				decide(requestErr(1000, "a0", "mock", afterHost, code("INVALID_REQUEST"), hostRetryNormal, 0),
-					out(vDelegate("not-recoverable"), fxGiveUp("a0", chA, "not-recoverable", "INVALID_REQUEST"))),
+					out(vDelegate("not-recoverable"), fxGiveUp("a0", chA, "not-recoverable", "INVALID_REQUEST", fxTried(chA, "INVALID_REQUEST")))),
 				snapshot(health()),
 			),
 			engOpenA(1100, 60000, chB, 0),
@@ -482,7 +495,7 @@ func engineScenarios() []scenario {
 				decide(request(61100, "p1", chA), out(vPass, fxCircuit(chA, "open", "half-open", "cooled-down", "", 0))),
 				// On a half-open channel nothing is deferred; a permanent failure frees the slot.
 				decide(requestErr(61200, "p1", "mock", beforeHost, code("CONTEXT_WINDOW_EXCEEDED"), hostRetryNormal, 0),
-					out(vDelegate("not-recoverable"), fxGiveUp("p1", chA, "not-recoverable", "CONTEXT_WINDOW_EXCEEDED"))),
+					out(vDelegate("not-recoverable"), fxGiveUp("p1", chA, "not-recoverable", "CONTEXT_WINDOW_EXCEEDED", fxTried(chA, "CONTEXT_WINDOW_EXCEEDED")))),
 				decide(request(61300, "p2", chA), out(vPass)),
 			),
 		)},
@@ -520,7 +533,7 @@ func engineScenarios() []scenario {
 			decide(request(1100, "a2", chB), out(vPass)),
 			// Even after the host's budget for it is spent, RATE_LIMIT is now the caller's problem.
 			decide(requestErr(1200, "a2", "mock", afterHost, failure("RATE_LIMIT", "", 429, 0), hostRetryNormal, 0),
-				out(vDelegate("not-recoverable"), fxGiveUp("a2", chB, "not-recoverable", "RATE_LIMIT"))),
+				out(vDelegate("not-recoverable"), fxGiveUp("a2", chB, "not-recoverable", "RATE_LIMIT", fxTried(chB, "RATE_LIMIT")))),
 			snapshot(health(hcFull(chA, "open", 1, 1, 61000, "Context_Window_Exceeded", 1000))),
 			failsRaw("configure", configJSON(nil, `"classes":[{"code":"X","class":"fatal"}]`),
 				`config key "classes[0].class": must be one of [transient quota model-unavailable permanent unknown], not "fatal"`),
@@ -580,7 +593,7 @@ func recoveryScenario(mode, want string) scenario {
 			decide(settled(1200, "a1"), out(vPass)),
 			decide(engWake(61000), out(vPass, fxCircuit(chA, "open", "half-open", "cooled-down", "", 0), engFxProbe(chA), engFxWake(661000))),
 			decide(engProbeOK(61100, chA), out(vPass, fxCircuit(chA, "half-open", "closed", "recovered", "", 0), engFxWake(0))),
-			decide(request(61200, "a1", chB), out(want)),
+			decide(request(61200, "a1", chB), want),
 			// A new agent proposing B stays there in either mode: B is its home.
 			decide(request(61300, "a2", chB), out(vPass)),
 		),

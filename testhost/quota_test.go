@@ -59,7 +59,7 @@ func inspects(in, want string) step { return step{export: "inspect", in: in, wan
 func resolvedQuotaOff(defaultEnabled bool) string {
 	return `{"chain":[],"failureThreshold":3,"burstWindowMs":120000,"cooldownMs":60000,"maxCooldownMs":1800000,` +
 		`"providerThreshold":2,"backoffBaseMs":1000,"backoffMaxMs":30000,"maxFailovers":4,"giveUpAfterMs":900000,` +
-		`"retryBudgetPercent":20,"retryBudgetFloor":5,"recovery":"return","probes":true,"classes":[],` +
+		`"retryBudgetPercent":20,"retryBudgetFloor":5,"spillAfter":2,"recovery":"return","probes":true,"classes":[],` +
 		`"stall":` + stallDefault + `,"tools":` + toolsDefault + `,"pools":[],` +
 		fmt.Sprintf(`"quota":{"active":false,"longTermDelayMs":3600000,"defaultEnabled":%t,"failOpen":true,"exhaustedCooldownMs":3600000,"balances":[]}}`, defaultEnabled)
 }
@@ -71,7 +71,7 @@ func quotaScenarios() []scenario {
 			configure(`{"pools":[{"name":"main","routes":[{"provider":"pa","model":"m1"}]}]}`,
 				`{"config":{"chain":[],"failureThreshold":3,"burstWindowMs":120000,"cooldownMs":60000,"maxCooldownMs":1800000,`+
 					`"providerThreshold":2,"backoffBaseMs":1000,"backoffMaxMs":30000,"maxFailovers":4,"giveUpAfterMs":900000,`+
-					`"retryBudgetPercent":20,"retryBudgetFloor":5,"recovery":"return","probes":true,"classes":[],`+
+					`"retryBudgetPercent":20,"retryBudgetFloor":5,"spillAfter":2,"recovery":"return","probes":true,"classes":[],`+
 					`"stall":`+stallDefault+`,"tools":`+toolsDefault+`,`+
 					`"pools":[{"name":"main","routes":[{"provider":"pa","model":"m1"}]}],`+
 					`"quota":{"active":true,"longTermDelayMs":3600000,"defaultEnabled":true,"failOpen":true,"exhaustedCooldownMs":3600000,"balances":[]}}}`),
@@ -93,7 +93,7 @@ func quotaScenarios() []scenario {
 			decide(requestErr(1100, "s1", "pa", beforeHost, failure("HTTP_402", "Insufficient Balance", 402, 0), hostRetryNormal, 0),
 				out(vRetry,
 					fxCircuit(ch{"pa", "*"}, "closed", "open", "HTTP_402", "quota", 61100),
-					fxFailover("s1", qA, qB, "HTTP_402", "quota"),
+					fxFailoverN("s1", qA, qB, "HTTP_402", "quota", 0),
 					`{"kind":"quota-routed","agent":"s1","pool":"main","from":{"provider":"pa","model":"m1"},"to":{"provider":"pb","model":"m1","reasoningEffort":"high"},"cause":"HTTP_402"}`,
 					engFxWake(61100))), // the mark's end is a wake of its own
 			decide(request(1200, "s1", qA), out(`{"kind":"swap","provider":"pb","model":"m1","reasoningEffort":"high"}`)),
@@ -117,7 +117,7 @@ func quotaScenarios() []scenario {
 				`{"provider":"pb","markedAtMs":1300,"markedUntilMs":61300,"hasBalance":false}],`+
 				`"session":{"agent":"s1","enabled":true,"enabledSource":"default","pool":"main","poolSource":"inferred","route":{"provider":"pa","model":"m1"},`+
 				`"wait":{"agent":"s1","phase":"waiting","provider":"pb","pool":"main","enteredAtMs":1300,"attempts":1,"nextAttemptAtMs":3300}}}`),
-			decide(request(3300, "s1", qA), out(vPass)),
+			decide(request(3300, "s1", qA), out(vPass, fxReturned("s1", qB, qA))),
 			decide(requestErr(3400, "s1", "pa", beforeHost, failure("HTTP_402", "", 402, 0), "", 0),
 				out(vWait(2000),
 					fxCircuit(ch{"pa", "*"}, "open", "open", "HTTP_402", "quota", 63400), // a fresh failure extends the mark

@@ -32,7 +32,7 @@ func reviewScenarios() []scenario {
 			decide(requestErr(1000, "a1", "mock", beforeHost, code("QUOTA"), "", 0), out(vRetry,
 				fxCircuit(chB, "closed", "open", "QUOTA", "quota", 61000),
 				fxCircuit(engProvMock, "closed", "open", "models-open", "", 61000),
-				fxFailover("a1", chB, chC, "QUOTA", "quota"),
+				fxFailoverHomeN("a1", chB, chC, "QUOTA", "quota", chA, 2),
 				engFxWake(61000))),
 			decide(wake(61000), out(vPass,
 				fxCircuit(engProvMock, "open", "half-open", "cooled-down", "", 0))),

@@ -130,7 +130,7 @@ func scenarios() []scenario {
 			decide(requestErr(1100, "a1", "mock", beforeHost, code("QUOTA"), "", 0),
 				out(vDelegate("no-routable-fallback"),
 					fxCircuit(chA, "closed", "open", "QUOTA", "quota", 61100),
-					fxGiveUp("a1", chA, "no-routable-fallback", "QUOTA"))),
+					fxGiveUp("a1", chA, "no-routable-fallback", "QUOTA", fxTried(chA, "QUOTA")))),
 		}},
 		{name: "a permanent failure is deferred before-host and handed back after-host, not counted", steps: []step{
 			configure(cfgAB, resolvedDefaults(chA, chB)),
@@ -138,7 +138,7 @@ func scenarios() []scenario {
 			decide(requestErr(1100, "a1", "mock", beforeHost, failure("INVALID_REQUEST", "messages: field required", 400, 0), hostRetryNormal, 0),
 				out(vDefer)),
 			decide(requestErr(1200, "a1", "mock", afterHost, failure("INVALID_REQUEST", "messages: field required", 400, 0), hostRetryNormal, 0),
-				out(vDelegate("not-recoverable"), fxGiveUp("a1", chA, "not-recoverable", "INVALID_REQUEST"))),
+				out(vDelegate("not-recoverable"), fxGiveUp("a1", chA, "not-recoverable", "INVALID_REQUEST", fxTried(chA, "INVALID_REQUEST")))),
 			snapshot(health()), // nothing was recorded against the channel
 			decide(request(1300, "a1", chA), out(vPass)),
 		}},
@@ -153,7 +153,7 @@ func scenarios() []scenario {
 			decide(settled(3000, "a1"), out(vPass)),
 			decide(request(60999, "a1", chA), out(vSwap(chB))), // not yet
 			decide(settled(60999, "a1"), out(vPass)),
-			decide(request(61000, "a1", chA), out(vPass, fxCircuit(chA, "open", "half-open", "cooled-down", "", 0))),
+			decide(request(61000, "a1", chA), out(vPass, fxReturned("a1", chB, chA), fxCircuit(chA, "open", "half-open", "cooled-down", "", 0))),
 			decide(request(61001, "a2", chA), out(vSwap(chB))), // the probe slot is taken
 			decide(request(61002, "a3", chA), out(vSwap(chB))),
 			snapshot(health( // a probe in flight is persisted as open-and-due
@@ -190,7 +190,7 @@ func scenarios() []scenario {
 			decide(requestErr(62000, "a1", "mock", afterHost, code("QUOTA"), "", 0),
 				out(vRetry,
 					fxCircuit(chB, "closed", "open", "QUOTA", "quota", 122000),
-					fxFailover("a1", chB, chA, "QUOTA", "quota"))),
+					fxFailoverHomeN("a1", chB, chA, "QUOTA", "quota", chA, 2))),
 		}},
 		{name: "failover budget: a second failover without a success gives up", steps: []step{
 			configure(configJSON([]ch{chA, chB, chC}, append([]string{`"maxFailovers":1`}, classic...)...), resolved([]ch{chA, chB, chC}, append([]string{`"maxFailovers":1`}, classic...)...)),
@@ -203,7 +203,7 @@ func scenarios() []scenario {
 			decide(requestErr(1300, "a1", "mock", afterHost, code("QUOTA"), "", 0),
 				out(vDelegate("budget-exhausted"),
 					fxCircuit(chB, "closed", "open", "QUOTA", "quota", 61300),
-					fxGiveUp("a1", chB, "budget-exhausted", "QUOTA"))),
+					fxGiveUpN("a1", chB, "budget-exhausted", "QUOTA", 1, fxTried(chA, "QUOTA"), fxTried(chB, "QUOTA")))),
 			decide(request(1400, "a1", chA), out(vSwap(chC))),
 			decide(request(1500, "a2", chB), out(vSwap(chC))),
 		}},
@@ -223,7 +223,7 @@ func scenarios() []scenario {
 			decide(requestErr(4, "a1", "alt", afterHost, code("UNKNOWN_MODEL"), "", 0),
 				out(vDelegate("no-routable-fallback"),
 					fxCircuit(chC, "closed", "open", "UNKNOWN_MODEL", "model-unavailable", 60004),
-					fxGiveUp("a1", chC, "no-routable-fallback", "UNKNOWN_MODEL"))),
+					fxGiveUp("a1", chC, "no-routable-fallback", "UNKNOWN_MODEL", fxTried(chC, "UNKNOWN_MODEL")))),
 		}},
 		{name: "unicode, escapes and a large input pass through the kernel intact", steps: []step{
 			configure(cfgAB, resolvedDefaults(chA, chB)),
@@ -315,7 +315,7 @@ func scenarios() []scenario {
 					fxFailover("a1", chA, chB, "QUOTA", "quota"))),
 			decide(request(61000, "a1", chA), out(vPass, fxCircuit(chA, "open", "half-open", "cooled-down", "", 0))),
 			decide(requestErr(61100, "a1", "mock", afterHost, failure("ABORTED", "The operation was aborted", 0, 0), "", 0),
-				out(vDelegate("not-recoverable"), fxGiveUp("a1", chA, "not-recoverable", "ABORTED"))),
+				out(vDelegate("not-recoverable"), fxGiveUpN("a1", chA, "not-recoverable", "ABORTED", 1, fxTried(chA, "QUOTA")))),
 			decide(request(1_000_000_000, "a2", chA), out(vPass)),
 		}},
 		{name: "an empty event kind is an input error", steps: []step{
@@ -441,7 +441,7 @@ func TestScenarioClassification(t *testing.T) {
 		class string
 	}{
 		{failure("AUTH", "You have reached your usage cap", 403, 0), "quota"},
-		{failure("AUTH", "invalid api key", 401, 0), "permanent"},
+		{failure("AUTH", "invalid api key", 401, 0), "credential"},
 		{failure("CONTEXT_WINDOW_EXCEEDED", "insufficient balance", 400, 0), "permanent"},
 		{failure("rate_limit", "", 0, 0), "transient"},
 		{failure("WEIRD", "", 404, 0), "model-unavailable"},
@@ -466,7 +466,14 @@ func TestScenarioClassification(t *testing.T) {
 			case "quota", "model-unavailable":
 				want = out(vRetry, fxCircuit(chA, "closed", "open", code, c.class, 61000), fxFailover("a1", chA, chB, code, c.class))
 			case "permanent":
-				want = out(vDelegate("not-recoverable"), fxGiveUp("a1", chA, "not-recoverable", code))
+				want = out(vDelegate("not-recoverable"), fxGiveUp("a1", chA, "not-recoverable", code, fxTried(chA, code)))
+			case "credential":
+				// A key is per provider: the provider opens with the channel, and a chain
+				// of that provider's models alone has nowhere to go, so it is handed back.
+				want = out(vDelegate("not-recoverable"),
+					fxCircuit(chA, "closed", "open", code, "model-unavailable", 61000),
+					fxCircuit(ch{chA.provider, "*"}, "closed", "open", code, "model-unavailable", 61000),
+					fxGiveUp("a1", chA, "not-recoverable", code, fxTried(chA, code)), engFxWake(61000))
 			default:
 				want = out(vWait(0), fxRetry("a1", chA, 1, 0, code))
 			}

@@ -131,6 +131,7 @@ type WIT struct {
 	Package    string
 	Interfaces []string
 	Types      map[string]*TypeDef // by name; names are unique across interfaces
+	Order      []string            // type names in declaration order (generated code follows the contract's order)
 	Worlds     []*World
 }
 
@@ -473,6 +474,7 @@ func (p *witParser) iface() {
 			panic(&witError{line, fmt.Sprintf("type %q declared twice", def.Name)})
 		}
 		p.w.Types[def.Name] = def
+		p.w.Order = append(p.w.Order, def.Name)
 	}
 }
 

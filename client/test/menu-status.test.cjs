@@ -46,6 +46,16 @@ test('next target: the backup when routable, else the first routable chain chann
   assert.equal(nextTarget(status({ chain: ['p/a'] }), NOW), undefined);
 });
 
+test('next target: a session away from home (as after a restart) fails over home first, never to where it is', () => {
+  const away = { route: 'q/c', home: 'p/a', giveUp: null };
+  // The backup is where the session is: it is not the next target.
+  assert.deepEqual(nextTarget(status({ backup: 'q/c', session: away }), NOW), { channel: 'p/a', via: 'home' });
+  assert.match(chipView(status({ backup: 'q/c', session: away }), NOW, 'en').text, /p\/a/);
+  const open = { channel: 'p/a', state: 'open', failures: 1, openUntilMs: NOW + 60_000 };
+  assert.deepEqual(nextTarget(status({ backup: 'q/c', session: away, channels: [open] }), NOW), { channel: 'p/b', via: 'chain' }, 'home still open');
+  assert.deepEqual(nextTarget(status({ recovery: 'stay', session: away }), NOW), { channel: 'p/a', via: 'chain' }, 'stay: the chain order');
+});
+
 test('chip tone: amber while the session channel (or the one it left) is open, red after a give-up', () => {
   const open = { channel: 'p/a', state: 'open', failures: 3, openUntilMs: NOW + 5000 };
   assert.equal(chipView(status(), NOW, 'en').tone, 'ok');

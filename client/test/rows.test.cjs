@@ -100,3 +100,28 @@ test('a give-up lists what was tried when its record carries it', () => {
   assert.deepEqual(withTried.details[2], ['已尝试', ['p/a（QUOTA ×2）', 'p/b（QUOTA）', 'p/c']]);
   assert.deepEqual(triedList(undefined, 'en'), []);
 });
+
+test('a give-up after a failover says which channels were tried (issue #17)', () => {
+  const state = { seq: 9, time: 7000, code: 'RATE_LIMIT', turn: 1, route: 'deepseek/flash' };
+  const rec = [{ at: new Date(6995).toISOString(), type: 'give-up', channel: 'tokenplan/secondary', reason: 'recovery-timeout', code: 'RATE_LIMIT',
+    tried: [{ channel: 'deepseek/flash', code: 'RATE_LIMIT' }, { channel: 'tokenplan/secondary', code: 'RATE_LIMIT' }] }];
+  const v = rowView('give-up', state, rec, 'en');
+  assert.equal(v.text, 'Gave up on tokenplan/secondary: recovery took too long (RATE_LIMIT); tried deepseek/flash (RATE_LIMIT), tokenplan/secondary (RATE_LIMIT)');
+  assert.deepEqual(v.details.at(-1), ['Tried', ['deepseek/flash (RATE_LIMIT)', 'tokenplan/secondary (RATE_LIMIT)']]);
+});
+
+test('failover and give-up details say where: "failover 2/4 · turn 3 step 1"', () => {
+  const { progressText } = require('../rows.cjs');
+  const { translate } = require('../i18n.cjs');
+  const en = (k, v) => translate('en', k, v);
+  assert.equal(progressText({ failovers: 2, maxFailovers: 4, turn: 3, step: 1 }, en), 'failover 2/4 · turn 3 step 1');
+  assert.equal(progressText({ turn: 3 }, en), 'turn 3');
+  assert.equal(progressText({ failovers: 1 }, en), 'failover 1/?');
+  assert.equal(progressText({}, en), '');
+  assert.equal(progressText({ failovers: 2, maxFailovers: 4, turn: 3, step: 1 }, (k, v) => translate('zh', k, v)), '第 2/4 次切换 · 第 3 轮第 1 步');
+  const rows = replay([header(10, ...FLASH, 'initial'), failure(12, 'QUOTA', 402, 5000), header(13, 'backup', 'secondary', 'change', 5010)]);
+  const records = [{ at: new Date(5002).toISOString(), type: 'failover', from: 'deepseek-official/deepseek-v4-flash', to: 'backup/secondary',
+    code: 'QUOTA', class: 'quota', failovers: 2, maxFailovers: 4, turn: 3, step: 1 }];
+  const v = rowView('failover', rows[0], records, 'en');
+  assert.deepEqual(v.details.at(-1), ['Where', 'failover 2/4 · turn 3 step 1']);
+});

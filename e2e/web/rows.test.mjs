@@ -68,7 +68,8 @@ describe('return and give-up rows in the real web UI', { concurrency: false }, (
     await row.waitFor({ timeout: 30_000 });
     const giveUp = (await auditRecords(home)).find((a) => a.type === 'give-up');
     assert.equal(giveUp.reason, 'recovery-timeout');
-    assert.equal(await row.locator('summary').innerText(), `Gave up on ${giveUp.channel.provider}/${giveUp.channel.model}: recovery took too long (QUOTA)`);
+    const tried = giveUp.tried.map((x) => `${x.channel.provider}/${x.channel.model} (${x.code})`).join(', ');
+    assert.equal(await row.locator('summary').innerText(), `Gave up on ${giveUp.channel.provider}/${giveUp.channel.model}: recovery took too long (QUOTA); tried ${tried}`);
     await until(async () => (await page.locator(CHIP).getAttribute('data-tone')) === 'error', 'a red chip');
     assert.equal(await page.locator(CHIP).innerText(), 'Gave up: recovery took too long');
     assert.deepEqual(fp.counts(), { [PRIMARY.model]: 1, [SECONDARY.model]: 1 });

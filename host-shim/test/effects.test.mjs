@@ -22,3 +22,28 @@ test('effects with out-of-range times are carried out, not thrown', () => {
   assert.deepEqual(audit[0].channel, { provider: 'a/b', model: 'c' }, 'records carry the channel unambiguously');
   assert.equal(audit[0].openUntil, undefined);
 });
+
+// Issue #17: a give-up lists what was tried; a spill is audited and
+// announced; a wait-cut reaches the shell's cut and is audited.
+test('give-up tried, spill and wait-cut records', () => {
+  const audit = [];
+  const emitted = [];
+  const cut = [];
+  const env = {
+    ctx: { emit: (e, p) => emitted.push([e, p]) }, audit: { write: (r) => audit.push(r) }, logger: { info() {}, warn() {} },
+    scheduleWake() {}, probe() {}, healthChanged() {}, cutWait: (agent) => cut.push(agent),
+  };
+  const flash = { provider: 'deepseek', model: 'flash' };
+  const secondary = { provider: 'tokenplan', model: 'secondary' };
+  carryOut([
+    { kind: 'give-up', agent: 'a1', channel: secondary, reason: 'recovery-timeout', code: 'RATE_LIMIT',
+      tried: [{ channel: flash, code: 'RATE_LIMIT' }, { channel: secondary, code: 'RATE_LIMIT' }] },
+    { kind: 'spill', agent: 'a1', from: flash, to: secondary, code: 'SERVER', failures: 2 },
+    { kind: 'wait-cut', agent: 'a1', channel: flash },
+  ], env);
+  assert.deepEqual(audit.map((r) => r.type), ['give-up', 'spill', 'wait-cut']);
+  assert.deepEqual(audit[0].tried, [{ channel: flash, code: 'RATE_LIMIT' }, { channel: secondary, code: 'RATE_LIMIT' }]);
+  assert.deepEqual(audit[1], { type: 'spill', agent: 'a1', from: flash, to: secondary, code: 'SERVER', failures: 2 });
+  assert.deepEqual(emitted.map(([e]) => e), ['dsh-resilience/give-up', 'dsh-resilience/spill']);
+  assert.deepEqual(cut, ['a1']);
+});

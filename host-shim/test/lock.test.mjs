@@ -65,3 +65,38 @@ test('a task that throws releases the lock', async () => {
   await assert.rejects(withLock(lock, async () => { throw new Error('boom'); }), /boom/);
   assert.equal(await withLock(lock, async () => 'again', { waitMs: 100 }), 'again');
 });
+
+test('an empty or unreadable lock file (a crash or a full disk between create and write) is stale at once', async () => {
+  const dir = await tmp();
+  const lock = join(dir, 'x.lock');
+  await writeFile(lock, ''); // fresh: its mtime is now, far from staleMs
+  assert.equal(await withLock(lock, async () => 'ran', { staleMs: 600_000, waitMs: 5_000 }), 'ran');
+  await writeFile(lock, '12'); // half a line
+  assert.equal(await withLock(lock, async () => 'ran', { staleMs: 600_000, waitMs: 5_000 }), 'ran');
+  const { mkdir } = await import('node:fs/promises');
+  await mkdir(lock); // cannot be read as a file at all
+  assert.equal(await withLock(lock, async () => 'ran', { staleMs: 600_000, waitMs: 5_000 }), 'ran');
+  assert.deepEqual(await readdir(dir), []);
+});
+
+test('a live lock is never taken over by a waiter that judged its predecessor gone', async () => {
+  // Holders that release and exit at once, many waiters: the race that lost
+  // writes when an inode number was reused by the next lock.
+  const dir = await tmp();
+  const lock = join(dir, 'x.lock');
+  const counter = join(dir, 'counter');
+  await writeFile(counter, '0');
+  const child = `
+    const { withLock } = await import(${JSON.stringify(new URL('../lock.js', import.meta.url).href)});
+    const { readFile, writeFile } = await import('node:fs/promises');
+    await withLock(${JSON.stringify(lock)}, async () => {
+      const n = Number(await readFile(${JSON.stringify(counter)}, 'utf8'));
+      await writeFile(${JSON.stringify(counter)}, String(n + 1));
+    });
+    process.exit(0);`;
+  await Promise.all(Array.from({ length: 24 }, () => new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, ['--input-type=module', '-e', child], { stdio: 'inherit' });
+    p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`child exited ${code}`))));
+  })));
+  assert.equal(Number(await readFile(counter, 'utf8')), 24);
+});

@@ -98,8 +98,12 @@ test('commands, the service and the switch ending a wait, against the real modul
   const svc = q.service();
   assert.equal(svc.poolOf('s1'), 'spare');
   assert.equal(svc.setPool('s1', 'nope'), false);
-  assert.equal(svc.setPool('s1', null), true);
+  assert.equal(svc.setPool('s1', 'default'), true);
   assert.equal(svc.poolOf('s1'), 'spare', 'default: inferred from the route it is on, which only spare holds');
+  assert.equal(svc.setPool('s1', null), true);
+  assert.equal(svc.poolOf('s1') ?? null, null, 'null is the quota plugin\'s opt-out: no pool');
+  assert.match(q.describeSession('a1'), /pool: off/);
+  assert.equal(svc.setPool('s1', 'default'), true);
   assert.deepEqual(await svc.pickRoute('main'), { provider: 'pa', model: 'm' });
   assert.equal(await svc.pickRoute('nope'), undefined);
 
@@ -109,11 +113,20 @@ test('commands, the service and the switch ending a wait, against the real modul
   q.decide({ kind: 'request-error', agent: 'a1', provider: 'pc', phase: 'before-host', rand: 0, failure: { code: 'QUOTA' } });
   assert.equal(svc.isRetrying('s1'), true);
   const hold = q.hold('a1');
-  assert.deepEqual([svc.stateOf('s1').pending, svc.stateOf('s1').attempts, svc.stateOf('s1').turn], [true, 1, 1]);
+  assert.deepEqual([svc.stateOf('s1').pending, svc.stateOf('s1').retrying, svc.stateOf('s1').attempts, svc.stateOf('s1').turn], [true, true, 1, 1]);
+  assert.equal(svc.stateOf('s1').at, svc.stateOf('s1').nextAttemptAt);
+  assert.ok(Object.isFrozen(svc.stateOf('s1')));
   assert.match(q.quotaCommand(a, 'off').text, /quota retry: off/);
   assert.equal(hold.signal.aborted, true, 'the switch ended the wait');
   assert.deepEqual(emitted.map((e) => [e.name, e.payload.reason]), [['llm-quota-retry/entered', undefined], ['llm-quota-retry/left', 'disabled']]);
   assert.equal(emitted[0].payload.session, 's1');
+  // The quota plugin's fields: the flags, the times, how long the wait lasted.
+  assert.deepEqual([emitted[0].payload.pending, emitted[0].payload.retrying, emitted[0].payload.at], [true, true, emitted[0].payload.nextAttemptAt]);
+  const left = emitted[1].payload;
+  assert.deepEqual([left.pending, left.retrying, left.at], [false, false, left.leftAt]);
+  assert.equal(left.durationMs, left.leftAt - left.enteredAt);
+  assert.equal(svc.stateOf('s1'), undefined, 'outside a wait: undefined, as callers of the quota plugin test it');
+  assert.equal(svc.isRetrying('s1'), false);
   await q.settings.queue;
   assert.deepEqual(JSON.parse(await readFile(path, 'utf8')).sessions.s1.quota, 'off');
 

@@ -26,3 +26,42 @@ test('shared.redis: bad values stop activation naming the key', () => {
     assert.throws(() => checkShared(value), (e) => e.message.startsWith(`dsh-resilience: config key "${key}": `) && !e.message.includes('secret') && !e.message.includes('hunter2'), JSON.stringify(value));
   }
 });
+
+test('shared.redis: what the Redis client would refuse at boot is refused at activation, naming the key', async () => {
+  for (const [redis, key, why] of [
+    [{ url: 'redis://x:6379', tls: true }, 'shared.redis.tls', /true but the URL is redis:\/\//],
+    [{ url: 'rediss://x:6380', tls: false }, 'shared.redis.tls', /false but the URL is rediss:\/\//],
+    [{ url: 'redis://x:99999' }, 'shared.redis.url', /port must be a number from 1 to 65535/],
+    [{ url: 'redis://x:0' }, 'shared.redis.url', /port/],
+    [{ url: 'redis://x:' }, 'shared.redis.url', /port/],
+    [{ url: 'redis://x:6379/not-a-db' }, 'shared.redis.url', /database index/],
+    [{ url: 'redis://x:6379/99999999999' }, 'shared.redis.url', /database index/],
+    [{ url: 'redis://x:6379/2/3' }, 'shared.redis.url', /database index/],
+    [{ url: 'redis://SECRET@x:6379' }, 'shared.redis.url', /user name or password/],
+    [{ url: 'redis://:SECRET@x:6379' }, 'shared.redis.url', /user name or password/],
+    [{ url: 'redis://x:6379/0?password=SECRET' }, 'shared.redis.url', /query or fragment/],
+    [{ url: 'redis://x:6379#SECRET' }, 'shared.redis.url', /query or fragment/],
+    [{ url: 'redis://' }, 'shared.redis.url', /must name a host/],
+    [{ url: 'redis://x:6379', ca: '/etc/hostname' }, 'shared.redis.ca', /needs TLS/],
+    [{ url: 'rediss://x:6380', ca: '/nonexistent/ca.pem' }, 'shared.redis.ca', /cannot read \/nonexistent\/ca\.pem: ENOENT/],
+    [{ url: 'rediss://x:6380', ca: 42 }, 'shared.redis.ca', /path of a PEM file/],
+  ]) {
+    assert.throws(() => checkShared({ redis }), (e) => e.message.startsWith(`dsh-resilience: config key "${key}": `) && why.test(e.message) && !e.message.includes('SECRET'), JSON.stringify(redis));
+  }
+});
+
+test('shared.redis: good URLs pass; a ca file is read at activation and handed to the client', async () => {
+  const { mkdtemp, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  for (const url of ['redis://x', 'redis://x/', 'redis://x:6379/15', 'redis://[::1]:6379', 'redis://10.0.0.5', 'rediss://cache.example:6380/0']) {
+    assert.equal(checkShared({ redis: { url } }).redis.url, url);
+  }
+  assert.equal(checkShared({ redis: { url: 'rediss://x', tls: true } }).redis.tls, true);
+  const dir = await mkdtemp(join(tmpdir(), 'ca-'));
+  const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+  await writeFile(join(dir, 'ca.pem'), pem);
+  assert.equal(checkShared({ redis: { url: 'rediss://x:6380', ca: join(dir, 'ca.pem') } }).redis.ca, pem);
+  await writeFile(join(dir, 'key.pem'), 'not a certificate');
+  assert.throws(() => checkShared({ redis: { url: 'rediss://x', ca: join(dir, 'key.pem') } }), /config key "shared\.redis\.ca": .* holds no PEM certificate/);
+});

@@ -270,3 +270,21 @@ test('the note goes on the last text block, or in a block of its own', () => {
   assert.deepEqual(toolAuditRecord({ kind: 'tool-retry', tool: 't', call: 'c', attempt: 2, outcome: 'not-transient', reason: 'permanent', delayMs: 0 }),
     { type: 'tool-failed', tool: 't', call: 'c', agent: undefined, attempt: 2, reason: 'permanent', delayMs: 0 });
 });
+
+test('a thrown socket reset is repeated like a returned one; a thrown last word is thrown again as it was', async () => {
+  const { listener, effects } = setup();
+  const reset = () => { throw Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }); };
+  const success = ok({ body: 'fine' });
+  const c = call(listener, { bodies: [reset, reset, () => success] });
+  await advance(500);
+  await advance(1000);
+  assert.equal(await c.promise, success);
+  assert.deepEqual(effects.map((fx) => [fx.attempt, fx.outcome, fx.reason]), [[1, 'retry', 'socket'], [2, 'retry', 'socket'], [3, 'succeeded', undefined]]);
+
+  const { listener: again } = setup({ tools: { ...TOOLS, maxAttempts: 2 } });
+  const boom = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+  const d = call(again, { bodies: [() => { throw boom; }] });
+  await advance(500);
+  await assert.rejects(d.promise, (e) => e === boom, 'the very error, when the attempts are spent');
+  assert.equal(d.seen.length, 2);
+});

@@ -126,6 +126,6 @@ test('the RPC handler never throws: unknown endpoints, bad channels and the back
   const set = await h('set-backup', { channel: 'p/b' });
   assert.equal(set.ok, true);
   assert.equal(set.value.backup, 'p/b');
-  assert.equal((await h('set-backup', { channel: null })).value.backup, null);
+  assert.equal((await h('set-backup', { clear: true })).value.backup, null);
   assert.deepEqual((await h('validate', { section: { recovery: 'stay' } })).value, { problem: null });
 });

@@ -13,7 +13,7 @@ import (
 // configKeys are the config row's keys, as the WIT record `config` names them.
 var configKeys = []string{"chain", "failureThreshold", "burstWindowMs", "cooldownMs", "maxCooldownMs",
 	"providerThreshold", "backoffBaseMs", "backoffMaxMs", "maxFailovers", "giveUpAfterMs",
-	"retryBudgetPercent", "retryBudgetFloor", "recovery", "probes", "classes", "stall", "tools", "pools", "quota"}
+	"retryBudgetPercent", "retryBudgetFloor", "spillAfter", "recovery", "probes", "classes", "stall", "tools", "pools", "quota"}
 
 const maxMs = 1 << 53 // JSON numbers are exact up to here
 
@@ -42,6 +42,7 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 		{"giveUpAfterMs", maxMs, func(n uint64) { cfg.GiveUpAfterMs = int64(n) }},
 		{"retryBudgetPercent", math.MaxInt32, func(n uint64) { cfg.RetryBudgetPercent = int(n) }},
 		{"retryBudgetFloor", math.MaxInt32, func(n uint64) { cfg.RetryBudgetFloor = int(n) }},
+		{"spillAfter", math.MaxInt32, func(n uint64) { cfg.SpillAfter = int(n) }},
 	}
 	for _, f := range ints {
 		if n, ok := d.uint(v.Get(f.key), f.key, false, f.max); ok {
@@ -125,6 +126,7 @@ func writeConfig(w *writer, c policy.Config) {
 	w.int("giveUpAfterMs", c.GiveUpAfterMs)
 	w.int("retryBudgetPercent", int64(c.RetryBudgetPercent))
 	w.int("retryBudgetFloor", int64(c.RetryBudgetFloor))
+	w.int("spillAfter", int64(c.SpillAfter))
 	w.str("recovery", string(c.Recovery))
 	w.boolean("probes", c.Probes)
 	codes := make([]string, 0, len(c.Classes))

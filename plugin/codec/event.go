@@ -80,6 +80,8 @@ func decodeStepInput(v gjson.Result, hr *hostRetryCache) (int64, policy.Event, e
 			ev = d.streamCheck(e)
 		case "tool-result":
 			ev = d.toolResult(e)
+		case "restore-route":
+			ev = d.restoreRoute(e)
 		case "set-quota", "set-pool", "balance-reading", "restore-mark":
 			ev = d.quotaEvent(kind, e)
 		case "settled", "disposed":

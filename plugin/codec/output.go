@@ -35,6 +35,12 @@ func writeOutput(w *writer, out policy.Output) {
 			writeChannel(w, "to", e.To)
 			w.str("code", e.Code)
 			w.str("class", string(e.Class))
+			if !e.Home.IsZero() && e.Home != e.From {
+				writeChannel(w, "home", e.Home) // absent: from is home
+			}
+			if e.Failovers > 0 {
+				w.int("failovers", int64(e.Failovers))
+			}
 		case policy.Retrying:
 			w.str("kind", "retry")
 			w.str("agent", e.Agent)
@@ -48,6 +54,30 @@ func writeOutput(w *writer, out policy.Output) {
 			writeChannel(w, "channel", e.Channel)
 			w.str("reason", string(e.Reason))
 			w.str("code", e.Code)
+			if e.Failovers > 0 {
+				w.int("failovers", int64(e.Failovers))
+			}
+			if len(e.Tried) > 0 {
+				w.beginArray("tried")
+				for _, t := range e.Tried {
+					w.beginObject("")
+					writeChannel(w, "channel", t.Channel)
+					w.str("code", t.Code)
+					w.endObject()
+				}
+				w.endArray()
+			}
+		case policy.Spilled:
+			w.str("kind", "spill")
+			w.str("agent", e.Agent)
+			writeChannel(w, "from", e.From)
+			writeChannel(w, "to", e.To)
+			w.str("code", e.Code)
+			w.int("failures", int64(e.Failures))
+		case policy.WaitCut:
+			w.str("kind", "wait-cut")
+			w.str("agent", e.Agent)
+			writeChannel(w, "channel", e.Channel)
 		case policy.ScheduleWake:
 			w.str("kind", "schedule-wake")
 			w.int("atMs", e.AtMs)
@@ -72,6 +102,13 @@ func writeOutput(w *writer, out policy.Output) {
 			writeStalled(w, e)
 		case policy.ToolRetried:
 			writeToolEffect(w, e)
+		case policy.SessionRoute:
+			writeSessionRoute(w, e)
+		case policy.Returned:
+			w.str("kind", "returned")
+			w.str("agent", e.Agent)
+			writeChannel(w, "from", e.From)
+			writeChannel(w, "to", e.To)
 		default:
 			if writeQuotaEffect(w, fx) {
 				break

@@ -67,6 +67,7 @@ func Read(r io.Reader) ([]Input, error) {
 type Totals struct {
 	Decisions int
 	Failovers int
+	Spills    int   // requests sent elsewhere after spillAfter failures (the channel kept closed)
 	Wasted    int   // requests this config sent that failed (a before-host failure it was asked about)
 	Retries   int   // the plugin's same-channel retries: requests sent again to a channel that just failed
 	HeldMs    int64 // time agents were held in waits
@@ -250,6 +251,12 @@ func (s *side) account(now int64, kind, agent string, ev gjson.Result, out []byt
 				s.failoverAt[agent] = now
 			}
 			fmt.Fprintf(&b, ", failover to %s/%s", e.Get("to.provider").String(), e.Get("to.model").String())
+		case "spill": // the request left its channel too: when, for "earlier than"
+			s.t.Spills++
+			if _, ok := s.failoverAt[agent]; !ok {
+				s.failoverAt[agent] = now
+			}
+			fmt.Fprintf(&b, ", spill to %s/%s", e.Get("to.provider").String(), e.Get("to.model").String())
 		case "retry":
 			if e.Get("channel.provider").String() == ev.Get("provider").String() {
 				s.t.Retries++
@@ -291,6 +298,7 @@ func (r *Report) Print(w io.Writer, nameB string) {
 	row := func(name string, a, b any) { fmt.Fprintf(w, "%-28s %14v %14v\n", name, a, b) }
 	row("decisions differing", len(r.Diffs), "")
 	row("failovers", r.A.Failovers, r.B.Failovers)
+	row("spills", r.A.Spills, r.B.Spills)
 	row("requests wasted (failed)", r.A.Wasted, r.B.Wasted)
 	row("same-channel retries", r.A.Retries, r.B.Retries)
 	row("time held", time.Duration(r.A.HeldMs)*time.Millisecond, time.Duration(r.B.HeldMs)*time.Millisecond)

@@ -22,12 +22,28 @@ type simAgent struct {
 	proposed   map[Channel]bool // channels it proposed: its possible homes
 	succeeded  bool             // its last request succeeded: the next Request credits it
 	key        string           // for draws
+	// recoverSince: its first failure since its last success (0: none);
+	// held: its wait holds the turn because nothing it may use was routable,
+	// and usableSince when the picture first saw one of them closed since.
+	recoverSince, usableSince int64
+	held                      bool
+	// The routing worlds (route.go).
+	web                  bool    // selects as the web host does: its pick, else its last route
+	pick, header         Channel // the user's pick; the route its log last used
+	lastProp             Channel // what the host proposed last
+	pickTold             bool    // the module was told the pick (a proposal unlike the last one and its route)
+	pickFailovers        int     // failovers since the pick was told
+	savedHome, savedPick Channel // what the shim keeps for a restarted host
+	needRestore          bool    // a new instance has not been told them yet
+	homeBefore           Channel // savedHome at the last restart: the home the module said it left
+	started              bool    // it sent a request before (ever)
+	restartPending       bool    // no request since the last restart
 }
 
 func (r *runner) agent(id string) *simAgent {
 	a := r.agents[id]
 	if a == nil {
-		a = &simAgent{id: id, proposed: map[Channel]bool{}, key: id}
+		a = &simAgent{id: id, proposed: map[Channel]bool{}, key: id, web: draw(id, 17)%2 == 0}
 		r.agents[id] = a
 	}
 	return a
@@ -35,7 +51,7 @@ func (r *runner) agent(id string) *simAgent {
 
 // forget resets what the checks know of the agent: the policy forgot it.
 func (a *simAgent) forget() {
-	a.routedHere, a.failovers = false, 0
+	a.routedHere, a.failovers, a.held, a.recoverSince = false, 0, false, 0
 	clear(a.proposed)
 }
 
@@ -55,13 +71,21 @@ func (r *runner) send(a *simAgent) {
 	if a.succeeded {
 		a.succeeded, a.failovers = false, 0 // this request credits the last one
 	}
-	a.proposed[a.home] = true
+	prop := a.proposal()
+	a.proposed[prop] = true
+	r.restoreRoute(a)
+	// A proposal unlike the last one and the route taken is the user's choice
+	// (a headless agent's new turn on another channel reads the same way).
+	choice := a.routedHere && a.routed != prop && a.lastProp != (Channel{}) && a.lastProp != prop
+	pickNews := choice && a.pick != (Channel{}) && prop == a.pick
+	first, afterRestart := !a.started, a.restartPending
+	a.started, a.restartPending = true, false
 	prefs := r.beforeRoute(a)
-	out, ok := r.decide("request", a.home, a, func(b []byte) []byte {
+	out, ok := r.decide("request", prop, a, func(b []byte) []byte {
 		b = append(b, `{"kind":"request","agent":`...)
 		b = appendStr(b, a.id)
 		b = append(b, `,"proposed":`...)
-		b = appendChannel(b, a.home)
+		b = appendChannel(b, prop)
 		if a.effort {
 			b = append(b, `,"reasoningEffort":"high"`...)
 		}
@@ -70,7 +94,7 @@ func (r *runner) send(a *simAgent) {
 	if !ok {
 		return
 	}
-	target := a.home
+	target := prop
 	switch out.Kind {
 	case "pass":
 	case "swap":
@@ -80,6 +104,11 @@ func (r *runner) send(a *simAgent) {
 		return
 	}
 	r.checkRoute(a, target, prefs)
+	r.checkRouteWorld(a, prop, target, first, pickNews, afterRestart)
+	if target == a.savedHome {
+		a.savedHome = Channel{} // home again (a module from before returned says nothing)
+	}
+	a.header, a.lastProp = target, prop
 	r.budget(target.Provider).requests = append(r.budget(target.Provider).requests, r.now)
 	a.inFlight, a.routed, a.routedHere = true, target, true
 	a.req++
@@ -93,6 +122,7 @@ func (r *runner) send(a *simAgent) {
 func (r *runner) respond(a *simAgent, ok bool, f failure) {
 	a.inFlight = false
 	if ok {
+		a.recoverSince = 0
 		a.left--
 		a.hostRetries = 0
 		a.succeeded = true
@@ -115,6 +145,9 @@ func (r *runner) respond(a *simAgent, ok bool, f failure) {
 // fail delivers a failure of the agent's request and carries out the verdict.
 func (r *runner) fail(a *simAgent, f failure, phase string) {
 	r.res.Failures++
+	if a.recoverSince == 0 && f.Code != "ABORTED" {
+		a.recoverSince = r.now
+	}
 	out, ok := r.decide("request-error", a.routed, a, func(b []byte) []byte {
 		b = append(b, `{"kind":"request-error","agent":`...)
 		b = appendStr(b, a.id)
@@ -135,6 +168,7 @@ func (r *runner) fail(a *simAgent, f failure, phase string) {
 		r.releaseHolder(a.id, a.routed) // a cancel says nothing about the channel: the slot is free again
 	}
 	r.checkAgentEffects(a, out)
+	r.checkGiveUpHorizon(a, out)
 	switch out.Kind {
 	case "defer":
 		if phase != "before-host" {
@@ -155,13 +189,14 @@ func (r *runner) fail(a *simAgent, f failure, phase string) {
 	case "wait":
 		a.hostRetries = 0
 		a.waiting = true
+		r.noteHeld(a)
 		r.push(item{at: r.now + out.DelayMs, kind: kSend, agent: a, gen: a.gen})
 	case "delegate":
 		if out.Reason == "unknown-channel" && a.routedHere {
 			r.brk("in-flight-forgotten", "agent %q, routed to %s by this instance, is unknown to it", a.id, a.routed)
 		}
 		// The failure goes back to the host: the turn ends.
-		a.busy, a.hostRetries, a.failovers = false, 0, 0
+		a.busy, a.hostRetries, a.failovers, a.recoverSince = false, 0, 0, 0
 	default:
 		r.brk("verdict-legal", "request-error answered %q", out.Kind)
 	}

@@ -150,11 +150,17 @@ type prefState struct {
 
 // preferences are where the agent's request may go: its homes, the backup, the chain.
 func (r *runner) preferences(a *simAgent) []Channel {
-	out := []Channel{a.home}
+	// What the host proposes: a web-selecting agent's later turns keep its
+	// pick or its last route, not the turn's channel (route.go).
+	out := []Channel{a.proposal()}
 	if r.backup != nil {
 		out = append(out, *r.backup)
 	}
-	return append(out, r.cfg.chain...)
+	out = append(out, r.cfg.chain...)
+	for _, p := range r.cfg.pools { // a session in a pool walks its routes
+		out = append(out, p...)
+	}
+	return out
 }
 
 // beforeRoute records, before a request step, what the checks need.
@@ -188,12 +194,15 @@ func (r *runner) checkRoute(a *simAgent, target Channel, prefs []prefState) {
 	// A success credited in the same step may have closed the target first,
 	// or its provider, letting through a target whose own time was up (-collide
 	// seed 200): judged again on the picture after the step, it is not avoided.
-	if targetAvoid && closedAlt != nil && !r.closed(target) && r.avoid(target, a.id) {
+	// A pool world's sessions walk their pool, not this chain-wide order: left out.
+	if targetAvoid && closedAlt != nil && !r.closed(target) && r.avoid(target, a.id) && len(r.cfg.pools) == 0 {
 		r.brk("route-to-open", "agent %q routed to %s, which is open, while %s is closed", a.id, target, *closedAlt)
 	}
 	b := r.trk(target)
 	if b.state == "half-open" {
-		if b.holder != "" && b.holder != a.id && r.now-b.holderSince < probeLeaseMs && !allAvoid {
+		// (A pool world's session whose pool has nothing routable is answered its
+		// pool's first route, whatever the chain holds: left out.)
+		if b.holder != "" && b.holder != a.id && r.now-b.holderSince < probeLeaseMs && !allAvoid && len(r.cfg.pools) == 0 {
 			r.brk("half-open-one-probe", "agent %q admitted to half-open %s while %q holds its slot", a.id, target, b.holder)
 		}
 		b.holder, b.holderSince = a.id, r.now

@@ -125,6 +125,7 @@ type Effect struct {
 	AtMs        int64
 	DelayMs     int64
 	Reason      string
+	Home, Pick  Channel // failover (its home, when not From), session-route
 }
 
 func channelOf(v gjson.Result) Channel {
@@ -156,8 +157,18 @@ func parseOutput(out []byte) Output {
 			fx.Channel = channelOf(e.Get("channel"))
 			fx.From, fx.To = e.Get("from").String(), e.Get("to").String()
 			fx.OpenUntilMs = e.Get("openUntilMs").Int()
-		case "failover":
+		case "failover", "returned":
 			fx.FromCh, fx.ToC = channelOf(e.Get("from")), channelOf(e.Get("to"))
+			if h := e.Get("home"); h.Exists() {
+				fx.Home = channelOf(h)
+			}
+		case "session-route":
+			if h := e.Get("home"); h.Exists() {
+				fx.Home = channelOf(h)
+			}
+			if p := e.Get("pick"); p.Exists() {
+				fx.Pick = channelOf(p)
+			}
 		case "retry":
 			fx.Channel = channelOf(e.Get("channel"))
 			fx.DelayMs = e.Get("delayMs").Int()

@@ -37,6 +37,10 @@ func (r *runner) doOp(op *Op) {
 		r.decide("set-backup", Channel{}, nil, r.backupEvent)
 	case OpStream:
 		r.stream(op)
+	case OpPick:
+		r.pick(op)
+	case OpReading:
+		r.reading(op)
 	case OpModelInfo:
 		ch := r.s.Channels[op.Ch]
 		efforts := []string{`[]`, `["high"]`, `["low","high"]`}[op.N%3]
@@ -179,6 +183,7 @@ func (r *runner) restart(host bool) {
 			m.close()
 			return nil
 		}
+		r.readingEvents(m) // the shim's first balance run at boot
 		return m
 	}
 	check := fresh()
@@ -211,6 +216,8 @@ func (r *runner) restart(host bool) {
 		r.decide("wake", Channel{}, nil, func(b []byte) []byte { return append(b, `{"kind":"wake"}`...) })
 	}
 	for _, a := range r.agents {
+		a.homeBefore, a.restartPending, a.needRestore = a.savedHome, true, true
+		a.pickTold = a.pickTold && a.savedPick == a.pick
 		a.forget()
 		if host {
 			a.gen++

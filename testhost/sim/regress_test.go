@@ -145,3 +145,107 @@ func TestSimRegressionSeed21(t *testing.T) {
 		},
 	})
 }
+
+// give-up-horizon (issue #17): the primary is rate limited for two minutes
+// (its breaker opens for its 4.7 s cooldown), the fallback's allowance is
+// spent for two hours with its reset stated; the agent gave up at once with
+// recovery-timeout, the fallback's reset taken as the wait for every channel,
+// though the primary was back 2 s later and the deadline 18 min away.
+func TestSimRegressionGiveUpHorizonSeed1(t *testing.T) {
+	requireClean(t, Schedule{Seed: 1, EndMs: 4844549,
+		Channels: []Channel{{"local", "claude/sonnet-4.5"}, {"local", "gpt-x"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "deepseek-v4-flash"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "gpt-x"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "🙂-mini"}, {"代理商-α", "claude/sonnet-4.5"}, {"代理商-α", "meta-llama/llama-4-maverick"}, {"my-openai-route", "🙂-mini"}},
+		Homes:    []int{0, 0, 0, 6, 7},
+		Config:   "{\"chain\":[{\"provider\":\"local\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"代理商-α\",\"model\":\"meta-llama/llama-4-maverick\"}],\"failureThreshold\":4,\"burstWindowMs\":61957,\"cooldownMs\":4721,\"maxCooldownMs\":141630,\"providerThreshold\":0,\"backoffBaseMs\":1100,\"backoffMaxMs\":59805,\"maxFailovers\":3,\"giveUpAfterMs\":1064538,\"retryBudgetPercent\":3,\"retryBudgetFloor\":3,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":1,\"backoffMs\":157}}",
+		Ops: []Op{
+			{ID: 2109, At: 4824715, Kind: OpOutage, Ch: 0, Dur: 119963, Mode: ModeRateLimit},
+			{ID: 2110, At: 4825878, Kind: OpOutage, Ch: 6, Dur: 7200000, Mode: ModeQuota},
+			{ID: 460, At: 4828508, Kind: OpTurn, Ch: 0, Agent: "sub/agent-29", N: 8},
+		},
+	})
+}
+
+// Issue #17: on main, the user's pick was overridden (seed 14, 2 h, shrunk).
+// pick-honoured at 1h46m59.7s (op -1): agent "sub/agent-13" picked deepseek-official|gpt-x (usable), but its request went to local|🙂-mini
+func TestSimRegressionPickHonoured(t *testing.T) {
+	requireClean(t, Schedule{Seed: 14, EndMs: 6419700,
+		Channels: []Channel{{"local", "🙂-mini"}, {"local", "deepseek-v4-pro"}, {"local", "gpt-x"}, {"deepseek-official", "gpt-x"}, {"deepseek-official", "🙂-mini"}, {"代理商-α", "🙂-mini"}, {"代理商-α", "meta-llama/llama-4-maverick"}},
+		Homes:    []int{6, 6, 6, 3, 1},
+		Config:   "{\"chain\":[{\"provider\":\"代理商-α\",\"model\":\"meta-llama/llama-4-maverick\"},{\"provider\":\"代理商-α\",\"model\":\"🙂-mini\"},{\"provider\":\"local\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"deepseek-official\",\"model\":\"gpt-x\"}],\"failureThreshold\":4,\"burstWindowMs\":187618,\"cooldownMs\":31830,\"maxCooldownMs\":222810,\"providerThreshold\":1,\"backoffBaseMs\":1581,\"backoffMaxMs\":2044,\"maxFailovers\":2,\"giveUpAfterMs\":2853408,\"retryBudgetPercent\":28,\"retryBudgetFloor\":3,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":2,\"backoffMs\":581},\"pools\":[{\"name\":\"pool-0\",\"routes\":[{\"provider\":\"local\",\"model\":\"🙂-mini\"},{\"provider\":\"deepseek-official\",\"model\":\"gpt-x\"},{\"provider\":\"代理商-α\",\"model\":\"🙂-mini\"}]}],\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"代理商-α\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]}}",
+		Ops: []Op{
+			{ID: 145, At: 1575239, Kind: OpTurn, Ch: 6, Agent: "sub/agent-13", N: 11},
+			{ID: 739, At: 1691306, Kind: OpPick, Ch: 3, Agent: "sub/agent-13"},
+			{ID: 654, At: 6367300, Kind: OpTurn, Ch: 6, Agent: "sub/agent-13", N: 9},
+			{ID: 653, At: 6374213, Kind: OpStream, Ch: 3, N: 2, Dur: 242523},
+		},
+	})
+}
+
+// held-while-usable (issue #17): a-7 waits 83 s for the first of its
+// channels to come back; 代理商-α|gpt-x, open after a stray failure, is closed
+// 28 s into the wait by the credit for another agent's request, and a-7 was
+// still held 10 s later (until its wait ran out).
+func TestSimRegressionHeldWhileUsableSeed7(t *testing.T) {
+	requireClean(t, Schedule{Seed: 7, EndMs: 974551,
+		Channels: []Channel{{"代理商-α", "模型-β"}, {"代理商-α", "gpt-x"}, {"deepseek-official", "claude/sonnet-4.5"}, {"local", "meta-llama/llama-4-maverick"}},
+		Homes:    []int{1, 1, 1, 0, 0},
+		Config:   "{\"chain\":[{\"provider\":\"代理商-α\",\"model\":\"gpt-x\"},{\"provider\":\"deepseek-official\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"代理商-α\",\"model\":\"模型-β\"}],\"failureThreshold\":1,\"burstWindowMs\":134792,\"cooldownMs\":105680,\"maxCooldownMs\":2219280,\"providerThreshold\":1,\"backoffBaseMs\":1965,\"backoffMaxMs\":21376,\"maxFailovers\":6,\"giveUpAfterMs\":1260920,\"retryBudgetPercent\":37,\"retryBudgetFloor\":1,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":4,\"backoffMs\":635}}",
+		Ops: []Op{
+			{ID: 44, At: 324304, Kind: OpTurn, Ch: 1, Agent: "a-7", N: 10},
+			{ID: 51, At: 384820, Kind: OpTurn, Ch: 1, Agent: "agent-4", N: 9},
+			{ID: 0, At: 573419, Kind: OpOutage, Ch: 2, Dur: 1292456, Mode: ModeStall},
+			{ID: 77, At: 634010, Kind: OpTurn, Ch: 1, Agent: "agent-4", N: 10},
+			{ID: 110, At: 930689, Kind: OpTurn, Ch: 1, Agent: "a-3", N: 4},
+			{ID: 111, At: 931527, Kind: OpTurn, Ch: 1, Agent: "a-7", N: 6},
+		},
+	})
+}
+
+// Issue #17: on main, a new chain session started on a provider reading below its minimum (seed 2, 2 h, shrunk).
+// new-session-reading at 9m43.698s (op 53): new agent "a-39" started on 代理商-α|deepseek-v4-pro, whose fresh reading is below its minimum, while my-openai-route|deepseek-v4-pro was usable
+func TestSimRegressionNewSessionReading(t *testing.T) {
+	requireClean(t, Schedule{Seed: 2, EndMs: 583698,
+		Channels: []Channel{{"my-openai-route", "meta-llama/llama-4-maverick"}, {"my-openai-route", "deepseek-v4-pro"}, {"my-openai-route", "模型-β"}, {"deepseek-official", "meta-llama/llama-4-maverick"}, {"deepseek-official", "模型-β"}, {"deepseek-official", "claude/sonnet-4.5"}, {"local", "claude/sonnet-4.5"}, {"代理商-α", "deepseek-v4-pro"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "🙂-mini"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "deepseek-v4-pro"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "meta-llama/llama-4-maverick"}},
+		Homes:    []int{1, 1, 1, 10, 7},
+		Config:   "{\"chain\":[{\"provider\":\"my-openai-route\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"deepseek-official\",\"model\":\"模型-β\"},{\"provider\":\"代理商-α\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"meta-llama/llama-4-maverick\"}],\"failureThreshold\":2,\"burstWindowMs\":148869,\"cooldownMs\":57796,\"maxCooldownMs\":1502696,\"providerThreshold\":2,\"backoffBaseMs\":1032,\"backoffMaxMs\":12806,\"maxFailovers\":6,\"giveUpAfterMs\":901034,\"retryBudgetPercent\":28,\"retryBudgetFloor\":2,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":3,\"backoffMs\":346},\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"代理商-α\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1},{\"provider\":\"deepseek-official\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]}}",
+		Ops: []Op{
+			{ID: 668, At: 558120, Kind: OpReading, Prov: "代理商-α"},
+			{ID: 53, At: 583698, Kind: OpTurn, Ch: 7, Agent: "a-39", N: 4},
+		},
+	})
+}
+
+// Issue #17: on main, a rebuilt instance took the sticky failover route for home (seed 7, 2 h, shrunk).
+// home-kept at 29m30.385s (op 185): agent "sub/agent-13" left home 代理商-α|模型-β before the restart; after it, home usable, its request went to deepseek-official|claude/sonnet-4.5
+func TestSimRegressionHomeKept(t *testing.T) {
+	requireClean(t, Schedule{Seed: 7, EndMs: 1770385,
+		Channels: []Channel{{"代理商-α", "模型-β"}, {"代理商-α", "gpt-x"}, {"deepseek-official", "claude/sonnet-4.5"}, {"local", "meta-llama/llama-4-maverick"}},
+		Homes:    []int{1, 1, 1, 0, 0},
+		Config:   "{\"chain\":[{\"provider\":\"代理商-α\",\"model\":\"gpt-x\"},{\"provider\":\"deepseek-official\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"代理商-α\",\"model\":\"模型-β\"}],\"failureThreshold\":1,\"burstWindowMs\":134792,\"cooldownMs\":105680,\"maxCooldownMs\":2219280,\"providerThreshold\":1,\"backoffBaseMs\":1965,\"backoffMaxMs\":21376,\"maxFailovers\":6,\"giveUpAfterMs\":1260920,\"retryBudgetPercent\":37,\"retryBudgetFloor\":1,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":4,\"backoffMs\":635},\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"代理商-α\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]}}",
+		Ops: []Op{
+			{ID: 13, At: 26957, Kind: OpTurn, Ch: 0, Agent: "sub/agent-13", N: 6},
+			{ID: 766, At: 645858, Kind: OpRebuild},
+			{ID: 185, At: 1770385, Kind: OpTurn, Ch: 1, Agent: "sub/agent-13", N: 7},
+		},
+	})
+}
+
+// Where spill (issue #17, item 7) meets the user's pick (item 2): agent-8
+// picked openrouter/eu|deepseek-v4-pro; the pick's probe hangs, so its
+// request spilled to the chain's primary for the rest of that request while
+// the pick's breaker stayed closed. Before the simulator counted a spill as
+// a move off the pick, pick-honoured called that an override.
+func TestSimRegressionSpillOffThePick(t *testing.T) {
+	requireClean(t, Schedule{Seed: 3, EndMs: 1886538,
+		Channels: []Channel{{"代理商-α", "gpt-x"}, {"openrouter/eu", "deepseek-v4-pro"}, {"openrouter/eu", "deepseek-v4-flash"}, {"openrouter/eu", "gpt-x"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "claude/sonnet-4.5"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "deepseek-v4-pro"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "meta-llama/llama-4-maverick"}},
+		Homes:    []int{3, 3, 3, 1, 5},
+		Config:   "{\"chain\":[{\"provider\":\"openrouter/eu\",\"model\":\"gpt-x\"},{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"openrouter/eu\",\"model\":\"deepseek-v4-pro\"}],\"failureThreshold\":4,\"burstWindowMs\":306136,\"cooldownMs\":11373,\"maxCooldownMs\":284325,\"providerThreshold\":0,\"backoffBaseMs\":1102,\"backoffMaxMs\":22096,\"maxFailovers\":6,\"giveUpAfterMs\":103513,\"retryBudgetPercent\":16,\"retryBudgetFloor\":6,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":2,\"backoffMs\":46},\"quota\":{}}",
+		Ops: []Op{
+			{ID: 32, At: 766432, Kind: OpTurn, Ch: 3, Agent: "agent-8", N: 9},
+			{ID: 54, At: 1259186, Kind: OpTurn, Ch: 1, Agent: "agent-8", N: 5},
+			{ID: 59, At: 1365297, Kind: OpTurn, Ch: 3, Agent: "agent-8", N: 2},
+			{ID: 178, At: 1541526, Kind: OpPick, Ch: 1, Agent: "agent-8"},
+			{ID: 95, At: 1803666, Kind: OpTurn, Ch: 3, Agent: "agent-8", N: 9},
+			{ID: 0, At: 1876736, Kind: OpOutage, Ch: 1, Dur: 705193, Mode: ModeProbeHang},
+		},
+	})
+}

@@ -90,6 +90,9 @@ func Run(rt *testhost.Runtime, s Schedule) Result {
 		if len(r.res.Breaks) == 0 {
 			r.checkOpenEnds()
 		}
+		if len(r.res.Breaks) == 0 {
+			r.checkHeld()
+		}
 	}
 	return r.finish(start)
 }
@@ -128,13 +131,20 @@ type runner struct {
 	channelSet map[Channel]bool
 	active     []int // outages in force, by start
 	restoredAt int64
-	cfg        struct {
+	readings   map[string]simReading
+	// noRestoreRoute: the module predates restore-route (before-fix runs).
+	noRestoreRoute bool
+	cfg            struct {
 		chain                      []Channel
 		maxFailovers, maxAttempts  int
 		providerThreshold          int
 		probes                     bool
 		maxCooldownMs              int64
 		budgetPercent, budgetFloor int
+		giveUpAfterMs              int64
+		pools                      [][]Channel
+		balances                   map[string]bool
+		stay                       bool
 	}
 }
 
@@ -157,6 +167,8 @@ func (r *runner) parseConfig() {
 	r.cfg.maxCooldownMs = get("maxCooldownMs", 1_800_000)
 	r.cfg.budgetPercent = int(get("retryBudgetPercent", 20))
 	r.cfg.budgetFloor = int(get("retryBudgetFloor", 5))
+	r.cfg.giveUpAfterMs = get("giveUpAfterMs", 15*60_000)
+	r.parseRoutes(v)
 }
 
 // brk records an invariant break; known-failing ones only count.
@@ -280,6 +292,8 @@ func (r *runner) decide(what string, subject Channel, a *simAgent, ev func([]byt
 		prev = a.routed
 	}
 	r.applyEffects(out, subject, prev)
+	r.cutWaits(out)
+	r.noteRoutes(out)
 	return out, true
 }
 

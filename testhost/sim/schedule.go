@@ -47,9 +47,13 @@ const (
 	OpStream
 	// OpModelInfo: the host tells channel Ch's reasoning efforts.
 	OpModelInfo
+	// OpPick: the user picks channel Ch as Agent's model.
+	OpPick
+	// OpReading: provider Prov's balance script reads N.
+	OpReading
 )
 
-var opNames = [...]string{"OpOutage", "OpTurn", "OpCancel", "OpDispose", "OpTool", "OpRestart", "OpRebuild", "OpBackup", "OpStream", "OpModelInfo"}
+var opNames = [...]string{"OpOutage", "OpTurn", "OpCancel", "OpDispose", "OpTool", "OpRestart", "OpRebuild", "OpBackup", "OpStream", "OpModelInfo", "OpPick", "OpReading"}
 
 func (k OpKind) String() string { return opNames[k] }
 
@@ -157,6 +161,10 @@ func Generate(seed int64, o Options) Schedule {
 		s.Homes = append(s.Homes, nch-1, nch-1)
 	}
 	s.Config = genConfig(r, s.Channels, chain)
+	world := drawRouteWorld(seed, s.Channels, chain) // route.go: pools, readings
+	if keys := world.configKeys(s.Channels); keys != "" {
+		s.Config = s.Config[:len(s.Config)-1] + keys + "}"
+	}
 
 	agents := max(1, o.Agents)
 	if o.AgentFlood {
@@ -209,6 +217,7 @@ func Generate(seed int64, o Options) Schedule {
 			add(Op{At: t + int64(r.Intn(60_000)), Kind: OpStream, Ch: r.Intn(nch), N: r.Intn(5), Dur: int64(r.Intn(400_000))})
 		}
 	}
+	routeOps(seed, &s, world, agents, add)
 	for i := 0; i < int(hours*2)+1; i++ {
 		t := int64(r.Float64() * float64(s.EndMs))
 		switch r.Intn(4) {
@@ -230,8 +239,33 @@ func Generate(seed int64, o Options) Schedule {
 			add(Op{At: t, Kind: OpModelInfo, Ch: r.Intn(nch), N: r.Intn(3)})
 		}
 	}
+	s.Config = withRecoveringPrimary(seed, s.Config, s.EndMs, chain, add)
 	sortOps(s.Ops)
 	return s
+}
+
+// withRecoveringPrimary adds the worlds of issue #17, drawn from a stream of
+// their own so every other draw of a seed stays as it was: a primary that is
+// rate limited for seconds to minutes while its fallback's allowance is spent
+// for hours (a stated reset), once or twice an hour; and, in one schedule in
+// three, the quota rules on, so that pairing holds turns in long-term waits.
+func withRecoveringPrimary(seed int64, cfg string, endMs int64, chain []int, add func(Op)) string {
+	if len(chain) < 2 {
+		return cfg
+	}
+	r := rand.New(rand.NewSource(seed ^ 0x17_17_17))
+	if r.Intn(3) == 0 {
+		cfg = cfg[:len(cfg)-1] + `,"quota":{}}`
+	}
+	for t := int64(0); t < endMs; {
+		t += int64(r.ExpFloat64() * 3600_000 / 1.5)
+		if t >= endMs {
+			break
+		}
+		add(Op{At: t, Kind: OpOutage, Ch: chain[0], Mode: ModeRateLimit, Dur: int64(5_000 + r.Intn(120_000))})
+		add(Op{At: t + int64(r.Intn(2000)), Kind: OpOutage, Ch: chain[1], Mode: ModeQuota, Dur: int64(r.Intn(3)+1) * 3600_000})
+	}
+	return cfg
 }
 
 func sortOps(ops []Op) {

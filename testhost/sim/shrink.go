@@ -79,7 +79,7 @@ func GoTest(name string, s Schedule, b Break) string {
 	fmt.Fprintf(&w, "},\n\t\tHomes: %#v,\n\t\tConfig: %s,\n\t\tOps: []Op{\n", s.Homes, strconv.Quote(s.Config))
 	for _, op := range s.Ops {
 		fmt.Fprintf(&w, "\t\t\t{ID: %d, At: %d, Kind: %s", op.ID, op.At, op.Kind)
-		if op.Kind == OpOutage || op.Kind == OpTurn || op.Kind == OpBackup || op.Kind == OpStream || op.Kind == OpModelInfo {
+		if op.Kind == OpOutage || op.Kind == OpTurn || op.Kind == OpBackup || op.Kind == OpStream || op.Kind == OpModelInfo || op.Kind == OpPick {
 			fmt.Fprintf(&w, ", Ch: %d", op.Ch)
 		}
 		if op.Prov != "" {

@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,8 +40,14 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write the host side's CPU profile to this file (the guest shows as external code)")
 	wasm := flag.String("wasm", "", "simulate this build of the module instead of the repository's (e.g. another branch's)")
 	trace := flag.String("trace", "", "write every step's input and output to this file (use with -seeds 1)")
+	knownFlag := flag.String("known", "", "comma-separated invariants to count rather than stop on (to see, on an old build, each of several that it breaks)")
 	flag.Parse()
 	sim.Strict = *strict
+	for _, k := range strings.Split(*knownFlag, ",") {
+		if k != "" {
+			sim.KnownFailing[k] = "named with -known"
+		}
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err == nil {

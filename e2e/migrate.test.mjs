@@ -1,0 +1,139 @@
+// The way over, in the real host with the STOCK dsh-llm-retry: a plugin's
+// documented row -> the installed package's `dsh-resilience migrate` -> the
+// printed patch pasted, as printed, into the home's cordis.patch.yml -> that
+// plugin's headline scenario. dsh-daruma: failover to the backup (and
+// `/resilience migrate` in the host); dsh-model-failover: a chain of its
+// fallbacks alone still fails the session's own model over to them;
+// dsh-plugin-tool-retry: an allow-listed tool repeated.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { startFakeProvider } from './fake-provider/fake-provider.mjs';
+import { readFile } from 'node:fs/promises';
+import { auditRecords, makeHome, PRIMARY, ROOT, runHeadless, SECONDARY } from './harness.mjs';
+
+const DARUMA_ROW = `
+- id: dsh-daruma
+  config:
+    channels:
+      - { provider: ${PRIMARY.provider}, model: ${PRIMARY.model} }
+      - { provider: ${SECONDARY.provider}, model: ${SECONDARY.model} }
+    failureBudget: 3
+    cooldownMs: 30000
+    giveUpBudget: 8
+    stateFile: ~/.dsh/daruma/channel-health.json
+`;
+
+describe('migrating from the replaced plugins', () => {
+  let fp;
+  before(async () => { fp = await startFakeProvider({}); });
+  after(() => fp.close());
+
+  test('its row, migrated and installed as printed, fails over to the backup', async (t) => {
+    // A stand-in row under daruma's name, as the host of a daruma user loads it, and the
+    // command runner to type `/resilience migrate` in that host.
+    const home = await makeHome({
+      baseURL: fp.baseURL, plugin: {}, primaryRetry: 'stock', secondaryRetry: 'stock',
+      extraPlugins: [{ dir: join(ROOT, 'e2e/fixtures/fake-daruma'), id: 'dsh-daruma' },
+        { dir: join(ROOT, 'e2e/fixtures/command-runner'), id: 'command-runner', config: { commands: ['/resilience migrate'] } }],
+    });
+    t.after(home.cleanup);
+    // The row where a daruma user has it: the home's patch layer. One ordinary run first, as
+    // any install has had (the host links its packages, js-yaml among them, on its first boot).
+    await writeFile(join(home.dsh, 'cordis.patch.yml'), DARUMA_ROW);
+    fp.reset();
+    fp.script(PRIMARY.model, [{ kind: 'success', text: 'hello' }]);
+    assert.equal((await runHeadless(home, 'Say hello')).code, 0);
+
+    // The CLI as `dsh plugin add` installed it, run with the host's node, reading what the
+    // host composes for the profile (no file named).
+    const cli = join(home.dsh, 'profiles', 'headless', 'node_modules', 'dsh-resilience', 'bin', 'dsh-resilience.js');
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [cli, 'migrate', '--profile', 'headless'], { env: home.env() });
+    assert.doesNotMatch(stderr, /refuses|not checked/, 'the installed CLI checked the row against the module');
+    const patch = stdout.split('\n\n')[0];
+    assert.match(patch, /- id: resilience\n {2}config:\n {4}chain:/);
+    assert.match(patch, /- id: dsh-daruma\n {2}disabled: true/);
+    assert.match(stdout, /dsh-daruma +stateFile .*\(none\)/, 'the key with no equivalent is in the table');
+    // `/resilience migrate` in that host printed the same, from the rows it loaded.
+    const [ran] = (await readFile(join(home.dsh, 'command-runner/results.jsonl'), 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    assert.equal(ran.result.result.kind, 'success', JSON.stringify(ran));
+    assert.equal(ran.result.result.text, `From the rows this host loaded:\n\n${stdout.trimEnd()}`);
+
+    fp.reset();
+    fp.script(PRIMARY.model, ['rate_limit']);
+    fp.script(SECONDARY.model, [{ kind: 'success', text: 'answer from the backup' }]);
+    // Pasted as printed, in place of the daruma row.
+    await writeFile(join(home.dsh, 'cordis.patch.yml'), `${patch}\n`);
+    const r = await runHeadless(home, 'Reply with OK');
+
+    assert.equal(r.stdout.trim(), 'answer from the backup', r.stderr);
+    assert.equal(r.code, 0);
+    // failureBudget 3 became failureThreshold 3: the third failure on the primary fails over.
+    assert.deepEqual(fp.counts(), { [PRIMARY.model]: 3, [SECONDARY.model]: 1 });
+    const audit = await auditRecords(home);
+    const boot = audit.filter((a) => a.type === 'boot').at(-1);
+    assert.deepEqual(boot.chain, [PRIMARY, SECONDARY], 'the pasted row is the one running');
+    const failover = audit.find((a) => a.type === 'failover');
+    assert.deepEqual([failover.from, failover.to], [PRIMARY, SECONDARY]);
+  });
+
+  test('dsh-model-failover: fallbacks alone as the chain; the session\'s own model is still tried first', async (t) => {
+    fp.reset();
+    fp.script(PRIMARY.model, ['rate_limit']);
+    fp.script(SECONDARY.model, [{ kind: 'success', text: 'answer from the fallback' }]);
+    const home = await makeHome({ baseURL: fp.baseURL, plugin: {}, primaryRetry: 'stock', secondaryRetry: 'stock' });
+    t.after(home.cleanup);
+    const old = join(home.dir, 'model-failover.patch.yml');
+    await writeFile(old, [
+      '- id: model-failover',
+      '  config:',
+      `    fallbacks: [{ provider: ${SECONDARY.provider}, model: ${SECONDARY.model} }]`,
+      '    modelCircuitThreshold: 2',
+      '    burstWindowMs: 300000',
+      '    platformCooldownMs: 120000',
+      '',
+    ].join('\n'));
+    // A host never booted yet: the YAML reader is found through the host install instead.
+    const cli = join(home.dsh, 'profiles', 'headless', 'node_modules', 'dsh-resilience', 'bin', 'dsh-resilience.js');
+    const { stdout } = await promisify(execFile)(process.execPath, [cli, 'migrate', old], { env: home.env({ DSH_HOST_DIR: process.env.DSH_HOST_DIR }) });
+    assert.match(stdout, /dsh-model-failover +platformCooldownMs +120000 +\(none\)/);
+    await writeFile(join(home.dsh, 'cordis.patch.yml'), `${stdout.split('\n\n')[0]}\n`);
+
+    const r = await runHeadless(home, 'Reply with OK');
+
+    assert.equal(r.stdout.trim(), 'answer from the fallback', r.stderr);
+    assert.equal(r.code, 0);
+    // modelCircuitThreshold 2 became failureThreshold 2: the second 429 fails over.
+    assert.deepEqual(fp.counts(), { [PRIMARY.model]: 2, [SECONDARY.model]: 1 });
+    const failover = (await auditRecords(home)).find((a) => a.type === 'failover');
+    assert.deepEqual([failover.from, failover.to], [PRIMARY, SECONDARY]);
+  });
+
+  test('dsh-plugin-tool-retry: its allow-listed tool, migrated, is repeated until it answers', async (t) => {
+    fp.reset();
+    fp.script(PRIMARY.model, [{ kind: 'tool_call', name: 'flaky_lookup', arguments: { query: 'q' } }, { kind: 'success', text: 'done' }]);
+    const home = await makeHome({
+      baseURL: fp.baseURL, plugin: {}, primaryRetry: 'stock', secondaryRetry: 'stock',
+      extraPlugins: [{ dir: join(ROOT, 'e2e/fixtures/flaky-tools'), id: 'flaky-tools',
+        config: { tools: [{ name: 'flaky_lookup', script: [{ kind: 'reset' }, { kind: 'reset' }, { kind: 'ok', answer: 'found' }] }] } }],
+    });
+    t.after(home.cleanup);
+    const old = join(home.dir, 'tool-retry.patch.yml');
+    await writeFile(old, "- id: tool-retry\n  config:\n    retryTools: ['flaky_*']\n    backoffMs: 100\n    maxBackoffMs: 400\n");
+    const cli = join(home.dsh, 'profiles', 'headless', 'node_modules', 'dsh-resilience', 'bin', 'dsh-resilience.js');
+    const { stdout } = await promisify(execFile)(process.execPath, [cli, 'migrate', old], { env: home.env({ DSH_HOST_DIR: process.env.DSH_HOST_DIR }) });
+    await writeFile(join(home.dsh, 'cordis.patch.yml'), `${stdout.split('\n\n')[0]}\n`);
+
+    const r = await runHeadless(home, 'Look it up');
+
+    assert.equal(r.stdout.trim(), 'done', r.stderr);
+    assert.equal(r.code, 0);
+    const tool = fp.requests[1].body.messages.find((m) => m.role === 'tool');
+    assert.equal(tool.content, 'flaky_lookup answered: found (call 3)', 'the model got the third attempt\'s answer');
+    const audit = (await auditRecords(home)).filter((a) => a.type.startsWith('tool-'));
+    assert.deepEqual(audit.map((a) => [a.type, a.attempt]), [['tool-retry', 1], ['tool-retry', 2], ['tool-recovered', 3]]);
+  });
+});

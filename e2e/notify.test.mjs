@@ -1,0 +1,188 @@
+// Webhook notifications in the real host: an outage scripted in the fake
+// provider (the primary's balance runs out, it opens, its probe succeeds and
+// the session's next step returns to it) reaches a receiver this test runs
+// as exactly one signed "provider-open" and one "returned"; a receiver that
+// never answers, and one that refuses, change nothing in the provider's
+// request timeline and cost one audit line.
+//
+// One headless task spans the outage: the secondary's answer is a call to a
+// test tool (e2e/fixtures/gate-tool) that returns only when the test opens a
+// gate, which it does once the audit log shows the primary closed again. So
+// the return is waited for on a condition, never a clock.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer } from 'node:http';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startFakeProvider } from './fake-provider/fake-provider.mjs';
+import { auditRecords, makeHome, PRIMARY, ROOT, runHeadless, SECONDARY } from './harness.mjs';
+
+const SECRET = 'whsec-test-4471';
+const GATE = join(ROOT, 'e2e/fixtures/gate-tool');
+const same = (a, c) => a?.provider === c.provider && a?.model === c.model;
+const key = (c) => `${c.provider}/${c.model}`;
+
+/**
+ * A webhook receiver on 127.0.0.1: `answer` 'ok' takes each POST (204), 'hang'
+ * reads it and never answers (until close()).
+ */
+async function startHook(answer = 'ok') {
+  const got = [];
+  const open = new Set();
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      got.push({ headers: req.headers, raw, body: JSON.parse(raw), answered: answer === 'ok' });
+      if (answer === 'ok') res.writeHead(204).end();
+      else open.add(res);
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/hooks/resilience?token=t-9921`,
+    got,
+    pending: () => open.size,
+    close: () => { for (const res of open) res.destroy(); server.closeAllConnections?.(); return new Promise((r) => server.close(r)); },
+  };
+}
+
+/** A port nothing listens on: a receiver that refuses every connection. */
+async function refusedURL() {
+  const s = createServer();
+  await new Promise((r) => s.listen(0, '127.0.0.1', r));
+  const port = s.address().port;
+  await new Promise((r) => s.close(r));
+  return `http://127.0.0.1:${port}/hook`;
+}
+
+const verify = (hit) => {
+  const expected = `sha256=${createHmac('sha256', SECRET).update(hit.raw).digest('hex')}`;
+  const given = String(hit.headers['x-dsh-resilience-signature'] ?? '');
+  return given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+};
+
+async function until(check, what, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('webhook notifications in the real host', { concurrency: false }, () => {
+  let fp;
+  before(async () => { fp = await startFakeProvider({}); });
+  after(() => fp.close());
+
+  /**
+   * One outage and return, in one headless task, with `notify` as given.
+   * `openGateWhen(audit)` adds to the condition for letting the turn go on.
+   */
+  async function outage(t, notify, openGateWhen = () => true) {
+    fp.reset();
+    // The 402, then the probe and the returning step: both answered.
+    fp.script(PRIMARY.model, ['insufficient_balance', { kind: 'success', text: 'back on the primary' }]);
+    fp.script(SECONDARY.model, [{ kind: 'tool_call', name: 'wait_for_gate', arguments: {} }, { kind: 'success', text: 'stayed on the secondary' }]);
+    const home = await makeHome({
+      baseURL: fp.baseURL,
+      primaryRetry: 'stock',
+      // A short open time: this test is about what is sent, not when the probe runs.
+      plugin: { chain: [PRIMARY, SECONDARY], cooldownMs: 300, notify },
+      extraPlugins: [{ dir: GATE, id: 'gate-tool', config: {} }],
+    });
+    t.after(home.cleanup);
+    const env = home.env;
+    home.env = (extra) => env({ ...extra, HOOK_SECRET: SECRET });
+    const run = runHeadless(home, 'Wait for the gate, then answer');
+    let result;
+    run.then((r) => { result = r; });
+    await until(async () => {
+      if (result) return true; // the turn ended early: the assertions below say why
+      const audit = await auditRecords(home);
+      return audit.some((a) => a.type === 'circuit-closed' && same(a.channel, PRIMARY)) && openGateWhen(audit);
+    }, 'the primary to close again');
+    await writeFile(join(home.dsh, 'gate-open'), '');
+    const r = await run;
+    // Each model's requests in order: the probe may go before or after the
+    // failover request (the open time is short), so the two lanes are compared apart.
+    const timeline = {};
+    for (const q of fp.requests) (timeline[q.model] ??= []).push(q.step);
+    return { r, home, audit: await auditRecords(home), timeline };
+  }
+
+  let fastTimeline;
+
+  test('one outage: exactly one signed provider-open and one returned', async (t) => {
+    const hook = await startHook('ok');
+    t.after(hook.close);
+    const { r, audit, timeline } = await outage(t, [{ url: hook.url, events: ['provider-open', 'returned', 'give-up'], secretEnv: 'HOOK_SECRET' }]);
+
+    assert.equal(r.stdout.trim(), 'back on the primary', `${r.stderr}\n${JSON.stringify(audit.map((a) => a.type))}`);
+    assert.equal(r.code, 0);
+    assert.ok(audit.some((a) => a.type === 'return'), 'the session returned to the primary');
+    assert.deepEqual(timeline, {
+      [PRIMARY.model]: ['insufficient_balance', 'success', 'success'], // the 402, the probe, the returning step
+      [SECONDARY.model]: ['tool_call'],
+    });
+    await until(() => hook.got.length >= 2, 'two notifications', 10_000);
+    const events = hook.got.map((h) => h.body.event);
+    assert.deepEqual(events.filter((e) => e === 'provider-open'), ['provider-open'], JSON.stringify(hook.got.map((h) => h.body)));
+    assert.deepEqual(events.filter((e) => e === 'returned'), ['returned']);
+    assert.deepEqual(events.filter((e) => e === 'give-up'), [], 'nothing was given up');
+    const open = hook.got.find((h) => h.body.event === 'provider-open').body;
+    assert.ok(same(open.channel, PRIMARY), JSON.stringify(open));
+    assert.equal(open.class, 'quota');
+    assert.equal(typeof open.host, 'string');
+    assert.ok(!Number.isNaN(Date.parse(open.time)));
+    const back = hook.got.find((h) => h.body.event === 'returned').body;
+    assert.equal(back.channel, key(PRIMARY));
+    assert.equal(back.from, key(SECONDARY));
+    assert.equal(back.session, audit.find((a) => a.type === 'return').agent);
+    for (const hit of hook.got) {
+      assert.ok(verify(hit), `signed with the secret: ${hit.headers['x-dsh-resilience-signature']}`);
+      assert.equal(hit.headers['content-type'], 'application/json');
+    }
+    const text = JSON.stringify(audit);
+    assert.ok(!text.includes(SECRET) && !text.includes('t-9921'), 'neither the secret nor the URL\'s token is in the audit log');
+    assert.ok(!audit.some((a) => a.type === 'notify-failed'));
+    fastTimeline = timeline;
+  });
+
+  test('a receiver that hangs and one that refuses: the same request timeline, one notify-failed line', async (t) => {
+    assert.ok(fastTimeline, 'the first test ran');
+    const hook = await startHook('hang');
+    t.after(hook.close);
+    const refused = await refusedURL();
+    const notify = [
+      // Its answer would take a minute: were a send in the way, the turn would wait that long.
+      { url: hook.url, events: ['provider-open', 'returned'], secretEnv: 'HOOK_SECRET', timeoutMs: 60_000 },
+      { url: refused, events: ['provider-open'] },
+    ];
+    // The refused target's tries (three, a second and two apart) end before the gate opens.
+    const { r, audit, timeline } = await outage(t, notify, (a) => a.some((x) => x.type === 'notify-failed'));
+
+    assert.equal(r.stdout.trim(), 'back on the primary', `${r.stderr}\n${JSON.stringify(audit.map((a) => a.type))}`);
+    assert.equal(r.code, 0);
+    assert.deepEqual(timeline, fastTimeline, 'the provider saw the same requests, in the same order on each model');
+    assert.ok(hook.got.length >= 1 && hook.pending() === hook.got.length,
+      `the hanging receiver still held every POST when the turn had ended: ${hook.pending()} of ${hook.got.length}`);
+    const failed = audit.filter((a) => a.type === 'notify-failed');
+    assert.deepEqual(failed.map((f) => [f.target, f.event, f.tries, f.origin]), [[1, 'provider-open', 3, new URL(refused).origin]]);
+    assert.ok(failed.every((f) => !JSON.stringify(f).includes('/hook')), 'no URL path in the line');
+    // The failover did not wait for any receiver: generous sanity against the 60 s hang.
+    const reqs = fp.requests;
+    const gap = reqs.find((q) => q.model === SECONDARY.model).at - reqs[0].at;
+    assert.ok(gap < 30_000, `the failover request came ${gap} ms after the 402`);
+  });
+
+  test('a notify config with a bad URL stops activation naming notify[0].url', async (t) => {
+    const home = await makeHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY], notify: [{ url: 'ftp://x', events: ['give-up'] }] } });
+    t.after(home.cleanup);
+    const r = await runHeadless(home, 'Reply with OK');
+    assert.notEqual(r.code, 0);
+    assert.ok(r.stderr.includes('notify[0].url'), r.stderr);
+  });
+});

@@ -1,0 +1,28 @@
+// @ts-check
+// Listeners on the audit log: the telemetry seam and the notifier follow the
+// records the shim writes, after each is queued, and a listener's failure
+// never costs the record. They see what the log sees, nothing the policy
+// did not already say.
+
+/**
+ * Wraps an audit writer (AuditLog or a tap of it) so each record also goes to
+ * `listeners`, with the time the log gives it.
+ * @param {{write: (r: object) => Promise<void>, flush: () => Promise<void>, failures?: number}} log
+ * @param {((record: object) => void)[]} listeners
+ */
+export function tapAudit(log, listeners) {
+  return {
+    write: (record) => {
+      const written = log.write(record);
+      const seen = { at: new Date().toISOString(), ...record };
+      for (const listen of listeners) {
+        try {
+          listen(seen);
+        } catch { /* a listener never costs a record */ }
+      }
+      return written;
+    },
+    flush: () => log.flush(),
+    get failures() { return log.failures; },
+  };
+}

@@ -1,0 +1,85 @@
+// dsh-model-failover's Cordis events, emitted beside this plugin's own, so a
+// plugin written against that one keeps hearing the same names and payloads
+// after its user switches. The one place that maps our events to theirs:
+// effects.js and the probe settle in index.js hand every emit through here.
+//
+// Their documented payloads:
+//   model-failover/circuit-opened  {provider, model, level: 'model'|'platform'}
+//   model-failover/circuit-closed  {provider, model, level: 'model'}
+//   model-failover/failover        {from, to, agentId}   from/to: {provider, model}
+//   model-failover/probe           {provider, model, ok, message?}
+//
+// Differences, by choice:
+// - A provider breaker (our channel with model "*") is their platform
+//   circuit. Theirs names the model whose opening tripped it; we name the last
+//   model of that provider seen opening, or "*" when none was (a provider
+//   opened by health adopted from another host).
+// - Their circuit-closed is model-level only, so a provider breaker closing is
+//   not mirrored (a listener reading `level: 'model'` would take "*" for a model).
+// - Half-open is not theirs to hear: only open and closed are mirrored.
+
+import { EVENTS } from './effects.js';
+
+export const COMPAT_EVENTS = {
+  circuitOpened: 'model-failover/circuit-opened',
+  circuitClosed: 'model-failover/circuit-closed',
+  failover: 'model-failover/failover',
+  probe: 'model-failover/probe',
+};
+
+const PROVIDER_MODEL = '*';
+const route = (c) => ({ provider: String(c?.provider ?? ''), model: String(c?.model ?? '') });
+
+/**
+ * A mapper holding the little it must remember (the last model of each
+ * provider seen opening, for a platform circuit's `model`).
+ * @returns {(event: string, payload: object) => [string, object] | undefined}
+ */
+export function modelFailoverMapper() {
+  const lastOpened = new Map();
+  return (event, p) => {
+    switch (event) {
+      case EVENTS.circuitOpened: {
+        const c = route(p.channel);
+        if (c.model === PROVIDER_MODEL) {
+          return [COMPAT_EVENTS.circuitOpened, { provider: c.provider, model: lastOpened.get(c.provider) ?? PROVIDER_MODEL, level: 'platform' }];
+        }
+        lastOpened.set(c.provider, c.model);
+        return [COMPAT_EVENTS.circuitOpened, { ...c, level: 'model' }];
+      }
+      case EVENTS.circuitClosed: {
+        const c = route(p.channel);
+        return c.model === PROVIDER_MODEL ? undefined : [COMPAT_EVENTS.circuitClosed, { ...c, level: 'model' }];
+      }
+      case EVENTS.failover:
+        return [COMPAT_EVENTS.failover, { from: route(p.from), to: route(p.to), agentId: p.agent }];
+      case EVENTS.probe: {
+        /** @type {{provider: string, model: string, ok: boolean, message?: string}} */
+        const out = { ...route(p.channel), ok: p.ok === true };
+        if (!out.ok) out.message = p.message ?? p.code ?? 'probe failed';
+        return [COMPAT_EVENTS.probe, out];
+      }
+      default:
+        return undefined;
+    }
+  };
+}
+
+// One mapper per plugin instance (its ctx), so a reload starts clean.
+const mappers = new WeakMap();
+
+/**
+ * Emits the mirrored event, if any, after ours. A listener's throw is logged
+ * and never reaches the caller (the decision is already taken).
+ */
+export function emitCompat(ctx, event, payload, logger) {
+  let map = mappers.get(ctx);
+  if (!map) mappers.set(ctx, (map = modelFailoverMapper()));
+  let mapped;
+  try {
+    mapped = map(event, payload);
+    if (mapped) ctx.emit(mapped[0], mapped[1]);
+  } catch (e) {
+    logger?.warn?.('a %s listener failed: %s', mapped?.[0] ?? event, e?.message ?? e);
+  }
+}

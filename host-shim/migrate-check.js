@@ -1,0 +1,26 @@
+// Whether the policy module accepts a migrated row: the same check activation
+// makes (policy.js), so a printed row that would be refused says so at once.
+
+import { access } from 'node:fs/promises';
+import { compileModule, Policy, WASM_PATH } from './policy.js';
+
+// The keys index.js checks itself (SHIM_KEYS there); the module never sees them.
+const SHIM_KEYS = ['stateDir', 'healthRefreshMs', 'healthPruneMs', 'shared', 'notify'];
+const hasExpr = (v) => v !== null && typeof v === 'object' && (typeof v.__jsExpr === 'string' || Object.values(v).some(hasExpr));
+
+/** @returns {Promise<{ok: true} | {ok: false, error: string} | {skipped: string}>} */
+export async function checkRow(row) {
+  if (hasExpr(row)) return { skipped: 'the row holds !!js expressions, which only the host evaluates' };
+  try {
+    await access(WASM_PATH);
+  } catch {
+    return { skipped: 'build/dsh-resilience.wasm is not here' };
+  }
+  const policyPart = Object.fromEntries(Object.entries(row).filter(([k]) => !SHIM_KEYS.includes(k)));
+  try {
+    new Policy(await compileModule(), policyPart, { warn() {} }); // eslint-disable-line no-new
+    return { ok: true };
+  } catch (e) {
+    return { ok: false, error: e.message };
+  }
+}

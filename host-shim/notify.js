@@ -1,0 +1,251 @@
+// @ts-check
+// Webhook notifications (`notify`): a few audit records an operator wants to
+// be woken for, POSTed as JSON to the URLs the config names. The notifier
+// only listens to records the shim already writes (one record, at most one
+// notification per target): it decides nothing and knows no state of the
+// policy. Sending is off the decision path: a record is handed over and the
+// request goes on its own; a receiver that hangs or refuses costs one
+// `notify-failed` audit line, never a request's time.
+//
+// The signing secret is a reference (an environment-style name resolved
+// through the host's credentials, as shared.redis.passwordEnv): read at each
+// send, never cached, never logged, never in the audit. The URL is not
+// logged either (webhook URLs often carry a token in their path): a failure
+// names the target's index and its origin only.
+import { createHmac } from 'node:crypto';
+import { hostname } from 'node:os';
+
+/** Event kinds a target may choose, each with the audit record types that mean it. */
+export const NOTIFY_EVENTS = Object.freeze({
+  'provider-open': ['circuit-open'],
+  'give-up': ['give-up'],
+  'quota-wait': ['quota-wait-entered'],
+  returned: ['return'], // an agent's request went back to the channel it had failed over from
+});
+const KIND_OF = new Map(Object.entries(NOTIFY_EVENTS).flatMap(([kind, types]) => types.map((t) => [t, kind])));
+
+export const SIGNATURE_HEADER = 'x-dsh-resilience-signature';
+/** Per target, event kind and channel: at most one notification in this window. */
+export const RATE_WINDOW_MS = 60_000;
+export const DEFAULT_TIMEOUT_MS = 5_000;
+/** Tries per notification, and the waits between them (doubling, bounded). */
+export const MAX_TRIES = 3;
+export const RETRY_BASE_MS = 1_000;
+/**
+ * How long a stopping host lets sends in flight finish: the last turn's
+ * notification (a "returned" at the end of a headless task) still goes out,
+ * and a hanging receiver holds the shutdown no longer than this.
+ */
+export const STOP_GRACE_MS = 1_000;
+
+/** @type {(key: string, reason: string) => never} */
+const fail = (key, reason) => {
+  throw new Error(`dsh-resilience: config key "${key}": ${reason}`);
+};
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const TARGET_KEYS = ['url', 'events', 'secretEnv', 'timeoutMs'];
+
+/**
+ * Checks the `notify` key.
+ * @returns {{url: string, events: string[], secretEnv?: string, timeoutMs: number}[]}
+ * @throws {Error} naming the key (`notify[1].url`) and the reason.
+ */
+export function checkNotify(v) {
+  if (!Array.isArray(v)) fail('notify', 'must be a list of {url, events, secretEnv?, timeoutMs?}');
+  if (v.length > 20) fail('notify', 'at most 20 targets');
+  return v.map((t, i) => {
+    const at = `notify[${i}]`;
+    if (!isObject(t)) fail(at, 'must be an object {url, events, secretEnv?, timeoutMs?}');
+    for (const k of Object.keys(t)) if (!TARGET_KEYS.includes(k)) fail(`${at}.${k}`, `unknown key (known: ${TARGET_KEYS.join(', ')})`);
+    let url;
+    try {
+      url = typeof t.url === 'string' ? new URL(t.url) : undefined;
+    } catch { /* reported below */ }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) fail(`${at}.url`, 'must be an http:// or https:// URL');
+    if (url.username || url.password) fail(`${at}.url`, 'must not hold credentials: sign with secretEnv instead');
+    const kinds = Object.keys(NOTIFY_EVENTS);
+    if (!Array.isArray(t.events) || t.events.length === 0) fail(`${at}.events`, `must be a non-empty list of: ${kinds.join(', ')}`);
+    t.events.forEach((e, j) => {
+      if (!kinds.includes(e)) fail(`${at}.events[${j}]`, `unknown event ${JSON.stringify(e)} (known: ${kinds.join(', ')})`);
+    });
+    if (new Set(t.events).size !== t.events.length) fail(`${at}.events`, 'lists an event twice');
+    if (t.secretEnv !== undefined && (typeof t.secretEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(t.secretEnv))) {
+      fail(`${at}.secretEnv`, 'must be an environment variable name, e.g. DSH_NOTIFY_SECRET (the secret itself never goes in the config)');
+    }
+    if (t.timeoutMs !== undefined && !(Number.isInteger(t.timeoutMs) && t.timeoutMs >= 100 && t.timeoutMs <= 60_000)) {
+      fail(`${at}.timeoutMs`, 'must be an integer between 100 and 60000');
+    }
+    return { url: url.href, events: [...t.events], ...(t.secretEnv ? { secretEnv: t.secretEnv } : {}), timeoutMs: t.timeoutMs ?? DEFAULT_TIMEOUT_MS };
+  });
+}
+
+const channelText = (c) => (typeof c === 'string' ? c : c && typeof c === 'object' ? `${c.provider}/${c.model}` : undefined);
+const channelObject = (c) => (c && typeof c === 'object' ? { provider: c.provider, model: c.model } : c);
+
+/**
+ * The notification an audit record means, or undefined: its kind, the channel
+ * it is about (the rate limit's key), and the JSON body. One to one: only
+ * fields the record holds (never prompt text; records never hold any).
+ */
+export function notification(record, host = hostname()) {
+  const kind = KIND_OF.get(record?.type);
+  if (!kind) return undefined;
+  // The channel a record is about: the opened or given-up one, the waiting
+  // provider, the channel returned to.
+  const channel = record.type === 'return' ? record.to
+    : record.type === 'quota-wait-entered' ? (record.provider === undefined ? undefined : { provider: record.provider, model: '*' })
+      : record.channel;
+  const body = {
+    event: kind,
+    type: record.type,
+    time: record.at ?? new Date().toISOString(),
+    channel: channelObject(channel),
+    ...(record.type === 'return' ? { from: channelObject(record.from) } : {}),
+    ...(record.code !== undefined ? { code: record.code } : {}),
+    ...(record.class !== undefined ? { class: record.class } : {}),
+    ...(record.reason !== undefined ? { reason: record.reason } : {}),
+    ...(record.cause !== undefined ? { cause: record.cause } : {}),
+    ...(record.openUntil !== undefined ? { openUntil: record.openUntil } : {}),
+    ...(record.pool !== undefined ? { pool: record.pool } : {}),
+    ...(record.nextAttemptAt !== undefined ? { nextAttemptAt: record.nextAttemptAt } : {}),
+    // The host requires an agent's id to equal its session's id.
+    ...(record.agent !== undefined ? { session: String(record.agent) } : {}),
+    host,
+  };
+  return { kind, key: `${kind} ${channelText(channel) ?? ''}`, body };
+}
+
+/** The signature header's value for `body` (the exact bytes sent) under `secret`. */
+export const sign = (body, secret) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+
+/**
+ * At most one notification per key (kind and channel) within `windowMs`.
+ * Pure: time comes in with each question.
+ */
+export class RateLimit {
+  constructor(windowMs = RATE_WINDOW_MS) {
+    this.windowMs = windowMs;
+    this.last = new Map(); // key -> when one was last let through
+  }
+
+  /** Whether a notification for `key` may go at `nowMs` (and counts it if so). */
+  allow(key, nowMs) {
+    const last = this.last.get(key);
+    if (last !== undefined && nowMs - last < this.windowMs) return false;
+    this.last.set(key, nowMs);
+    if (this.last.size > 1000) { // bounded: forget the windows that have passed
+      for (const [k, at] of this.last) if (nowMs - at >= this.windowMs) this.last.delete(k);
+    }
+    return true;
+  }
+}
+
+/** The wait before try `n` (2, 3, ...): doubling from RETRY_BASE_MS. */
+export const retryDelayMs = (n, base = RETRY_BASE_MS) => base * 2 ** (n - 2);
+
+/** Whether a receiver's HTTP answer is worth another try. */
+const retryable = (status) => status === 408 || status === 429 || status >= 500;
+
+/**
+ * Sends notifications for the records it is shown.
+ * @param {object} o
+ * @param {ReturnType<typeof checkNotify>} o.targets
+ * @param {(record: object) => void} o.report - the audit writer (`notify-failed`)
+ * @param {(name: string) => Promise<string | undefined>} o.secret - resolves a secretEnv reference
+ * @param {typeof fetch} [o.fetch]
+ * @param {() => number} [o.now]
+ * @param {number} [o.retryBaseMs]
+ */
+export class Notifier {
+  constructor({ targets, report, secret, fetch = globalThis.fetch, now = Date.now, retryBaseMs = RETRY_BASE_MS, graceMs = STOP_GRACE_MS, host = hostname() }) {
+    this.targets = targets.map((t) => ({ ...t, limit: new RateLimit() }));
+    this.report = report;
+    this.secret = secret;
+    this.fetch = fetch;
+    this.now = now;
+    this.retryBaseMs = retryBaseMs;
+    this.host = host;
+    this.graceMs = graceMs;
+    this.closing = new AbortController(); // no new sends, no more tries
+    this.lifetime = new AbortController(); // the sends in flight are cut
+    this.inflight = new Set();
+  }
+
+  /** An audit record was written: hands its notification to each target that wants it. Never throws, never waits. */
+  observe(record) {
+    if (this.closing.signal.aborted || this.targets.length === 0) return;
+    try {
+      const n = notification(record, this.host);
+      if (!n) return;
+      this.targets.forEach((target, index) => {
+        if (!target.events.includes(n.kind) || !target.limit.allow(n.key, this.now())) return;
+        const sending = this.send(target, index, n).catch(() => {}); // send() reports its own failures
+        this.inflight.add(sending);
+        sending.finally(() => this.inflight.delete(sending));
+      });
+    } catch { /* a notification never costs a record */ }
+  }
+
+  async send(target, index, n) {
+    const body = JSON.stringify(n.body);
+    /** @type {{retry: boolean, text: string} | undefined} */
+    let reason;
+    let tries = 0;
+    for (let attempt = 1; attempt <= MAX_TRIES; attempt++) {
+      if (attempt > 1 && !(await this.pause(retryDelayMs(attempt, this.retryBaseMs)))) return;
+      tries = attempt;
+      reason = await this.post(target, body);
+      if (reason === undefined || this.closing.signal.aborted) return;
+      if (!reason.retry) break;
+    }
+    this.report({ type: 'notify-failed', target: index, origin: new URL(target.url).origin, event: n.kind, tries, reason: /** @type {{text: string}} */ (reason).text }); // the loop ran at least once
+  }
+
+  /** One POST under the target's timeout; undefined when the receiver took it. */
+  async post(target, body) {
+    const headers = { 'content-type': 'application/json', 'user-agent': 'dsh-resilience' };
+    if (target.secretEnv) {
+      const secret = await this.secret(target.secretEnv).catch(() => undefined);
+      if (!secret) return { retry: false, text: `secretEnv ${target.secretEnv} is not set` };
+      headers[SIGNATURE_HEADER] = sign(body, secret);
+    }
+    const signal = AbortSignal.any([this.lifetime.signal, AbortSignal.timeout(target.timeoutMs)]);
+    try {
+      const res = await this.fetch(target.url, { method: 'POST', headers, body, signal, redirect: 'error' });
+      await res.body?.cancel().catch(() => {});
+      if (res.ok) return undefined;
+      return { retry: retryable(res.status), text: `HTTP ${res.status}` };
+    } catch (e) {
+      const text = e?.name === 'TimeoutError' ? `no answer within ${target.timeoutMs} ms`
+        : String(e?.cause?.code ?? e?.code ?? e?.name ?? 'error').slice(0, 60);
+      return { retry: true, text };
+    }
+  }
+
+  /** Waits `ms` unless stopping first; false when stopping. */
+  pause(ms) {
+    const { signal } = this.closing;
+    return new Promise((resolve) => {
+      if (signal.aborted) return resolve(false);
+      const timer = setTimeout(() => { signal.removeEventListener('abort', stop); resolve(true); }, ms);
+      timer.unref?.();
+      const stop = () => { clearTimeout(timer); resolve(false); };
+      signal.addEventListener('abort', stop, { once: true });
+    });
+  }
+
+  /**
+   * Stops: no new sends and no more tries; a try in flight gets `graceMs` to
+   * be taken, then is cut. A cut or failed last try writes nothing: the
+   * plugin's `stop` is the log's last line.
+   */
+  async dispose() {
+    this.closing.abort();
+    let timer;
+    const grace = new Promise((resolve) => { timer = setTimeout(resolve, this.graceMs); });
+    await Promise.race([Promise.allSettled([...this.inflight]), grace]);
+    clearTimeout(timer);
+    this.lifetime.abort();
+    await Promise.allSettled([...this.inflight]);
+  }
+}

@@ -1,0 +1,69 @@
+// What the web RPC accepts, checked where it enters (web.js): every field
+// bounded and well-formed before anything is looked up or written, and a
+// reply never echoes more than a short excerpt of what was sent. Without it
+// a made-up 1 MB session id was stored (~1 MB in quota-sessions.json and in
+// the audit log per call) and a 10 MB value came back as a 10 MB error.
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** The host's session ids are `session-<uuid>` or `session-<n>`: 128 is ample. */
+export const MAX_SESSION_ID = 128;
+/** A quota switch word or a pool name. */
+export const MAX_VALUE = 100;
+/** `provider/model`, each part a host id. */
+export const MAX_CHANNEL = 300;
+/** The settings card's section, as JSON. */
+export const MAX_SECTION_BYTES = 64 * 1024;
+/** How much of a refused input a reply shows. */
+const EXCERPT = 40;
+
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+
+/** A short, printable excerpt of any input, for an error message. */
+export function excerpt(v) {
+  let s;
+  try {
+    s = typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+  } catch {
+    s = Object.prototype.toString.call(v);
+  }
+  s = s.slice(0, EXCERPT + 1).replace(/[\u0000-\u001f\u007f]/g, '?');
+  return s.length > EXCERPT ? `"${s.slice(0, EXCERPT)}…"` : `"${s}"`;
+}
+
+/** An own, enumerable property of a plain body: `__proto__` or an inherited key is not one. */
+export const field = (payload, key) => (payload !== null && typeof payload === 'object' && Object.hasOwn(payload, key) ? payload[key] : undefined);
+
+/** Why v is not a session id, or undefined. */
+export function sessionIdProblem(v) {
+  if (typeof v !== 'string' || v === '') return 'no session';
+  if (v.length > MAX_SESSION_ID) return `session id longer than ${MAX_SESSION_ID} characters`;
+  if (!SESSION_ID.test(v)) return `session id ${excerpt(v)} is not letters, digits and . _ : -`;
+  return undefined;
+}
+
+/** The forms a browser's session id may take on the host (with or without `session-`). */
+export const sessionForms = (id) => [...new Set([id, `session-${id}`, id.replace(/^session-/, '')])].filter(Boolean);
+
+/**
+ * Whether the host knows the session: live in its session store, or logged
+ * under its sessions directory (`<dir>/<workspace>/<session id>/`), which is
+ * where a session the browser shows but has not yet run lives.
+ * @param {string} id
+ * @param {{sessions?: {get(id: string): unknown}, sessionsDir?: string}} host
+ */
+export async function hostKnowsSession(id, { sessions, sessionsDir }) {
+  if (sessionIdProblem(id)) return false; // never a path outside the sessions directory
+  const forms = sessionForms(id);
+  try {
+    if (sessions && forms.some((f) => sessions.get(f) !== undefined)) return true;
+  } catch { /* a store that throws knows nothing */ }
+  if (!sessionsDir) return false;
+  const workspaces = await readdir(sessionsDir).catch(() => []);
+  for (const w of workspaces.slice(0, 1000)) {
+    for (const f of forms) {
+      if (await stat(join(sessionsDir, w, f)).then((s) => s.isDirectory(), () => false)) return true;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,207 @@
+// Webhook notifications (notify.js): the config check, the record-to-event
+// mapping, signing, the rate limit, and the sender against a scripted fetch
+// (tries, backoff, the one audit line on failure, nothing after dispose).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { AUDIT_TYPES } from '../audit-types.js';
+import { checkNotify, notification, Notifier, NOTIFY_EVENTS, RateLimit, retryDelayMs, sign, SIGNATURE_HEADER } from '../notify.js';
+
+const URL_OK = 'http://127.0.0.1:9/hook';
+const P = { provider: 'deepseek-official', model: 'deepseek-v4-flash' };
+const S = { provider: 'mock', model: 'mock-b' };
+
+test('a valid notify list is taken, with the default timeout', () => {
+  assert.deepEqual(checkNotify([{ url: URL_OK, events: ['provider-open', 'returned'], secretEnv: 'HOOK_SECRET' }]), [
+    { url: URL_OK, events: ['provider-open', 'returned'], secretEnv: 'HOOK_SECRET', timeoutMs: 5000 },
+  ]);
+  assert.deepEqual(checkNotify([]), []);
+});
+
+test('a bad notify list is refused with the key that is wrong', () => {
+  const cases = [
+    [{}, /"notify": must be a list/],
+    [[42], /"notify\[0\]": must be an object/],
+    [[{ url: 'ftp://x/y', events: ['give-up'] }], /"notify\[0\]\.url": must be an http/],
+    [[{ url: 'not a url', events: ['give-up'] }], /"notify\[0\]\.url"/],
+    [[{ url: 'https://u:p@x/y', events: ['give-up'] }], /"notify\[0\]\.url": must not hold credentials/],
+    [[{ url: URL_OK, events: [] }], /"notify\[0\]\.events": must be a non-empty list/],
+    [[{ url: URL_OK, events: ['give-up'] }, { url: URL_OK, events: ['open'] }], /"notify\[1\]\.events\[0\]": unknown event "open"/],
+    [[{ url: URL_OK, events: ['give-up', 'give-up'] }], /"notify\[0\]\.events": lists an event twice/],
+    [[{ url: URL_OK, events: ['give-up'], secretEnv: 'not a name' }], /"notify\[0\]\.secretEnv": must be an environment variable name/],
+    [[{ url: URL_OK, events: ['give-up'], timeoutMs: 5 }], /"notify\[0\]\.timeoutMs": must be an integer between 100 and 60000/],
+    [[{ url: URL_OK, events: ['give-up'], secret: 'x' }], /"notify\[0\]\.secret": unknown key/],
+  ];
+  for (const [v, re] of cases) assert.throws(() => checkNotify(v), re, JSON.stringify(v));
+});
+
+test('every event kind maps to defined audit types, and each record type to one kind', () => {
+  const seen = new Set();
+  for (const types of Object.values(NOTIFY_EVENTS)) {
+    for (const t of types) {
+      assert.ok(Object.hasOwn(AUDIT_TYPES, t), `${t} is an audit type`);
+      assert.ok(!seen.has(t), `${t} means one kind`);
+      seen.add(t);
+    }
+  }
+  assert.deepEqual(Object.keys(NOTIFY_EVENTS), ['provider-open', 'give-up', 'quota-wait', 'returned']);
+});
+
+test('records map one to one onto notification bodies', () => {
+  const at = '2026-12-01T10:00:00.000Z';
+  assert.deepEqual(notification({ at, type: 'circuit-open', channel: P, from: 'closed', cause: 'failures', class: 'quota', openUntil: at }, 'h1'), {
+    kind: 'provider-open', key: 'provider-open deepseek-official/deepseek-v4-flash',
+    body: { event: 'provider-open', type: 'circuit-open', time: at, channel: P, class: 'quota', cause: 'failures', openUntil: at, host: 'h1' },
+  });
+  assert.deepEqual(notification({ at, type: 'give-up', agent: 's-1', channel: S, reason: 'budget-exhausted', code: 'QUOTA' }, 'h1').body,
+    { event: 'give-up', type: 'give-up', time: at, channel: S, code: 'QUOTA', reason: 'budget-exhausted', session: 's-1', host: 'h1' });
+  const ret = notification({ at, type: 'return', agent: 's-1', from: 'mock/mock-b', to: 'deepseek-official/deepseek-v4-flash' }, 'h1');
+  assert.equal(ret.kind, 'returned');
+  assert.equal(ret.key, 'returned deepseek-official/deepseek-v4-flash');
+  assert.deepEqual(ret.body, { event: 'returned', type: 'return', time: at, channel: 'deepseek-official/deepseek-v4-flash', from: 'mock/mock-b', session: 's-1', host: 'h1' });
+  const wait = notification({ at, type: 'quota-wait-entered', agent: 's-2', provider: 'mock', pool: 'p', attempts: 1, nextAttemptAt: at }, 'h1');
+  assert.equal(wait.kind, 'quota-wait');
+  assert.deepEqual(wait.body.channel, { provider: 'mock', model: '*' });
+  for (const type of ['circuit-closed', 'circuit-half-open', 'failover', 'quota-wait-waiting', 'notify-failed', 'boot', undefined]) {
+    assert.equal(notification({ at, type }), undefined, String(type));
+  }
+});
+
+test('the signature is HMAC-SHA256 of the exact body, hex, prefixed sha256=', () => {
+  const body = '{"event":"give-up"}';
+  assert.equal(sign(body, 'k'), `sha256=${createHmac('sha256', 'k').update(body).digest('hex')}`);
+  assert.notEqual(sign(body, 'k'), sign(body + ' ', 'k'));
+});
+
+test('the rate limit lets one per key through per window', () => {
+  const r = new RateLimit(60_000);
+  assert.equal(r.allow('provider-open a/b', 0), true);
+  assert.equal(r.allow('provider-open a/b', 59_999), false);
+  assert.equal(r.allow('provider-open c/d', 1), true, 'another channel is another key');
+  assert.equal(r.allow('returned a/b', 1), true, 'another kind is another key');
+  assert.equal(r.allow('provider-open a/b', 60_000), true);
+  assert.equal(r.allow('provider-open a/b', 60_001), false);
+});
+
+test('the retry waits double from the base', () => {
+  assert.deepEqual([2, 3, 4].map((n) => retryDelayMs(n, 1000)), [1000, 2000, 4000]);
+});
+
+/** A Notifier over a scripted fetch: each answer is a status, 'slow' (200 after 20 ms), 'throw' or 'hang'. */
+function harness(answers, target = {}) {
+  const calls = [];
+  const audit = [];
+  const fetch = (url, init) => {
+    calls.push({ url, init });
+    const a = answers[Math.min(calls.length, answers.length) - 1];
+    if (a === 'throw') return Promise.reject(Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } }));
+    if (a === 'hang') {
+      return new Promise((_, reject) => init.signal.addEventListener('abort', () => reject(init.signal.reason), { once: true }));
+    }
+    if (a === 'slow') return new Promise((r) => setTimeout(() => r(new Response(null, { status: 200 })), 20));
+    return Promise.resolve(new Response(null, { status: a }));
+  };
+  const n = new Notifier({
+    targets: checkNotify([{ url: 'http://127.0.0.1:9/hook?token=abc', events: ['provider-open', 'give-up'], ...target }]),
+    report: (r) => audit.push(r),
+    secret: async (ref) => ({ HOOK_SECRET: 's3cret' })[ref],
+    fetch,
+    retryBaseMs: 1,
+    graceMs: 50,
+    host: 'h1',
+  });
+  return { n, calls, audit };
+}
+// The sender's timers are unref'd (a pending retry never holds the host
+// open), so a test holds the event loop itself while it waits.
+async function settled(n) {
+  const hold = setInterval(() => {}, 1000);
+  try {
+    await Promise.allSettled([...n.inflight]);
+  } finally {
+    clearInterval(hold);
+  }
+}
+const OPEN = { type: 'circuit-open', channel: P, class: 'transient', cause: 'failures' };
+
+test('a taken notification is one signed POST, and writes nothing', async () => {
+  const { n, calls, audit } = harness([204], { secretEnv: 'HOOK_SECRET' });
+  n.observe(OPEN);
+  await settled(n);
+  assert.equal(calls.length, 1);
+  const { init } = calls[0];
+  assert.equal(init.method, 'POST');
+  assert.equal(init.headers['content-type'], 'application/json');
+  assert.equal(init.headers[SIGNATURE_HEADER], sign(init.body, 's3cret'));
+  assert.equal(JSON.parse(init.body).event, 'provider-open');
+  assert.deepEqual(audit, []);
+});
+
+test('a second open of the same channel within the window is not sent; other kinds are', async () => {
+  const { n, calls } = harness([200]);
+  n.observe(OPEN);
+  n.observe(OPEN);
+  n.observe({ type: 'give-up', channel: P, reason: 'budget-exhausted', code: 'QUOTA' });
+  n.observe({ type: 'return', from: 'a/b', to: 'c/d' }); // not chosen by this target
+  await settled(n);
+  assert.deepEqual(calls.map((c) => JSON.parse(c.init.body).event), ['provider-open', 'give-up']);
+});
+
+test('a refusing receiver is tried MAX_TRIES times, then one notify-failed line without the URL or secret', async () => {
+  const { n, calls, audit } = harness(['throw'], { secretEnv: 'HOOK_SECRET' });
+  n.observe(OPEN);
+  await settled(n);
+  assert.equal(calls.length, 3);
+  assert.deepEqual(audit, [{ type: 'notify-failed', target: 0, origin: 'http://127.0.0.1:9', event: 'provider-open', tries: 3, reason: 'ECONNREFUSED' }]);
+  assert.ok(!JSON.stringify(audit).includes('token=abc') && !JSON.stringify(audit).includes('s3cret'));
+});
+
+test('a 4xx answer is not tried again; a 5xx is', async () => {
+  const four = harness([400]);
+  four.n.observe(OPEN);
+  await settled(four.n);
+  assert.equal(four.calls.length, 1);
+  assert.equal(four.audit[0].reason, 'HTTP 400');
+  const five = harness([503, 200]);
+  five.n.observe(OPEN);
+  await settled(five.n);
+  assert.equal(five.calls.length, 2);
+  assert.deepEqual(five.audit, []);
+});
+
+test('a secretEnv that is not set sends nothing and says so', async () => {
+  const { n, calls, audit } = harness([200], { secretEnv: 'NOT_SET_ANYWHERE' });
+  n.observe(OPEN);
+  await settled(n);
+  assert.equal(calls.length, 0);
+  assert.equal(audit[0].reason, 'secretEnv NOT_SET_ANYWHERE is not set');
+});
+
+test('observe() returns before the receiver answers; a hanging one times out into one line', async () => {
+  const { n, calls, audit } = harness(['hang'], { timeoutMs: 100 });
+  n.observe(OPEN); // returns at once: the send goes on its own
+  assert.equal(audit.length, 0);
+  await settled(n);
+  assert.equal(calls.length, 3);
+  assert.equal(audit.length, 1);
+  assert.match(audit[0].reason, /no answer within 100 ms/);
+});
+
+test('dispose lets a send in flight be taken within the grace', async () => {
+  const { n, calls, audit } = harness(['slow']);
+  n.observe(OPEN);
+  await n.dispose(); // the answer comes 20 ms later, within the 50 ms grace
+  assert.equal(calls.length, 1);
+  assert.deepEqual(audit, []);
+  assert.equal(n.inflight.size, 0);
+});
+
+test('dispose cuts a hanging send after the grace, silently, and later records send nothing', async () => {
+  const { n, calls, audit } = harness(['hang'], { timeoutMs: 60_000 });
+  n.observe(OPEN);
+  await new Promise((r) => setImmediate(r)); // the POST is under way
+  await n.dispose();
+  n.observe({ type: 'give-up', channel: P, reason: 'x', code: 'y' });
+  assert.equal(calls.length, 1);
+  assert.deepEqual(audit, []);
+});
