@@ -32,7 +32,10 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
 
   before(async () => {
     fp = await startFakeProvider({});
-    home = await makeWebHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY] } });
+    // The trip itself (a breaker opening, the amber chip, its row): main now
+    // spills a request after two failures (spillAfter 2); these tests are
+    // about the failover the breaker makes, so they turn the spill off.
+    home = await makeWebHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY], spillAfter: 0 } });
     web = await startWeb(home);
     browser = await launchBrowser();
     await open();
