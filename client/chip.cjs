@@ -15,22 +15,21 @@ const { menuItems, quotaItems, quotaChoice, CHAIN_ORDER } = require('./menu.cjs'
 const { hostNow } = require('./countdown.cjs');
 const { translate } = require('./i18n.cjs');
 const { Dock } = require('./dock.cjs');
+const { makeReportView } = require('./report.cjs');
+const { ensureStyle } = require('./style.cjs');
+const { useMenuKeys, fromKeyboard } = require('./keys.cjs');
 
 const DOCK_ID = 'dsh-resilience:dock';
+const REPORT_ID = 'dsh-resilience:report';
 
-const TONES = {
-  ok: { border: 'var(--dsw-alias-color-border-subtle, #d0d7de)', color: 'inherit', background: 'transparent' },
-  warn: { border: '#d4a72c', color: '#7d4e00', background: '#fff8c5' },
-  error: { border: '#cf222e', color: '#a40e26', background: '#ffebe9' },
-  off: { border: 'var(--dsw-alias-color-border-subtle, #d0d7de)', color: '#8c959f', background: 'transparent' },
-};
-
+// The tones' colours are in style.cjs, by data-tone (the host's tokens, light
+// and dark); the chip wraps rather than clips, so a long channel name shows whole.
 function chipStyle(tone) {
-  const c = TONES[tone] || TONES.ok;
-  return { height: 28, padding: '0 10px', borderRadius: 14, border: `1px solid ${c.border}`, color: c.color, background: c.background, fontSize: 12, whiteSpace: 'nowrap', maxWidth: 260, overflow: 'hidden', textOverflow: 'ellipsis', cursor: tone === 'off' ? 'not-allowed' : 'pointer' };
+  return { cursor: tone === 'off' ? 'not-allowed' : 'pointer' };
 }
 
 function makeChip(ctx) {
+  const ReportView = makeReportView(ctx);
   return function ResilienceChip(props) {
     const React = react();
     const h = React.createElement;
@@ -41,7 +40,12 @@ function makeChip(ctx) {
     const [open, setOpen] = React.useState(false);
     const [answer, setAnswer] = React.useState(undefined);
     const [problem, setProblem] = React.useState(undefined);
+    const [report, setReport] = React.useState(false);
+    const chipRef = React.useRef(null);
+    const byKeyboard = React.useRef(false);
     useTick(true);
+    ensureStyle();
+    useMenuKeys(open, chipRef, byKeyboard);
 
     // Candidates are fetched ahead (and again on each open, keeping the old
     // list meanwhile): the Menu places itself once, when it opens, so its
@@ -55,7 +59,7 @@ function makeChip(ctx) {
     const noConnection = !service(ctx, 'connection');
     const reason = noConnection ? t('chip.noConnection') : !session ? t('chip.noSession') : live.status === undefined && live.error ? t('chip.noStatus') : undefined;
     if (reason) {
-      return h('button', { type: 'button', disabled: true, 'data-testid': 'dsh-resilience-chip', 'data-tone': 'off', 'data-disabled-reason': reason, title: reason, style: chipStyle('off') }, reason);
+      return h('button', { type: 'button', disabled: true, className: 'dshr-chip', 'data-testid': 'dsh-resilience-chip', 'data-tone': 'off', 'data-disabled-reason': reason, title: reason, style: chipStyle('off') }, reason);
     }
     const nowMs = hostNow(live.status, live.receivedAt, Date.now());
     const view = chipView(live.status, nowMs, locale);
@@ -63,8 +67,8 @@ function makeChip(ctx) {
     const menu = menuItems(answer ? { ...answer, backup: status ? status.backup : answer.backup } : undefined, locale);
     const items = menu.items.map((it) => (it.type ? it : {
       id: it.id,
-      label: h('span', { 'data-channel': it.channel || '', 'data-testid': 'dsh-resilience-menu-item', style: { display: 'inline-flex', gap: 8 } },
-        h('span', null, it.label), it.hint ? h('span', { style: { opacity: 0.6 } }, it.hint) : null),
+      label: h('span', { 'data-channel': it.channel || '', 'data-testid': 'dsh-resilience-menu-item', className: 'dshr-item', title: it.hint ? `${it.label} · ${it.hint}` : it.label },
+        h('span', null, it.label), it.hint ? h('span', { className: 'dshr-hint' }, it.hint) : null),
     }));
     // The Menu marks one selected item (the backup): the quota and pool
     // choices carry their own mark. Guarded: a bad quota answer costs only these items.
@@ -76,13 +80,15 @@ function makeChip(ctx) {
             'data-testid': it.quota ? 'dsh-resilience-quota' : 'dsh-resilience-pool',
             ...(it.quota ? { 'data-quota': it.quota } : { 'data-pool': it.pool }),
             'data-current': it.current ? 'true' : 'false',
-            style: { display: 'inline-flex', gap: 8 },
-          }, h('span', { style: { width: 12 } }, it.current ? '✓' : ''), h('span', null, it.label)),
+            'aria-current': it.current ? 'true' : undefined,
+            className: 'dshr-item',
+          }, h('span', { style: { width: 12 }, 'aria-hidden': 'true' }, it.current ? '✓' : ''), h('span', null, it.label)),
         });
       }
     } catch { /* the backup part stays usable */ }
     const onSelect = async (id) => {
       if (id === DOCK_ID) return; // the dock is shown as the menu's footer item: not a choice
+      if (id === REPORT_ID) { setOpen(false); setReport(true); return; }
       setProblem(undefined);
       const q = quotaChoice(id);
       const r = q
@@ -91,17 +97,23 @@ function makeChip(ctx) {
       if (!r || !r.ok) setProblem(t(q ? 'menu.quotaError' : 'menu.error', { message: (r && r.error && r.error.message) || '?' }));
       setOpen(false);
     };
+    const chipText = status ? view.text : t('menu.loading');
     const anchor = h('button', {
       type: 'button',
+      ref: chipRef,
+      className: 'dshr-chip',
+      'aria-haspopup': 'menu',
+      'aria-expanded': open ? 'true' : 'false',
+      'aria-label': t('chip.label', { text: chipText }),
       'data-testid': 'dsh-resilience-chip',
       'data-tone': view.tone,
       'data-target': view.target ? view.target.channel : '',
-      title: problem || t('chip.title'),
-      onClick: () => setOpen((o) => !o),
+      title: problem || `${chipText}\n${t('chip.title')}`,
+      onClick: (e) => { byKeyboard.current = fromKeyboard(e); setOpen((o) => !o); },
       style: chipStyle(status ? view.tone : 'off'),
-    }, status ? view.text : t('menu.loading'));
+    }, chipText);
     const P = primitives();
-    return h(P.Menu, {
+    const picker = h(P.Menu, {
       open,
       anchor,
       items,
@@ -113,8 +125,13 @@ function makeChip(ctx) {
       align: 'end',
       // The Menu's footer takes items; the dock rides in one, outside the
       // scrolling list, so it stays in view however many candidates there are.
-      footer: status ? [{ id: DOCK_ID, label: h(Dock, { status, nowMs, locale }) }] : undefined,
+      footer: status ? [
+        { id: REPORT_ID, label: h('span', { 'data-testid': 'dsh-resilience-report-open', className: 'dshr-item' }, t('report.open')) },
+        { id: DOCK_ID, label: h(Dock, { status, nowMs, locale }) },
+      ] : undefined,
     });
+    if (!report) return picker;
+    return h(React.Fragment, null, picker, h(ReportView, { locale, onClose: () => { setReport(false); if (chipRef.current) chipRef.current.focus(); } }));
   };
 }
 

@@ -4,6 +4,8 @@
 // clock is off still counts down to the host's `openUntilMs`.
 'use strict';
 
+const { translate } = require('./i18n.cjs');
+
 /** Remaining time as `m:ss` (or `h:mm:ss`); `0:00` when due. */
 function countdown(ms) {
   const total = Math.max(0, Math.ceil((Number(ms) || 0) / 1000));
@@ -14,13 +16,14 @@ function countdown(ms) {
   return h > 0 ? `${h}:${p(m)}:${p(s)}` : `${m}:${p(s)}`;
 }
 
-/** A short age: `5s`, `3m`, `2h`, `4d`. */
-function age(ms) {
+/** A short age in the locale's words: `5s`, `3m`, `2h`, `4d` (`5秒` ... in Chinese). */
+function age(ms, locale) {
   const s = Math.max(0, Math.floor((Number(ms) || 0) / 1000));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h`;
-  return `${Math.floor(s / 86400)}d`;
+  const t = (unit, n) => translate(locale, `time.${unit}`, { n });
+  if (s < 60) return t('s', s);
+  if (s < 3600) return t('m', Math.floor(s / 60));
+  if (s < 86400) return t('h', Math.floor(s / 3600));
+  return t('d', Math.floor(s / 86400));
 }
 
 /** The host's "now" as the browser sees it: its clock plus the time since the status came. */

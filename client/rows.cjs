@@ -15,7 +15,7 @@
 // session's history unreadable in the browser.
 'use strict';
 
-const { translate } = require('./i18n.cjs');
+const { translate, translateOr } = require('./i18n.cjs');
 
 /** `provider/model` of a `request/header`, or undefined. */
 function routeOf(event) {
@@ -144,7 +144,7 @@ function rowView(kind, state, records, locale) {
     const times = state.count > 1 ? ` ×${state.count}` : '';
     const text = from ? t('row.failover', { from, code, times, to: state.route }) : t('row.failoverNoFrom', { to: state.route, code });
     const details = [[t('row.code'), state.status ? `${code} (${state.status})` : code]];
-    if (record && record.class) details.push([t('row.class'), record.class]);
+    if (record && record.class) details.push([t('row.class'), translateOr(locale, `class.${record.class}`, record.class)]);
     const opened = openRecord(from, record, records);
     if (opened && opened.openUntil) details.push([t('row.openUntil'), clock(opened.openUntil)]);
     if (state.count) details.push([t('row.attempts'), String(state.count)]);
@@ -158,22 +158,42 @@ function rowView(kind, state, records, locale) {
   }
   if (kind === 'give-up') {
     if (!record) return null;
-    const reason = t(`reason.${record.reason}`);
+    const reason = translateOr(locale, `reason.${record.reason}`, record.reason);
     const code = record.code || state.code;
-    const tried = Array.isArray(record.tried) ? record.tried.filter((x) => x && x.channel) : [];
-    // Which channels were tried, each with its last code: a give-up after a
-    // failover is about every one of them, not only the last.
-    const triedText = tried.map((x) => (x.code ? `${x.channel} (${x.code})` : x.channel)).join(', ');
+    const channel = chan(record.channel) || state.route || '?';
+    const tried = triedList(record.tried, locale);
+    // A give-up after a failover is about every channel tried, not only the
+    // last: the row names them all; the details list one per line.
     const text = tried.length > 1
-      ? t('row.giveUpTried', { channel: record.channel || state.route || '?', reason, code, tried: triedText })
-      : t('row.giveUp', { channel: record.channel || state.route || '?', reason, code });
-    const details = [[t('row.reason'), record.reason], [t('row.code'), code]];
-    if (tried.length) details.push([t('row.tried'), triedText]);
+      ? t('row.giveUpTried', { channel, reason, code, tried: tried.join(t('list.sep')) })
+      : t('row.giveUp', { channel, reason, code });
+    const details = [[t('row.reason'), reason], [t('row.code'), code]];
+    if (tried.length) details.push([t('row.tried'), tried]);
     const where = progressText(record, t);
     if (where) details.push([t('row.where'), where]);
     return { kind, text, details };
   }
   return null;
+}
+
+const chan = (c) => (c && typeof c === 'object' ? `${c.provider}/${c.model}` : c);
+
+/**
+ * A give-up record's `tried` (what the session tried since its last success),
+ * as one line per channel: `p/m (CODE ×2)`. Entries may be channel strings or
+ * `{channel, code, count}`; anything else is skipped.
+ */
+function triedList(tried, locale) {
+  if (!Array.isArray(tried)) return [];
+  const out = [];
+  for (const x of tried) {
+    const channel = typeof x === 'string' ? x : x && chan(x.channel);
+    if (!channel) continue;
+    const code = x && typeof x === 'object' && x.code ? String(x.code) : '';
+    const n = x && typeof x === 'object' ? Number(x.count || x.attempts || 0) : 0;
+    out.push(code ? translate(locale, 'row.triedOne', { channel, code, times: n > 1 ? ` ×${n}` : '' }) : channel);
+  }
+  return out;
 }
 
 /**
@@ -198,4 +218,4 @@ function clock(iso) {
   return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
-module.exports = { whereOf, routeOf, failureOf, turnErrorOf, failureState, routeState, turnEndState, matchRecord, rowView, progressText, clock };
+module.exports = { triedList, whereOf, routeOf, failureOf, turnErrorOf, failureState, routeState, turnEndState, matchRecord, rowView, progressText, clock };

@@ -2,35 +2,46 @@
 // The renderer of the inline rows (`conversation.chat.node`, key
 // `dsh-resilience-row`). The node carries what the session log says; the
 // details come from the plugin's audit records for the session, fetched once
-// per session and again (at most once a second) when a newer row needs them.
+// per session and again (at most once a second) when a newer row needs them
+// or a recent row's record has not landed yet.
 'use strict';
 
-const { react, useLocale, call } = require('./shell.cjs');
-const { rowView } = require('./rows.cjs');
+const { react, primitives, useLocale, call } = require('./shell.cjs');
+const { rowView, matchRecord } = require('./rows.cjs');
+const { ensureStyle } = require('./style.cjs');
 
-const COLORS = {
-  failover: { border: '#d4a72c', background: 'rgba(212,167,44,0.08)' },
-  return: { border: '#2da44e', background: 'rgba(45,164,78,0.08)' },
-  'give-up': { border: '#cf222e', background: 'rgba(207,34,46,0.08)' },
-};
+const GAP_MS = 1000; // at most one `rows` call a second per session
+const LIVE_MS = 120000; // a row this recent may still be waiting for its audit line
+const RETRY_MS = 2000;
+const RETRIES = 15;
 
 function recordsStore(ctx) {
-  const bySession = new Map(); // session -> {records, fetchedAt, pending, listeners}
+  const bySession = new Map(); // session -> {records, fetchedAt, pending, again, timer, listeners}
   const entry = (session) => {
-    if (!bySession.has(session)) bySession.set(session, { records: undefined, fetchedAt: 0, pending: undefined, listeners: new Set() });
+    if (!bySession.has(session)) bySession.set(session, { records: undefined, fetchedAt: 0, pending: undefined, again: false, timer: undefined, listeners: new Set() });
     return bySession.get(session);
   };
+  // A request inside the gap, or while one is in flight, is kept for later,
+  // not dropped: a row opened just after a fetch that missed its (late) audit
+  // line must still get a fetch that can see it.
   const fetch = (session) => {
     const e = entry(session);
-    if (e.pending || Date.now() - e.fetchedAt < 1000) return;
-    e.pending = call(ctx, 'rows', { session }).then((r) => {
+    if (e.pending) { e.again = true; return; }
+    const wait = GAP_MS - (Date.now() - e.fetchedAt);
+    if (wait > 0) {
+      if (!e.timer) e.timer = setTimeout(() => { e.timer = undefined; fetch(session); }, wait);
+      return;
+    }
+    const done = () => {
       e.pending = undefined;
       e.fetchedAt = Date.now();
-      if (r && r.ok) {
-        e.records = r.value.records;
-        for (const l of e.listeners) l();
-      }
-    }, () => { e.pending = undefined; e.fetchedAt = Date.now(); });
+      if (e.again) { e.again = false; fetch(session); }
+    };
+    e.pending = call(ctx, 'rows', { session }).then((r) => {
+      if (r && r.ok) e.records = r.value.records;
+      done();
+      if (r && r.ok) for (const l of e.listeners) l();
+    }, done);
   };
   return { entry, fetch };
 }
@@ -51,24 +62,38 @@ function makeRowView(ctx) {
       e.listeners.add(l);
       const recent = data && data.state && e.fetchedAt < data.state.time + 5000;
       if (e.records === undefined || recent) store.fetch(session);
-      // A row that appeared live may precede its audit line: look once more.
-      const again = recent ? setTimeout(() => store.fetch(session), 1500) : undefined;
-      return () => { e.listeners.delete(l); clearTimeout(again); };
+      return () => { e.listeners.delete(l); };
     }, [session, data && data.state && data.state.seq]);
+    const records = session ? store.entry(session).records : undefined;
+    // A row that appeared live may precede its audit line (the audit log is
+    // appended on its own queue): while a recent row has no record, look
+    // again every few seconds, a bounded number of times, until it lands.
+    const tries = React.useRef(0);
+    const missing = !!(data && data.state && session && records !== undefined && !matchRecord(data.kind, data.state, records)
+      && Math.abs(Date.now() - data.state.time) < LIVE_MS && tries.current < RETRIES);
+    React.useEffect(() => {
+      if (!missing) return undefined;
+      const id = setTimeout(() => { tries.current += 1; store.fetch(session); }, RETRY_MS);
+      return () => clearTimeout(id);
+    }, [missing, records]);
     if (!data || !session) return null;
-    const records = store.entry(session).records;
     const view = rowView(data.kind, data.state, records, locale);
     if (!view) return null;
-    const c = COLORS[view.kind] || COLORS.failover;
+    ensureStyle();
+    // The host's own chevron (the stock retry row's), turned as the row opens.
+    let chevron = null;
+    try { chevron = h(primitives().IconChevronDownOutline14, { className: 'dshr-chevron' }); } catch { /* text only */ }
+    const value = (v) => (Array.isArray(v) ? h('ol', { 'data-role': 'tried' }, ...v.map((x, i) => h('li', { key: i }, x))) : v);
     return h('div', {
       'data-testid': 'dsh-resilience-row',
       'data-kind': view.kind,
-      style: { margin: '4px 0', padding: '4px 10px', borderLeft: `3px solid ${c.border}`, background: c.background, borderRadius: 4, fontSize: 13 },
+      className: 'dshr-row',
     }, view.details.length
-      ? h('details', null,
-        h('summary', { style: { cursor: 'pointer' } }, view.text),
-        h('dl', { style: { margin: '4px 0 0', display: 'grid', gridTemplateColumns: 'max-content auto', gap: '2px 12px', fontSize: 12 } },
-          ...view.details.flatMap(([k, v]) => [h('dt', { key: `${k}-k`, style: { opacity: 0.7 } }, k), h('dd', { key: `${k}-v`, style: { margin: 0 } }, v)])))
+      // Opening the details looks again for a record still missing (its audit line may land late).
+      ? h('details', { onToggle: (e) => { if (e.currentTarget.open) store.fetch(session); } },
+        h('summary', null, chevron, h('span', null, view.text)),
+        h('dl', null,
+          ...view.details.flatMap(([k, v]) => [h('dt', { key: `${k}-k` }, k), h('dd', { key: `${k}-v` }, value(v))])))
       : h('span', null, view.text));
   };
 }

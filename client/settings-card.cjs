@@ -4,10 +4,15 @@
 // write path as the chip and `/resilience backup`. A draft is checked by the
 // module (the host's `validate`) before anything is written, so an invalid
 // value is refused with the module's own message and nothing changes.
+// It looks like the stock plugin cards (collapsible, the message under the
+// field it is about, actions in the footer), built from the host's primitives
+// (Button, Input, Menu, the chevron icon); style.cjs has the layout.
 'use strict';
 
-const { react, useLocale, call } = require('./shell.cjs');
+const { react, primitives, useLocale, call } = require('./shell.cjs');
 const { translate } = require('./i18n.cjs');
+const { ensureStyle } = require('./style.cjs');
+const { useMenuKeys, fromKeyboard } = require('./keys.cjs');
 
 const NUMBERS = ['failureThreshold', 'cooldownMs', 'backoffMaxMs'];
 const FIELDS = [...NUMBERS, 'recovery', 'chain'];
@@ -34,6 +39,38 @@ function sectionOf(draft) {
   return out;
 }
 
+/** A field the module's refusal names (`config key "cooldownMs": ...`), if it is one of the card's. */
+function fieldOf(problem) {
+  const m = /config key "(\w+)"/.exec(String(problem || ''));
+  return m && FIELDS.includes(m[1]) ? m[1] : undefined;
+}
+
+/** A choice among a few values: the host's Button opening the host's Menu (no native select). */
+function Picker(props) {
+  const React = react();
+  const h = React.createElement;
+  const P = primitives();
+  const [open, setOpen] = React.useState(false);
+  const ref = React.useRef(null);
+  const byKeyboard = React.useRef(false);
+  useMenuKeys(open, ref, byKeyboard);
+  const chosen = props.options.find((o) => o.id === props.value);
+  const anchor = h('span', { ref, tabIndex: -1, style: { display: 'inline-flex', maxWidth: '100%' } }, h(P.Button, {
+    variant: 'outline', size: 'sm', className: 'dshr-picker',
+    id: props.id, 'data-field': props.field, 'aria-haspopup': 'menu', 'aria-expanded': open ? 'true' : 'false',
+    'aria-label': props.label, title: chosen ? chosen.label : props.placeholder,
+    onClick: (e) => { byKeyboard.current = fromKeyboard(e); setOpen((o) => !o); },
+  }, chosen ? chosen.label : props.placeholder, ' ', h(P.IconChevronDownOutline14, { 'aria-hidden': 'true' })));
+  const focusAnchor = () => { const b = ref.current && ref.current.querySelector('button'); if (b) b.focus(); };
+  return h(P.Menu, {
+    open, anchor, portal: true, side: 'bottom', align: 'start',
+    selectedId: props.value,
+    items: props.options.map((o) => ({ id: o.id, label: h('span', { 'data-dshr-option': o.id, className: 'dshr-item', title: o.label }, o.label) })),
+    onSelect: (id) => { setOpen(false); props.onChange(id); focusAnchor(); },
+    onClose: () => { setOpen(false); focusAnchor(); },
+  });
+}
+
 function makeSettingsCard(ctx) {
   let scope;
   const bound = () => {
@@ -46,17 +83,21 @@ function makeSettingsCard(ctx) {
   return function ResilienceSettings() {
     const React = react();
     const h = React.createElement;
+    const P = primitives();
     const locale = useLocale(ctx);
     const t = (k, v) => translate(locale, k, v);
     const s = bound();
     const subscribe = React.useCallback((fn) => (s ? s.subscribe(fn) : () => {}), [s]);
     const read = React.useCallback(() => (s ? s.getSnapshot() : undefined), [s]);
     const snap = React.useSyncExternalStore(subscribe, read, read);
+    const [open, setOpen] = React.useState(false);
     const [draft, setDraft] = React.useState(undefined);
+    const [resets, setResets] = React.useState([]); // fields staged to re-inherit the row's base
     const [backup, setBackup] = React.useState(undefined);
     const [savedBackup, setSavedBackup] = React.useState(undefined); // what the host has: written only when changed
     const [cands, setCands] = React.useState(undefined);
-    const [note, setNote] = React.useState(undefined);
+    const [note, setNote] = React.useState(undefined); // {kind, text, field?}
+    ensureStyle();
     React.useEffect(() => {
       const stop = new AbortController();
       call(ctx, 'candidates', {}, stop.signal).then((r) => {
@@ -71,21 +112,58 @@ function makeSettingsCard(ctx) {
     const value = snap && snap.value;
     React.useEffect(() => { if (value && draft === undefined) setDraft(draftOf(value)); }, [value]);
 
-    const wrap = (children) => h('li', { 'data-testid': 'dsh-resilience-settings', style: { listStyle: 'none', padding: 12, border: '1px solid var(--dsw-alias-color-border-subtle, #d0d7de)', borderRadius: 8, margin: '8px 0' } },
-      h('div', { style: { fontWeight: 600, marginBottom: 8 } }, t('settings.title')), ...children);
-    if (!s || !snap || snap.status === 'unavailable') return wrap([h('div', { key: 'u' }, t('settings.unavailable'))]);
-    if (!draft) return wrap([h('div', { key: 'l' }, '…')]);
+    const saved = value ? draftOf(value) : undefined;
+    const dirty = !!draft && !!saved && (!sameJson(draft, saved) || resets.length > 0 || (backup !== undefined && backup !== savedBackup));
+    const title = t('settings.title');
+    const toggle = () => setOpen((o) => !o);
+    const wrap = (children) => h('li', { 'data-testid': 'dsh-resilience-settings', className: 'dshr-card', 'data-open': open ? '' : undefined },
+      h('div', {
+        className: 'dshr-head', role: 'button', tabIndex: 0, 'data-role': 'card-header',
+        'aria-expanded': open ? 'true' : 'false', 'aria-controls': 'dshr-card-body',
+        'aria-label': `${t(open ? 'settings.collapse' : 'settings.expand')}: ${title}`,
+        onClick: toggle,
+        onKeyDown: (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); toggle(); } },
+      },
+      h('span', { className: 'dshr-headtext' }, h('span', { className: 'dshr-name-l' }, title), h('span', { className: 'dshr-desc' }, t('settings.description'))),
+      dirty ? h('span', { className: 'dshr-pill' }, t('settings.unsaved')) : null,
+      h(P.IconChevronDownOutline14, { className: 'dshr-chev', 'aria-hidden': 'true' })),
+      open ? h('div', { className: 'dshr-body', id: 'dshr-card-body' }, ...children) : null);
+    if (!s || !snap || snap.status === 'unavailable') return wrap([h('p', { key: 'u', className: 'dshr-fhint' }, t('settings.unavailable'))]);
+    if (!draft) return wrap([h('p', { key: 'l', className: 'dshr-fhint' }, '…')]);
 
-    const set = (k, v) => { setNote(undefined); setDraft((d) => ({ ...d, [k]: v })); };
-    const input = (k) => h('label', { key: k, style: { display: 'flex', justifyContent: 'space-between', gap: 12, margin: '4px 0' } },
-      h('span', null, t(`settings.${k}`)),
-      h('input', { 'data-field': k, value: draft[k], onChange: (e) => set(k, e.target.value), style: { width: 120 } }));
+    const set = (k, v) => { setNote(undefined); setResets((r) => r.filter((x) => x !== k)); setDraft((d) => ({ ...d, [k]: v })); };
+    const overridden = (k) => !resets.includes(k) && !!(snap.user && typeof snap.user === 'object' && Object.prototype.hasOwnProperty.call(snap.user, k));
+    const reset = (k) => {
+      setNote(undefined);
+      const base = draftOf(snap.base || {});
+      setDraft((d) => ({ ...d, [k]: base[k] }));
+      setResets((r) => (r.includes(k) ? r : [...r, k]));
+    };
+    // One field as the stock cards lay it out: label (and the override badge
+    // with its reset), the control, then the hint, or the message in its place.
+    const field = (k, label, control, hint) => {
+      const bad = note && note.kind === 'error' && note.field === k;
+      return h('div', { key: k, className: 'dshr-field', 'data-invalid': bad ? '' : undefined },
+        h('div', { className: 'dshr-fhead' },
+          h('label', { className: 'dshr-label', htmlFor: `dshr-${k}` }, label),
+          overridden(k) ? h('span', { className: 'dshr-pill' }, t('settings.overridden')) : null,
+          overridden(k) ? h(P.Button, { variant: 'ghost', size: 'sm', 'data-action': `reset-${k}`, onClick: () => reset(k) }, t('settings.reset')) : null),
+        control,
+        bad ? h('p', { className: 'dshr-invalid', id: `dshr-${k}-msg`, role: 'alert', 'data-role': 'note', 'data-kind': 'error' }, note.text)
+          : hint ? h('p', { className: 'dshr-fhint', id: `dshr-${k}-msg` }, hint) : null);
+    };
+    const bad = (k) => !!(note && note.kind === 'error' && note.field === k);
+    const input = (k) => field(k, t(`settings.${k}`), h(P.Input, {
+      id: `dshr-${k}`, 'data-field': k, value: draft[k], inputMode: 'numeric',
+      'aria-invalid': bad(k) ? 'true' : undefined, 'aria-describedby': `dshr-${k}-msg`,
+      onChange: (e) => set(k, e.target.value),
+    }), t(`settings.hint.${k}`));
     const move = (i, d) => { const c = draft.chain.slice(); const [x] = c.splice(i, 1); c.splice(i + d, 0, x); set('chain', c); };
-    const chainRows = draft.chain.map((c, i) => h('li', { key: c, 'data-channel': c, style: { display: 'flex', gap: 6, alignItems: 'center' } },
-      h('span', { style: { flex: 1, fontFamily: 'var(--dsw-alias-font-mono, monospace)' } }, `${i + 1}. ${c}`),
-      h('button', { type: 'button', 'data-action': 'up', disabled: i === 0, onClick: () => move(i, -1) }, t('settings.up')),
-      h('button', { type: 'button', 'data-action': 'down', disabled: i === draft.chain.length - 1, onClick: () => move(i, 1) }, t('settings.down')),
-      h('button', { type: 'button', 'data-action': 'remove', onClick: () => set('chain', draft.chain.filter((x) => x !== c)) }, t('settings.remove'))));
+    const chainRows = draft.chain.map((c, i) => h('li', { key: c, 'data-channel': c },
+      h('span', { className: 'dshr-cname', title: c }, `${i + 1}. ${c}`),
+      h(P.Button, { variant: 'ghost', size: 'sm', icon: h(P.IconChevronUpOutline14), 'data-action': 'up', 'aria-label': t('settings.moveUp', { channel: c }), title: t('settings.up'), disabled: i === 0, onClick: () => move(i, -1) }),
+      h(P.Button, { variant: 'ghost', size: 'sm', icon: h(P.IconChevronDownOutline14), 'data-action': 'down', 'aria-label': t('settings.moveDown', { channel: c }), title: t('settings.down'), disabled: i === draft.chain.length - 1, onClick: () => move(i, 1) }),
+      h(P.Button, { variant: 'ghost', size: 'sm', icon: h(P.IconTrashOutline16), 'data-action': 'remove', 'aria-label': t('settings.removeChannel', { channel: c }), title: t('settings.remove'), onClick: () => set('chain', draft.chain.filter((x) => x !== c)) })));
     const addable = (cands || []).filter((c) => !draft.chain.includes(c));
 
     const save = async () => {
@@ -93,17 +171,22 @@ function makeSettingsCard(ctx) {
       const section = sectionOf(draft);
       const checked = await call(ctx, 'validate', { section });
       const problem = checked && checked.ok ? checked.value.problem : (checked && checked.error && checked.error.message) || '?';
-      if (problem) { setNote({ kind: 'error', text: problem }); return; }
+      if (problem) { setNote({ kind: 'error', text: problem, field: fieldOf(problem) }); return; }
       try {
-        for (const k of FIELDS) if (!sameJson(section[k], value[k])) await s.set(k, section[k]);
+        for (const k of FIELDS) {
+          if (resets.includes(k)) await s.unset(k);
+          else if (!sameJson(section[k], value[k])) await s.set(k, section[k]);
+        }
+        setResets([]);
         if (backup !== undefined && backup !== savedBackup) {
           const r = await call(ctx, 'set-backup', backup ? { channel: backup } : { clear: true });
-          if (!r || !r.ok) { setNote({ kind: 'error', text: (r && r.error && r.error.message) || '?' }); return; }
+          if (!r || !r.ok) { setNote({ kind: 'error', text: (r && r.error && r.error.message) || '?', field: 'backup' }); return; }
           setSavedBackup(backup);
         }
+        setDraft(draftOf({ ...value, ...section }));
         setNote({ kind: 'ok', text: t('settings.saved') });
       } catch (e) {
-        setNote({ kind: 'error', text: String((e && e.message) || e) });
+        setNote({ kind: 'error', text: t('settings.saveFailed', { message: String((e && e.message) || e) }) });
       }
     };
     const restore = async () => {
@@ -112,32 +195,41 @@ function makeSettingsCard(ctx) {
         await call(ctx, 'set-backup', { clear: true });
         setBackup('');
         setSavedBackup('');
+        setResets([]);
         setDraft(undefined);
         setNote({ kind: 'ok', text: t('settings.saved') });
       } catch (e) {
-        setNote({ kind: 'error', text: String((e && e.message) || e) });
+        setNote({ kind: 'error', text: t('settings.saveFailed', { message: String((e && e.message) || e) }) });
       }
     };
+    const discard = () => { setNote(undefined); setResets([]); setDraft(saved); setBackup(savedBackup); };
+    const footNote = note && !(note.kind === 'error' && note.field) ? note : undefined;
     return wrap([
       ...NUMBERS.map(input),
-      h('label', { key: 'recovery', style: { display: 'flex', justifyContent: 'space-between', gap: 12, margin: '4px 0' } },
-        h('span', null, t('settings.recovery')),
-        h('select', { 'data-field': 'recovery', value: draft.recovery, onChange: (e) => set('recovery', e.target.value) },
-          h('option', { value: 'return' }, t('settings.recovery.return')), h('option', { value: 'stay' }, t('settings.recovery.stay')))),
-      h('div', { key: 'chain-h', style: { marginTop: 8 } }, t('settings.chain')),
-      h('ol', { key: 'chain', 'data-field': 'chain', style: { listStyle: 'none', padding: 0, margin: '4px 0' } }, ...chainRows),
-      addable.length ? h('select', { key: 'add', 'data-field': 'chain-add', value: '', onChange: (e) => { if (e.target.value) set('chain', [...draft.chain, e.target.value]); } },
-        h('option', { value: '' }, `${t('settings.add')}…`), ...addable.map((c) => h('option', { key: c, value: c }, c))) : null,
-      h('label', { key: 'backup', style: { display: 'flex', justifyContent: 'space-between', gap: 12, margin: '8px 0 4px' } },
-        h('span', null, t('settings.backup')),
-        h('select', { 'data-field': 'backup', value: backup || '', onChange: (e) => { setNote(undefined); setBackup(e.target.value); } },
-          h('option', { value: '' }, t('menu.chainOrder')), ...(cands || []).map((c) => h('option', { key: c, value: c }, c)))),
-      h('div', { key: 'actions', style: { display: 'flex', gap: 8, marginTop: 8 } },
-        h('button', { type: 'button', 'data-action': 'save', onClick: () => { save().catch(() => {}); } }, t('settings.save')),
-        h('button', { type: 'button', 'data-action': 'restore', onClick: () => { restore().catch(() => {}); } }, t('settings.restore'))),
-      note ? h('div', { key: 'note', 'data-role': 'note', 'data-kind': note.kind, style: { marginTop: 6, color: note.kind === 'error' ? '#cf222e' : 'inherit' } }, note.text) : null,
+      field('recovery', t('settings.recovery'), h(Picker, {
+        id: 'dshr-recovery', field: 'recovery', label: t('settings.recovery'), value: draft.recovery,
+        options: [{ id: 'return', label: t('settings.recovery.return') }, { id: 'stay', label: t('settings.recovery.stay') }],
+        onChange: (v) => set('recovery', v),
+      })),
+      field('chain', t('settings.chain'), h('div', { style: { display: 'flex', flexDirection: 'column', gap: 6, minWidth: 0 } },
+        h('ol', { className: 'dshr-chain', 'data-field': 'chain', 'aria-label': t('settings.chain') }, ...chainRows),
+        addable.length ? h(Picker, {
+          id: 'dshr-chain-add', field: 'chain-add', label: t('settings.add'), value: '', placeholder: `${t('settings.add')}…`,
+          options: addable.map((c) => ({ id: c, label: c })),
+          onChange: (v) => { if (v) set('chain', [...draft.chain, v]); },
+        }) : null)),
+      field('backup', t('settings.backup'), h(Picker, {
+        id: 'dshr-backup', field: 'backup', label: t('settings.backup'), value: backup || '',
+        options: [{ id: '', label: t('menu.chainOrder') }, ...(cands || []).map((c) => ({ id: c, label: c }))],
+        onChange: (v) => { setNote(undefined); setBackup(v); },
+      }), t('settings.hint.backup')),
+      h('div', { key: 'actions', className: 'dshr-foot' },
+        footNote ? h('p', { key: 'note', className: footNote.kind === 'error' ? 'dshr-invalid' : 'dshr-fhint', role: 'status', 'data-role': 'note', 'data-kind': footNote.kind }, footNote.text) : null,
+        h(P.Button, { variant: 'outline', size: 'sm', 'data-action': 'restore', onClick: () => { restore().catch(() => {}); } }, t('settings.restore')),
+        h(P.Button, { variant: 'outline', size: 'sm', 'data-action': 'discard', disabled: !dirty, onClick: discard }, t('settings.discard')),
+        h(P.Button, { variant: 'primary', size: 'sm', 'data-action': 'save', disabled: !dirty && !(note && note.kind === 'error'), onClick: () => { save().catch(() => {}); } }, t('settings.save'))),
     ].filter(Boolean));
   };
 }
 
-module.exports = { makeSettingsCard, draftOf, sectionOf };
+module.exports = { makeSettingsCard, draftOf, sectionOf, fieldOf };

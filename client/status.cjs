@@ -3,7 +3,7 @@
 // `status`): the next failover target, the chip's tone, the dock's lines.
 'use strict';
 
-const { translate } = require('./i18n.cjs');
+const { translate, translateOr, pickLocale } = require('./i18n.cjs');
 const { countdown, age } = require('./countdown.cjs');
 
 const providerOf = (channel) => String(channel).split('/')[0];
@@ -89,7 +89,10 @@ function dockView(status, nowMs, locale) {
   const channels = all.filter((n) => !n.endsWith('/*')).map(line);
   const providers = all.filter((n) => n.endsWith('/*')).map(line).map((l) => ({ ...l, provider: providerOf(l.channel) }));
   const d = status && status.lastDecision;
-  const last = d ? `${d.type}${d.to ? ` → ${d.to}` : d.channel ? ` ${d.channel}` : ''}${d.code ? ` (${d.code})` : ''} · ${t('dock.ago', { time: age(nowMs - Date.parse(d.at)) })}` : t('dock.never');
+  const chan = (c) => (c && typeof c === 'object' ? `${c.provider}/${c.model}` : c);
+  const word = d ? translateOr(locale, `decision.${d.type}`, d.type) : '';
+  const code = d && d.code ? (pickLocale(locale) === 'zh' ? `（${d.code}）` : ` (${d.code})`) : '';
+  const last = d ? `${word}${d.to ? ` → ${chan(d.to)}` : d.channel ? ` ${chan(d.channel)}` : ''}${code} · ${t('dock.ago', { time: age(nowMs - Date.parse(d.at), locale) })}` : t('dock.never');
   return { channels, providers, backup: (status && status.backup) || t('dock.none'), last };
 }
 

@@ -89,13 +89,25 @@ test('events that are not ours, or malformed, give nothing and never throw', () 
   assert.equal(rowView('failover', undefined, [], 'en'), null);
 });
 
+test('a give-up lists what was tried when its record carries it', () => {
+  const { rowView, triedList } = require('../rows.cjs');
+  const state = { seq: 9, time: Date.parse('2026-12-01T12:00:05Z'), code: 'QUOTA', turn: 1, route: 'p/a' };
+  const base = { type: 'give-up', at: '2026-12-01T12:00:04Z', channel: { provider: 'p', model: 'b' }, reason: 'recovery-timeout', code: 'QUOTA' };
+  const without = rowView('give-up', state, [base], 'en');
+  assert.equal(without.text, 'Gave up on p/b: recovery took too long (QUOTA)');
+  assert.equal(without.details.length, 2);
+  const withTried = rowView('give-up', state, [{ ...base, tried: [{ channel: 'p/a', code: 'QUOTA', count: 2 }, { channel: { provider: 'p', model: 'b' }, code: 'QUOTA' }, 'p/c', 7] }], 'zh');
+  assert.deepEqual(withTried.details[2], ['已尝试', ['p/a（QUOTA ×2）', 'p/b（QUOTA）', 'p/c']]);
+  assert.deepEqual(triedList(undefined, 'en'), []);
+});
+
 test('a give-up after a failover says which channels were tried (issue #17)', () => {
   const state = { seq: 9, time: 7000, code: 'RATE_LIMIT', turn: 1, route: 'deepseek/flash' };
   const rec = [{ at: new Date(6995).toISOString(), type: 'give-up', channel: 'tokenplan/secondary', reason: 'recovery-timeout', code: 'RATE_LIMIT',
     tried: [{ channel: 'deepseek/flash', code: 'RATE_LIMIT' }, { channel: 'tokenplan/secondary', code: 'RATE_LIMIT' }] }];
   const v = rowView('give-up', state, rec, 'en');
   assert.equal(v.text, 'Gave up on tokenplan/secondary: recovery took too long (RATE_LIMIT); tried deepseek/flash (RATE_LIMIT), tokenplan/secondary (RATE_LIMIT)');
-  assert.deepEqual(v.details.at(-1), ['Tried', 'deepseek/flash (RATE_LIMIT), tokenplan/secondary (RATE_LIMIT)']);
+  assert.deepEqual(v.details.at(-1), ['Tried', ['deepseek/flash (RATE_LIMIT)', 'tokenplan/secondary (RATE_LIMIT)']]);
 });
 
 test('failover and give-up details say where: "failover 2/4 · turn 3 step 1"', () => {

@@ -56,7 +56,9 @@ describe('the quota switch and pool in the chip\'s menu', { concurrency: false }
     assert.deepEqual(await current(QUOTA), ['default']);
     await page.locator(`${POOL}[data-pool="spare"]`).click();
     await page.locator('[role=menu]').waitFor({ state: 'hidden' });
-    assert.ok((await auditRecords(home)).some((a) => a.type === 'quota-pool' && a.pool === 'spare'));
+    // The audit log is appended on its own queue: set-pool answers (and the
+    // menu closes) before the line is on disk, so wait for the line.
+    await until(async () => (await auditRecords(home)).some((a) => a.type === 'quota-pool' && a.pool === 'spare'), 'the quota-pool audit record');
 
     await send(page, '/resilience pool status');
     await page.getByText(/pool: spare \(session\)/).first().waitFor({ timeout: 15_000 });
@@ -77,7 +79,7 @@ describe('the quota switch and pool in the chip\'s menu', { concurrency: false }
     await page.locator('[role=menu]').waitFor({ state: 'hidden' });
     await send(page, '/resilience quota status');
     await page.getByText(/quota retry: off \(set for this session\)/).first().waitFor({ timeout: 15_000 });
-    assert.ok((await auditRecords(home)).some((a) => a.type === 'quota-switch' && a.mode === 'off'));
+    await until(async () => (await auditRecords(home)).some((a) => a.type === 'quota-switch' && a.mode === 'off'), 'the quota-switch audit record');
 
     await send(page, '/resilience quota on');
     await page.getByText(/quota retry: on \(set for this session\)/).first().waitFor({ timeout: 15_000 });

@@ -73,6 +73,12 @@ describe('return and give-up rows in the real web UI', { concurrency: false }, (
     await until(async () => (await page.locator(CHIP).getAttribute('data-tone')) === 'error', 'a red chip');
     assert.equal(await page.locator(CHIP).innerText(), 'Gave up: recovery took too long');
     assert.deepEqual(fp.counts(), { [PRIMARY.model]: 1, [SECONDARY.model]: 1 });
+    // The host's chevron, not the browser's ▶; expanded, the row lists what was
+    // tried when the record carries it.
+    assert.equal(await row.locator('summary svg').count(), 1);
+    await row.locator('summary').click();
+    await row.locator('dl').waitFor();
+    if (Array.isArray(giveUp.tried) && giveUp.tried.length) assert.ok(await row.locator('[data-role=tried] li').count() >= 1, await row.innerText());
     await screenshot(page, 'give-up-row', CHAT_CLIP);
   });
 

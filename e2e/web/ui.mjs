@@ -12,6 +12,8 @@ const NAME = {
   choose: /^(Choose workspace|选择工作区)$/,
   open: /^(Open|打开)$/,
   send: /^(Send message|发送消息)$/,
+  settings: /^(Settings|设置)$/,
+  plugins: /^(Plugins|插件)$/,
 };
 
 /**
@@ -47,11 +49,43 @@ export async function openSession(page, title) {
   await page.getByRole('button', { name: title, exact: true }).or(page.getByText(title, { exact: true })).first().click();
 }
 
-/** Settings → Plugins (its first tab, Plugin configuration, holds the card). */
+/** Settings → Plugins (its first tab, Plugin configuration, holds the card), the card expanded. */
 export async function openPluginSettings(page) {
-  await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  await page.getByRole('button', { name: 'Plugins', exact: true }).click();
+  await page.getByRole('button', { name: NAME.settings }).click();
+  await page.getByRole('button', { name: NAME.plugins }).click();
   await page.locator(CARD).waitFor({ timeout: 15_000 });
+  const header = page.locator(`${CARD} [data-role=card-header]`);
+  if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
+  await page.locator(`${CARD} .dshr-body`).waitFor();
+}
+
+/** Picks `value` in one of the card's pickers (the host's Menu, not a native select). */
+export async function pick(page, field, value) {
+  await page.locator(`${CARD} [data-field=${field}]`).click();
+  await page.locator(`[role=menu] [data-dshr-option="${value}"]`).click();
+}
+
+/**
+ * The elements of ours (and the host's menu items holding ours) whose content
+ * is wider than their box: what a user sees clipped. [] when nothing is.
+ */
+export async function overflowing(page) {
+  return page.evaluate(() => {
+    const roots = [...document.querySelectorAll('[data-testid^=dsh-resilience], .dshr-card')];
+    const els = new Set();
+    for (const r of roots) {
+      els.add(r);
+      for (const e of r.querySelectorAll('*')) els.add(e);
+      const item = r.closest('[role=menuitem]');
+      if (item) { els.add(item); for (const e of item.querySelectorAll('*')) els.add(e); }
+    }
+    const out = [];
+    for (const e of els) {
+      if (!(e instanceof HTMLElement) || e.clientWidth === 0) continue;
+      if (e.scrollWidth > e.clientWidth + 1) out.push(`${e.tagName.toLowerCase()}.${e.className} "${e.textContent.slice(0, 40)}" ${e.scrollWidth}>${e.clientWidth}`);
+    }
+    return out;
+  });
 }
 
 /** Polls `f` until it returns a truthy value (the UI updates asynchronously). The bound only

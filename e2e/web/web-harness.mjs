@@ -79,8 +79,9 @@ export async function launchBrowser() {
 }
 
 /** A page whose console errors and page errors are collected in `errors`. */
-export async function openPage(browser, url, { locale = 'en-US' } = {}) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale });
+export async function openPage(browser, url, { locale = 'en-US', colorScheme = 'light', width = 1280 } = {}) {
+  // The host's theme follows the system's by default: colorScheme picks it.
+  const context = await browser.newContext({ viewport: { width, height: 860 }, locale, colorScheme });
   const page = await context.newPage();
   const errors = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { startFakeProvider } from '../fake-provider/fake-provider.mjs';
 import { auditRecords } from '../harness.mjs';
 import { CHAT_CLIP, launchBrowser, makeWebHome, openPage, PRIMARY, screenshot, SECONDARY, startWeb, withoutPlugin } from './web-harness.mjs';
-import { CARD, CHIP, DOCK, enterWorkspace, openPluginSettings, openSession, ROW, send, until } from './ui.mjs';
+import { CARD, CHIP, DOCK, enterWorkspace, openPluginSettings, openSession, pick, ROW, send, until } from './ui.mjs';
 
 const PRIMARY_KEY = `${PRIMARY.provider}/${PRIMARY.model}`;
 const MOCK_A = 'mock/mock-a';
@@ -32,9 +32,9 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
 
   before(async () => {
     fp = await startFakeProvider({});
-    // spillAfter 0: these tests follow a failover's row and the open breaker's chip and dock; a
-    // spill (on by default) moves one request without opening the channel, and shows as the
-    // host's own llm/retry row.
+    // The trip itself (a breaker opening, the amber chip, its row): main now
+    // spills a request after two failures (spillAfter 2); these tests are
+    // about the failover the breaker makes, so they turn the spill off.
     home = await makeWebHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY], spillAfter: 0 } });
     web = await startWeb(home);
     browser = await launchBrowser();
@@ -148,7 +148,7 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
     seenErrors.push(...errors);
     errors = [];
     await web.stop();
-    const h2 = await makeWebHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY], failureThreshold: 4, backoffBaseMs: 50, backoffMaxMs: 100, probes: false, spillAfter: 0 }, primaryRetry: { mode: 'normal', maxRetries: 0 } });
+    const h2 = await makeWebHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY], failureThreshold: 4, backoffBaseMs: 50, backoffMaxMs: 100, probes: false }, primaryRetry: { mode: 'normal', maxRetries: 0 } });
     const oldHome = home;
     home = h2;
     web = await startWeb(home);
@@ -184,8 +184,7 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
       // Another live change keeps the channel's health: the primary stays open.
       await openPluginSettings(page);
       await page.locator(CARD).locator('[data-field=cooldownMs]').fill('90000');
-      await page.locator(CARD).locator(`[data-field=backup] option[value="${MOCK_A}"]`).waitFor({ state: 'attached' });
-      await page.locator(CARD).locator('[data-field=backup]').selectOption(MOCK_A);
+      await pick(page, 'backup', MOCK_A);
       await page.locator(CARD).locator('[data-action=save]').click();
       await page.locator(CARD).locator('[data-role=note][data-kind=ok]').waitFor();
       await until(async () => (await auditRecords(home)).some((a) => a.type === 'reconfigured' && a.keys.join() === 'cooldownMs'), 'the second reconfiguration');
