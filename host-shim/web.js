@@ -318,7 +318,9 @@ export class WebHalf {
           case 'report': { // report-command.js: the numbers, the text and the timeline of /resilience report
             const window = field(payload, 'window');
             if (window !== undefined && (typeof window !== 'string' || window.length > MAX_VALUE)) return refuse('INVALID', `dsh-resilience: ${excerpt(window)} is not a window`);
-            const out = await reportData(this.deps.auditPath, window, Date.now());
+            const locale = field(payload, 'locale');
+            if (locale !== undefined && (typeof locale !== 'string' || locale.length > 35)) return refuse('INVALID', `dsh-resilience: ${excerpt(locale)} is not a locale`);
+            const out = await reportData(this.deps.auditPath, window, Date.now(), { locale });
             return out.error ? refuse('INVALID', out.error) : ok(out);
           }
           default:

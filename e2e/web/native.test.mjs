@@ -216,8 +216,9 @@ describe('the web client looks native: keyboard, no clipping, both languages and
     await report.locator('[data-window="7d"]').click();
     await until(async () => (await report.locator('[data-role=timeline] svg').count()) === 1
       && (await report.locator('[data-role=channels] tbody tr').count()) >= 4, 'the timeline over the recorded log');
-    // The SVG is the host's report picture (its own words); the rest is ours.
+    // The timeline's words too (legend, lanes' availability): the picture is worded for the viewer.
     texts.push(await report.evaluate((e) => { const c = e.cloneNode(true); c.querySelector('[data-role=timeline]')?.remove(); return c.innerText; }));
+    texts.push(...await report.locator('[data-role=timeline] svg text').allTextContents());
     await topOfDialog(pg);
     await screenshot(pg.locator('[role=dialog]'), 'native-report-zh-dark');
     await pg.keyboard.press('Escape');
