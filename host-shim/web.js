@@ -300,7 +300,7 @@ export class WebHalf {
             }
             if (!(await this.knowsSession(session))) return refuse('UNKNOWN_SESSION', `dsh-resilience: this host knows no session ${excerpt(session)}`);
             // The commands' own write path (quota.js), so chip and typed command never disagree.
-            const message = this.deps.quota.webSet(session, endpoint === 'set-quota' ? 'quota' : 'pool', value);
+            const message = await this.deps.quota.answered(this.deps.quota.webSet(session, endpoint === 'set-quota' ? 'quota' : 'pool', value));
             return message ? refuse('REFUSED', message) : ok(this.status(session));
           }
           case 'rows': {
