@@ -25,9 +25,9 @@ function makeReportView(ctx) {
     React.useEffect(() => {
       const stop = new AbortController();
       setAnswer(undefined);
-      call(ctx, 'report', { window: win }, stop.signal).then((r) => { if (!stop.signal.aborted) setAnswer(r); });
+      call(ctx, 'report', { window: win, locale }, stop.signal).then((r) => { if (!stop.signal.aborted) setAnswer(r); });
       return () => stop.abort();
-    }, [win]);
+    }, [win, locale]);
     let body;
     if (!answer) body = h('p', { 'data-role': 'loading' }, t('report.loading'));
     else if (!answer.ok) body = h('p', { className: 'dshr-invalid', role: 'alert' }, t('report.error', { message: (answer.error && answer.error.message) || '?' }));

@@ -11,6 +11,7 @@
 
 const { react, primitives, useLocale, call } = require('./shell.cjs');
 const { translate } = require('./i18n.cjs');
+const { localizeProblem } = require('./problem.cjs');
 const { ensureStyle } = require('./style.cjs');
 const { useMenuKeys, fromKeyboard } = require('./keys.cjs');
 
@@ -171,7 +172,7 @@ function makeSettingsCard(ctx) {
       const section = sectionOf(draft);
       const checked = await call(ctx, 'validate', { section });
       const problem = checked && checked.ok ? checked.value.problem : (checked && checked.error && checked.error.message) || '?';
-      if (problem) { setNote({ kind: 'error', text: problem, field: fieldOf(problem) }); return; }
+      if (problem) { setNote({ kind: 'error', text: localizeProblem(locale, problem), field: fieldOf(problem) }); return; }
       try {
         for (const k of FIELDS) {
           if (resets.includes(k)) await s.unset(k);

@@ -70,7 +70,7 @@ const CSS = `
 .dshr-report dl div{border:1px solid var(--dsw-alias-border-l2);border-radius:8px;padding:8px 10px;min-width:0}
 .dshr-report dt{font-size:12px;color:var(--dsw-alias-label-tertiary);overflow-wrap:anywhere}
 .dshr-report dd{margin:2px 0 0;font-size:18px;font-weight:600}
-.dshr-report .dshr-svg{background:#fff;border-radius:8px;padding:8px;overflow-x:auto;max-width:100%;box-sizing:border-box}
+.dshr-report .dshr-svg{background:var(--dsw-alias-bg-layer-2);border:1px solid var(--dsw-alias-border-l2);--dshr-up:color-mix(in srgb,var(--dsw-alias-state-success-primary) 40%,transparent);--dshr-num:var(--dsw-alias-state-error-primary);border-radius:8px;padding:8px;overflow-x:auto;max-width:100%;box-sizing:border-box}
 .dshr-report table{border-collapse:collapse;font-size:12px;width:100%}
 .dshr-report th,.dshr-report td{text-align:left;padding:2px 8px 2px 0;overflow-wrap:anywhere}
 .dshr-report th{color:var(--dsw-alias-label-tertiary);font-weight:500}

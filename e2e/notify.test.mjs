@@ -11,66 +11,18 @@
 // the return is waited for on a condition, never a clock.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer } from 'node:http';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startFakeProvider } from './fake-provider/fake-provider.mjs';
 import { auditRecords, makeHome, PRIMARY, ROOT, runHeadless, SECONDARY } from './harness.mjs';
+import { refusedURL, startHook, until, verifyWith } from './receivers.mjs';
 
 const SECRET = 'whsec-test-4471';
 const GATE = join(ROOT, 'e2e/fixtures/gate-tool');
 const same = (a, c) => a?.provider === c.provider && a?.model === c.model;
 const key = (c) => `${c.provider}/${c.model}`;
 
-/**
- * A webhook receiver on 127.0.0.1: `answer` 'ok' takes each POST (204), 'hang'
- * reads it and never answers (until close()).
- */
-async function startHook(answer = 'ok') {
-  const got = [];
-  const open = new Set();
-  const server = createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      got.push({ headers: req.headers, raw, body: JSON.parse(raw), answered: answer === 'ok' });
-      if (answer === 'ok') res.writeHead(204).end();
-      else open.add(res);
-    });
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${server.address().port}/hooks/resilience?token=t-9921`,
-    got,
-    pending: () => open.size,
-    close: () => { for (const res of open) res.destroy(); server.closeAllConnections?.(); return new Promise((r) => server.close(r)); },
-  };
-}
-
-/** A port nothing listens on: a receiver that refuses every connection. */
-async function refusedURL() {
-  const s = createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const port = s.address().port;
-  await new Promise((r) => s.close(r));
-  return `http://127.0.0.1:${port}/hook`;
-}
-
-const verify = (hit) => {
-  const expected = `sha256=${createHmac('sha256', SECRET).update(hit.raw).digest('hex')}`;
-  const given = String(hit.headers['x-dsh-resilience-signature'] ?? '');
-  return given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
-};
-
-async function until(check, what, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const verify = (hit) => verifyWith(SECRET, hit);
 
 describe('webhook notifications in the real host', { concurrency: false }, () => {
   let fp;

@@ -9,68 +9,12 @@
 // alone sets it empty, which the host reads as unset.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import { gunzipSync } from 'node:zlib';
 import { startFakeProvider } from './fake-provider/fake-provider.mjs';
 import { auditRecords, makeHome, PRIMARY, runHeadless, SECONDARY } from './harness.mjs';
+import { ours, startReceiver } from './receivers.mjs';
 
 const PROMPT = 'Reply with OK, secret-prompt-marker-6120';
 
-/** A value of OTLP/JSON's AnyValue, as plain JS. */
-function anyValue(v) {
-  if (v === undefined || v === null) return undefined;
-  if ('stringValue' in v) return v.stringValue;
-  if ('intValue' in v) return Number(v.intValue);
-  if ('doubleValue' in v) return v.doubleValue;
-  if ('boolValue' in v) return v.boolValue;
-  if ('arrayValue' in v) return (v.arrayValue.values ?? []).map(anyValue);
-  if ('kvlistValue' in v) return Object.fromEntries((v.kvlistValue.values ?? []).map((kv) => [kv.key, anyValue(kv.value)]));
-  return undefined;
-}
-
-/**
- * An OTLP/HTTP logs receiver: POST /v1/logs with a JSON body (what the
- * host's exporter, @opentelemetry/exporter-logs-otlp-http, sends), gzipped
- * as the host's row configures. Every log record is kept, flattened.
- */
-async function startReceiver() {
-  const records = [];
-  const raw = [];
-  const server = createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/v1/logs') {
-        res.writeHead(404).end();
-        return;
-      }
-      let buf = Buffer.concat(chunks);
-      if (req.headers['content-encoding'] === 'gzip') buf = gunzipSync(buf);
-      const text = buf.toString('utf8');
-      raw.push({ contentType: req.headers['content-type'], text });
-      const body = JSON.parse(text);
-      for (const rl of body.resourceLogs ?? []) {
-        for (const sl of rl.scopeLogs ?? []) {
-          for (const lr of sl.logRecords ?? []) {
-            records.push({
-              scope: sl.scope?.name,
-              severityText: lr.severityText,
-              severityNumber: lr.severityNumber,
-              attributes: Object.fromEntries((lr.attributes ?? []).map((kv) => [kv.key, anyValue(kv.value)])),
-              body: anyValue(lr.body),
-              text: JSON.stringify(lr),
-            });
-          }
-        }
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${server.address().port}/v1/logs`, records, raw, close: () => new Promise((r) => server.close(r)) };
-}
-
-const ours = (records) => records.filter((r) => String(r.attributes['telemetry.op'] ?? '').startsWith('dsh-resilience.'));
 
 describe('telemetry through the host\'s OTel backend', () => {
   let fp;

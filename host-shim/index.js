@@ -448,8 +448,8 @@ export async function apply(ctx, config = {}) {
     // The quota plugin's command names stay as aliases, so its users' habits work.
     /** @type {Array<[string, string, string, (agent: any, arg: string | undefined) => any]>} */
     const aliases = [
-      ['quota-retry', 'dsh-resilience: this session\'s quota retry (long-term waits)', 'on|off|default|status', (agent, arg) => quota.quotaCommand(agent, arg)],
-      ['quota-pool', 'dsh-resilience: this session\'s route pool', '<pool>|off|default|status', (agent, arg) => quota.poolCommand(agent, arg)],
+      ['quota-retry', 'dsh-resilience: this session\'s quota retry (long-term waits)', 'on|off|default|status', (agent, arg) => quota.answered(quota.quotaCommand(agent, arg))],
+      ['quota-pool', 'dsh-resilience: this session\'s route pool', '<pool>|off|default|status', (agent, arg) => quota.answered(quota.poolCommand(agent, arg))],
       ['quota-routes', 'dsh-resilience: pools, routes, balance readings and exhaustion marks', '[pool]', (_agent, arg) => quota.routesTable(arg)],
     ];
     for (const [name, description, hint, run] of aliases) {
@@ -464,8 +464,8 @@ export async function apply(ctx, config = {}) {
       input: { hint: '[backup <provider/model> | backup off | quota on|off|default|status | pool <pool>|off|default|status | routes [pool] | report [24h|7d] | migrate]' },
       handler: async ({ agent, rawInput }) => {
         const q = parseQuotaCommand('resilience', rawInput);
-        if (q?.kind === 'quota') return quota.quotaCommand(agent, q.arg);
-        if (q?.kind === 'pool') return quota.poolCommand(agent, q.arg);
+        if (q?.kind === 'quota') return quota.answered(quota.quotaCommand(agent, q.arg));
+        if (q?.kind === 'pool') return quota.answered(quota.poolCommand(agent, q.arg));
         const words = String(rawInput ?? '').trim().split(/\s+/).filter(Boolean);
         if (words[0] === 'routes') return quota.routesTable(words[1]);
         if (words[0] === 'report') return audit.flush().then(() => reportCommand(join(stateDir, 'audit.jsonl'), words[1], Date.now()));

@@ -42,8 +42,10 @@ export class QuotaRules {
     this.policy;
     /** @type {(event: object) => any} */
     this.decide;
-    /** @type {(record: object) => void} */
+    /** @type {(record: object) => (Promise<void> | void)} */
     this.report;
+    /** @type {Promise<void>} every setting's save and audit line so far (answered() waits for it) */
+    this.written = Promise.resolve();
     /** @type {(name: string, payload: object) => void} */
     this.emit;
     /** @type {AbortSignal} */
@@ -313,8 +315,8 @@ export class QuotaRules {
   setQuota(agentId, sessionId, arg) {
     if (!['on', 'off', 'default'].includes(arg)) return false;
     if (agentId !== undefined && !this.decide({ kind: 'set-quota', agent: agentId, mode: arg })) return undefined;
-    if (sessionId) this.settings.set(sessionId, 'quota', arg === 'default' ? undefined : arg);
-    this.report({ type: 'quota-switch', session: sessionId, agent: agentId, mode: arg });
+    const saved = sessionId ? this.settings.set(sessionId, 'quota', arg === 'default' ? undefined : arg) : undefined;
+    this.wrote(saved, this.report({ type: 'quota-switch', session: sessionId, agent: agentId, mode: arg }));
     return true;
   }
 
@@ -368,9 +370,24 @@ export class QuotaRules {
     else if (this.poolNames().includes(arg)) ev = { kind: 'set-pool', agent: agentId, mode: 'pool', pool: arg };
     else return false;
     if (agentId !== undefined && !this.decide(ev)) return undefined;
-    if (sessionId) this.settings.set(sessionId, 'pool', arg === 'default' ? undefined : arg);
-    this.report({ type: 'quota-pool', session: sessionId, agent: agentId, pool: arg });
+    const saved = sessionId ? this.settings.set(sessionId, 'pool', arg === 'default' ? undefined : arg) : undefined;
+    this.wrote(saved, this.report({ type: 'quota-pool', session: sessionId, agent: agentId, pool: arg }));
     return true;
+  }
+
+  /** Notes a setting's save and its audit line, so an answer can wait for both. */
+  wrote(...writes) {
+    this.written = Promise.allSettled([this.written, ...writes]).then(() => undefined);
+  }
+
+  /**
+   * A command's or the chip's answer, once every setting changed so far is
+   * saved and its audit line written: a confirmed setting is on disk, and the
+   * log already holds it when the user reads it.
+   */
+  async answered(result) {
+    await this.written;
+    return result;
   }
 
   poolNames() {

@@ -22,10 +22,10 @@ export function parseWindow(word = '24h') {
  * @param {string} auditPath - the live audit file; its `.1` generation is read first.
  * @param {string|undefined} word - the window, `24h` when absent.
  * @param {number} nowMs - the window's end.
- * @returns {Promise<{report, text, svg} | {error: string}>}
+ * @param {{locale?: string}} [opts] - the picture's language (the web viewer's).
+ * @returns {Promise<{error?: string, report?: object, text?: string, svg?: string}>}
  */
-/** @returns {Promise<{error?: string, report?: object, text?: string, svg?: string}>} */
-export async function reportData(auditPath, word, nowMs) {
+export async function reportData(auditPath, word, nowMs, { locale } = {}) {
   const spanMs = parseWindow(word ?? '24h');
   if (spanMs === undefined) return { error: `"${word}" is not a window: ${USAGE}` };
   let body = '';
@@ -33,7 +33,7 @@ export async function reportData(auditPath, word, nowMs) {
   const { records, bad } = parseAuditText(body);
   const report = computeReport([records], { fromMs: nowMs - spanMs, toMs: nowMs });
   const note = bad > 0 ? `\n\n(${bad} unreadable audit lines skipped)` : '';
-  return { report, text: renderReportText(report) + note, svg: timelineSvg(report) };
+  return { report, text: renderReportText(report) + note, svg: timelineSvg(report, { locale }) };
 }
 
 /**

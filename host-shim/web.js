@@ -300,7 +300,7 @@ export class WebHalf {
             }
             if (!(await this.knowsSession(session))) return refuse('UNKNOWN_SESSION', `dsh-resilience: this host knows no session ${excerpt(session)}`);
             // The commands' own write path (quota.js), so chip and typed command never disagree.
-            const message = this.deps.quota.webSet(session, endpoint === 'set-quota' ? 'quota' : 'pool', value);
+            const message = await this.deps.quota.answered(this.deps.quota.webSet(session, endpoint === 'set-quota' ? 'quota' : 'pool', value));
             return message ? refuse('REFUSED', message) : ok(this.status(session));
           }
           case 'rows': {
@@ -318,7 +318,9 @@ export class WebHalf {
           case 'report': { // report-command.js: the numbers, the text and the timeline of /resilience report
             const window = field(payload, 'window');
             if (window !== undefined && (typeof window !== 'string' || window.length > MAX_VALUE)) return refuse('INVALID', `dsh-resilience: ${excerpt(window)} is not a window`);
-            const out = await reportData(this.deps.auditPath, window, Date.now());
+            const locale = field(payload, 'locale');
+            if (locale !== undefined && (typeof locale !== 'string' || locale.length > 35)) return refuse('INVALID', `dsh-resilience: ${excerpt(locale)} is not a locale`);
+            const out = await reportData(this.deps.auditPath, window, Date.now(), { locale });
             return out.error ? refuse('INVALID', out.error) : ok(out);
           }
           default:

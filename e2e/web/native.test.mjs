@@ -216,8 +216,9 @@ describe('the web client looks native: keyboard, no clipping, both languages and
     await report.locator('[data-window="7d"]').click();
     await until(async () => (await report.locator('[data-role=timeline] svg').count()) === 1
       && (await report.locator('[data-role=channels] tbody tr').count()) >= 4, 'the timeline over the recorded log');
-    // The SVG is the host's report picture (its own words); the rest is ours.
+    // The timeline's words too (legend, lanes' availability): the picture is worded for the viewer.
     texts.push(await report.evaluate((e) => { const c = e.cloneNode(true); c.querySelector('[data-role=timeline]')?.remove(); return c.innerText; }));
+    texts.push(...await report.locator('[data-role=timeline] svg text').allTextContents());
     await topOfDialog(pg);
     await screenshot(pg.locator('[role=dialog]'), 'native-report-zh-dark');
     await pg.keyboard.press('Escape');
@@ -232,7 +233,14 @@ describe('the web client looks native: keyboard, no clipping, both languages and
     await pg.emulateMedia({ colorScheme: 'dark' });
     await pg.setViewportSize({ width: 1280, height: 1200 });
     await openPluginSettings(pg);
-    texts.push(await pg.locator(CARD).innerText());
+    const zhCard = pg.locator(CARD);
+    // The module's refusal too: worded by the module in English, shown in Chinese under its field.
+    await zhCard.locator('[data-field=failureThreshold]').fill('0');
+    await zhCard.locator('[data-action=save]').click();
+    const zhMsg = zhCard.locator('.dshr-field[data-invalid] [data-role=note][data-kind=error]');
+    await zhMsg.waitFor();
+    assert.equal(await zhMsg.innerText(), '“失败阈值”须在 1 到 1000 之间');
+    texts.push(await zhCard.innerText());
     await cardShot(pg, 'native-settings-zh-dark');
     const left = texts.flatMap((x) => latinWords(names.reduce((acc, n) => acc.split(n).join(' '), String(x))));
     assert.deepEqual(left, [], `Latin words in Chinese: ${left.join(', ')}`);

@@ -69,10 +69,10 @@ test('settings survive a reload; a fork takes its nearest ancestor\'s explicit s
   assert.ok(audit.some((a) => a.type === 'quota-settings-set-aside'));
 });
 
-function rules(path, emitted = []) {
+function rules(path, emitted = [], report = () => {}) {
   const policy = new Policy(compiled, ROW, quiet);
   const q = new QuotaRules({
-    ctx: { get: () => undefined }, policy, settingsPath: path, report: () => {}, emit: (name, payload) => emitted.push({ name, payload }),
+    ctx: { get: () => undefined }, policy, settingsPath: path, report, emit: (name, payload) => emitted.push({ name, payload }),
     lifetime: new AbortController().signal,
     decide: (event) => {
       const out = policy.decide(Date.now(), event);
@@ -232,4 +232,26 @@ test('the web chip\'s view and writes: the commands\' path, by session id with o
   const none = new QuotaRules({ ctx: {}, policy: new Policy(compiled, { probes: false }, quiet), settingsPath: path, report: () => {}, emit: () => {}, lifetime: new AbortController().signal, decide: () => ({}) });
   assert.equal(none.webView('s1'), undefined);
   assert.match(none.webSet('s1', 'pool', 'main'), /no pools or quota configured/);
+});
+
+test('a confirmed setting is answered only once it is saved and its audit line written', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const path = join(await mkdtemp(join(tmpdir(), 'quota-')), 'quota-sessions.json');
+  let release;
+  const logged = [];
+  // An audit log that has not written yet: the answer must wait for it.
+  const report = (r) => new Promise((resolve) => { release = () => { logged.push(r); resolve(); }; });
+  const q = rules(path, [], report);
+  q.track(agent('a1', 'session-s1'));
+  let answer;
+  const pending = q.answered(q.webSet('s1', 'pool', 'spare')).then((m) => { answer = m; });
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(answer, undefined, 'no answer before the audit line');
+  release();
+  await pending;
+  assert.deepEqual(logged.map((r) => [r.type, r.pool]), [['quota-pool', 'spare']]);
+  assert.match(await readFile(path, 'utf8'), /"session-s1":\{[^}]*"pool":"spare"/, 'the setting is on disk');
+  const done = q.answered(q.poolCommand(agent('a1', 'session-s1'), 'main'));
+  release();
+  assert.match((await done).text, /pool: main \(session\)/);
 });

@@ -192,6 +192,40 @@ test('the HTML page holds the text\'s numbers and a lane per channel', async () 
   assert.deepEqual(ticks(T0, T0 + 600_000).step, 60_000);
 });
 
+test('the timeline follows the theme: colours by class and token, a dark palette, no fixed fills', async () => {
+  const { renderReportHtml, timelineSvg } = await import('../report-html.js');
+  const r = computeReport([OUTAGE], { fromMs: T0, toMs: T0 + 100_000 });
+  const svg = timelineSvg(r);
+  assert.doesNotMatch(svg, /\sfill="/, 'every fill comes from the style, so a theme can change it');
+  assert.match(svg, /@media \(prefers-color-scheme:dark\)\{svg\.dshr-timeline\{[^}]*--bg:#16181d/);
+  assert.match(svg, /\.open\{fill:var\(--dsw-alias-state-error-primary,var\(--open\)\)\}/, 'the host\'s token first, in the web');
+  assert.match(renderReportHtml(r), /<meta name="color-scheme" content="light dark">[\s\S]*@media \(prefers-color-scheme:dark\)\{body\{/);
+});
+
+test('the timeline speaks the viewer\'s language: every word in both, no English left in Chinese', async () => {
+  const { timelineSvg } = await import('../report-html.js');
+  const { PICTURE_LANGUAGES, PICTURE_WORD_KEYS, pictureWords } = await import('../report-words.js');
+  const en = pictureWords('en');
+  for (const lang of PICTURE_LANGUAGES.filter((l) => l !== 'en')) {
+    const w = pictureWords(lang);
+    for (const k of PICTURE_WORD_KEYS) assert.notEqual(w(k), en(k), `${lang} words ${k} its own way`);
+  }
+  const withGiveUp = [...OUTAGE, { at: at(90), type: 'give-up', agent: 's2', channel: A, reason: 'recovery-timeout', code: 'SERVER', class: 'transient' }];
+  const r = computeReport([withGiveUp], { fromMs: T0, toMs: T0 + 100_000 });
+  const zh = timelineSvg(r, { locale: 'zh-CN' });
+  assert.match(zh, /aria-label="各通道熔断状态时间线"/);
+  // The words a reader sees or hovers: text and titles, less channel names, codes, reasons and times.
+  const words = [...zh.matchAll(/<(text|title)[^>]*>([^<]*)</g)].map((m) => m[2])
+    .join(' ').replace(/[\w.-]+\/[\w.*-]+/g, ' ').replace(/\b[A-Z][A-Z0-9_]+\b/g, ' ').replace(/recovery-timeout/g, ' ')
+    .match(/[A-Za-z]{2,}/g) ?? [];
+  assert.deepEqual(words, []);
+  assert.match(timelineSvg(r, { locale: 'en' }), /class="legend">half-open \(probing\)</);
+  assert.equal(timelineSvg(r), timelineSvg(r, { locale: 'fr' }), 'a language it does not speak: English');
+  const { formatDuration } = await import('../report.js');
+  const { pictureDuration } = await import('../report-words.js');
+  for (const ms of [12, 4200, 42_000, 61_000, 3 * 3600_000 + 5 * 60_000, NaN]) assert.equal(pictureDuration('en', ms), formatDuration(ms));
+});
+
 test('an open breaker adopted from the health file starts an outage the log never saw open', () => {
   const restore = { at: at(5), type: 'input', export: 'restore', nowMs: T0 + 5000,
     health: { channels: [{ channel: A, state: 'open', failures: 3, opens: 1, openUntilMs: T0 + 60_000, lastCode: 'SERVER' },
@@ -232,6 +266,11 @@ test('the command and the web endpoint read both generations over the window', a
   assert.equal(JSON.stringify(JSON.parse(JSON.stringify(answer.value))), JSON.stringify(answer.value), 'plain JSON for the RPC');
   const bad = await web.handler(() => undefined)('report', { window: 'x' });
   assert.equal(bad.ok, false);
+  const zh = await web.handler(() => undefined)('report', { window: '7d', locale: 'zh-CN' });
+  assert.match(zh.value.svg, /class="legend">熔断</);
+  const long = await web.handler(() => undefined)('report', { window: '7d', locale: 'x'.repeat(5000) });
+  assert.equal(long.ok, false);
+  assert.ok(JSON.stringify(long).length < 400, 'the refusal does not echo the input');
 });
 
 test('a breaker one host adopted ends when another host closes it', () => {
