@@ -259,6 +259,21 @@ export interface Config {
   pools?: Pool[] | null;
   /** Quota rules: long-term waits, balance scripts, exhaustion marks. */
   quota?: QuotaConfig | null;
+  /** Output tokens a probe asks for (1-4096). */
+  probeMaxTokens?: number | null;
+  /** How long an opened provider stays open; 0: as long as its longest open model. */
+  providerCooldownMs?: number | null;
+  /**
+   * Failover targets never sent a reasoning effort; model "*" is every
+   * model of the provider.
+   */
+  stripReasoningEffort?: Channel[] | null;
+  /**
+   * A failure with nowhere else to go is retried on its channel with
+   * capped backoff until the turn is cancelled (backoff-max-ms 60 s
+   * unless the row sets it).
+   */
+  persistent?: boolean | null;
 }
 
 /** The configuration as the module will use it: every default filled in. */
@@ -285,6 +300,10 @@ export interface ResolvedConfig {
   tools: ResolvedToolRetry;
   pools: Pool[];
   quota: ResolvedQuota;
+  probeMaxTokens: number;
+  providerCooldownMs: number;
+  stripReasoningEffort: Channel[];
+  persistent: boolean;
 }
 
 /**
