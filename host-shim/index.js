@@ -28,6 +28,7 @@ import { compileModule, Policy } from './policy.js';
 import { hostFailure } from './host-llm.js';
 import { checkNotify, Notifier } from './notify.js';
 import { runProbe } from './probe.js';
+import { applyOff } from './off.js';
 import { checkShared } from './shared-config.js';
 import { loadRedisClient, SharedHealth } from './shared-redis.js';
 import { parseQuotaCommand, QuotaRules } from './quota.js';
@@ -54,6 +55,7 @@ const SHIM_KEYS = {
   notify: (v) => (checkNotify(v), true), // throws naming notify[i].url etc.
   healthPruneMs: (v) => Number.isInteger(v) && v >= 60_000 && v <= 365 * 86_400_000 || 'must be an integer between 60000 (a minute) and 31536000000 (a year)',
   notice: (v) => typeof v === 'boolean' || 'must be true or false', // notice.js
+  enabled: (v) => typeof v === 'boolean' || 'must be true or false', // off.js
 };
 
 function splitConfig(config) {
@@ -96,6 +98,7 @@ const randomDraw = () => Math.floor(Math.random() * 2 ** 53);
 /** @param {import("@deepseek-ai/cordis").Context} ctx */
 export async function apply(ctx, config = {}) {
   const { shim, policy: policyConfig } = splitConfig(config ?? {});
+  if (shim.enabled === false) return applyOff(ctx); // off.js: no module, no hooks, no files
   const sharedConfig = shim.shared ? checkShared(shim.shared) : {};
   // Loaded only when configured, so the default install needs no client; a
   // missing client stops activation with the key and how to add it.
@@ -182,7 +185,7 @@ export async function apply(ctx, config = {}) {
         settle({ kind: 'probe-result', channel, ok: false, failure: { code: 'ABORTED', message: 'no llm service to probe with' } });
         return;
       }
-      const running = runProbe(llm, channel, lifetime.signal).then(settle);
+      const running = runProbe(llm, channel, lifetime.signal, policy.resolved?.probeMaxTokens).then(settle);
       probes.add(running);
       running.finally(() => probes.delete(running));
     },

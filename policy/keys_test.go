@@ -116,7 +116,7 @@ func TestPersistentWaitsOutAModelTheRouteDoesNotServeYet(t *testing.T) {
 }
 
 func TestPersistentStillHandsBackWhatWaitingNeverFixes(t *testing.T) {
-	for _, f := range []Failure{{Code: "INVALID_REQUEST"}, {Code: "AUTH", Status: 401, Message: "invalid api key"}} {
+	for _, f := range []Failure{{Code: "INVALID_REQUEST"}, {Code: "AUTH", Status: 401, Message: "invalid api key"}, {Code: "QUOTA"}} {
 		m := newSim(t, func(c *Config) { c.Chain, c.Persistent = nil, true })
 		m.request("a1", chA)
 		var out Output

@@ -13,10 +13,12 @@ import "strings"
 
 // persists reports whether a failure is one to wait out: not a key or
 // credential the host lacks or the provider refuses (the same request fails
-// the same way until a person acts, as dsh-reconnect handed those back).
-func persists(f Failure) bool {
+// the same way until a person acts, as dsh-reconnect handed those back), and
+// not a spent allowance: waiting those out is the quota rules' long-term
+// wait (quota.go), which reconnect's retryQuota maps to.
+func persists(f Failure, class Class) bool {
 	code := strings.ToUpper(f.Code)
-	return !credentialFailure(f) && code != "MISSING_CREDENTIAL" && code != "NO_ADAPTER"
+	return class != ClassQuota && !credentialFailure(f) && code != "MISSING_CREDENTIAL" && code != "NO_ADAPTER"
 }
 
 // persist waits on ch and retries it. The channel may be open meanwhile:

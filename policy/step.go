@@ -263,7 +263,7 @@ func (s *State) failover(now int64, a *agent, e RequestError, ch Channel, class 
 		a.savedHome = a.home // the shell keeps it from the failover
 		return Verdict{Kind: Retry}
 	}
-	if s.cfg.Persistent && (len(s.cfg.Chain) == 0 || at < 0) && persists(e.Failure) {
+	if s.cfg.Persistent && (len(s.cfg.Chain) == 0 || at < 0) && persists(e.Failure, class) {
 		return s.persist(now, a, e, ch, fx) // persistent.go: nowhere else to go, so keep at it
 	}
 	if len(s.cfg.Chain) == 0 {
