@@ -299,8 +299,9 @@ export class WebHalf {
               return refuse('INVALID', `dsh-resilience: ${excerpt(value)} is not a ${endpoint === 'set-quota' ? 'switch (on, off or default)' : 'pool name'}`);
             }
             if (!(await this.knowsSession(session))) return refuse('UNKNOWN_SESSION', `dsh-resilience: this host knows no session ${excerpt(session)}`);
-            // The commands' own write path (quota.js), so chip and typed command never disagree.
-            const message = this.deps.quota.webSet(session, endpoint === 'set-quota' ? 'quota' : 'pool', value);
+            // The commands' own path (quota.js webChoose), so chip and typed command never disagree
+            // and the session logs the choice (command/run) for the quotaRetry projection.
+            const message = await this.deps.quota.webChoose(session, endpoint === 'set-quota' ? 'quota' : 'pool', value);
             return message ? refuse('REFUSED', message) : ok(this.status(session));
           }
           case 'rows': {

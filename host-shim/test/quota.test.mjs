@@ -148,15 +148,19 @@ test('the quotaRetry projection folds the session\'s own commands and route', ()
   let s = p.init();
   const ev = (type, data) => ({ type, data });
   s = p.apply(s, ev('request/header', { header: { config: { provider: 'pa', model: 'm' } } }));
-  assert.deepEqual(p.view(s), { enabled: true, defaultEnabled: true, source: 'default', pool: 'main', poolSource: 'inferred', pools: p.view(s).pools });
+  assert.deepEqual(p.view(s), { enabled: true, defaultEnabled: true, source: 'default', pool: 'main', poolSource: 'inferred', pools: p.view(s).pools,
+    quotaRetry: 'inherited', poolChoice: 'inherited' });
   const same = p.apply(s, ev('assistant/chunk', {}));
   assert.equal(same, s, 'an unrelated event keeps the state reference');
   s = p.apply(s, ev('command/run', { name: 'quota-retry', args: 'off' }));
   s = p.apply(s, ev('command/run', { name: 'resilience', args: 'pool spare' }));
   s = p.apply(s, ev('command/run', { name: 'quota-pool', args: 'nope' })); // refused by the command: no change
   assert.deepEqual([p.view(s).enabled, p.view(s).source, p.view(s).pool, p.view(s).poolSource], [false, 'session', 'spare', 'session']);
+  assert.deepEqual([p.view(s).quotaRetry, p.view(s).poolChoice], ['off', 'spare'], 'the quota plugin\'s values');
   s = p.apply(s, ev('command/run', { name: 'quota-pool', args: 'off' }));
-  assert.deepEqual([p.view(s).pool, p.view(s).poolSource], [null, 'off']);
+  assert.deepEqual([p.view(s).pool, p.view(s).poolSource, p.view(s).poolChoice], [null, 'off', null], 'off is the opt-out, null');
+  s = p.apply(s, ev('command/run', { name: 'quota-pool', args: 'default' }));
+  assert.equal(p.view(s).poolChoice, 'default');
   assert.deepEqual(p.view(s).pools.map((x) => x.name), ['main', 'spare']);
 });
 
