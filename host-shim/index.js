@@ -29,6 +29,7 @@ import { hostFailure } from './host-llm.js';
 import { checkNotify, Notifier } from './notify.js';
 import { runProbe } from './probe.js';
 import { applyOff } from './off.js';
+import { installSkill } from './skill.js';
 import { checkShared } from './shared-config.js';
 import { loadRedisClient, SharedHealth } from './shared-redis.js';
 import { parseQuotaCommand, QuotaRules } from './quota.js';
@@ -486,6 +487,8 @@ export async function apply(ctx, config = {}) {
       },
     }), 'dsh-resilience: /resilience');
   });
+
+  installSkill(ctx, logger); // skill.js: configure-resilience, for the agent
 
   // Other plugins (subagent templates, ...) call the quota plugin's service by its name.
   ctx.provide?.('llmQuotaRetry', quota.service());
