@@ -30,6 +30,7 @@ import { checkNotify, Notifier } from './notify.js';
 import { runProbe } from './probe.js';
 import { applyOff } from './off.js';
 import { installSkill } from './skill.js';
+import { routeAuxCalls } from './aux-route.js';
 import { checkShared } from './shared-config.js';
 import { loadRedisClient, SharedHealth } from './shared-redis.js';
 import { parseQuotaCommand, QuotaRules } from './quota.js';
@@ -389,6 +390,10 @@ export async function apply(ctx, config = {}) {
   // Every streaming model call, the auxiliary ones included, under a silence
   // watchdog (stall.js): a stalled one is cut and fails as a TIMEOUT.
   await watchStalls(ctx, (event) => decide(event)?.verdict);
+  // Compaction and session-title calls off an open channel (aux-route.js).
+  // Registered after the watchdog and prepended, so it runs first and the
+  // copy it sends is watched like any call.
+  await routeAuxCalls(ctx, (event) => decide(event)?.verdict, report);
 
   // What the host knows of the models the plugin may swap to decides whether
   // a reasoning effort survives the swap.

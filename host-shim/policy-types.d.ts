@@ -322,6 +322,18 @@ export interface RequestEvent {
   reasoningEffort?: string | null;
 }
 
+/**
+ * An auxiliary model call (the host's compaction summary, session title)
+ * about to be sent: answered pass or swap (off an open channel), and it
+ * changes no state.
+ */
+export interface AuxRequestEvent {
+  proposed: Channel;
+  /** The host's purpose: `compaction`, `session-title`, ... */
+  purpose: string;
+  reasoningEffort?: string | null;
+}
+
 /** `agent/request-error`: a model request of the agent failed. */
 export interface RequestErrorEvent {
   agent: string;
@@ -487,7 +499,8 @@ export type Event =
   | EventSetPool
   | EventBalanceReading
   | EventRestoreMark
-  | EventRestoreRoute;
+  | EventRestoreRoute
+  | EventAuxRequest;
 
 export interface EventRequest extends RequestEvent {
   kind: 'request';
@@ -548,6 +561,10 @@ export interface EventRestoreMark extends RestoreMarkEvent {
 
 export interface EventRestoreRoute extends RestoreRouteEvent {
   kind: 'restore-route';
+}
+
+export interface EventAuxRequest extends AuxRequestEvent {
+  kind: 'aux-request';
 }
 
 export interface StepInput {

@@ -17,6 +17,8 @@ func StepInto(s *State, now int64, ev Event, buf []Effect) Output {
 	switch e := ev.(type) {
 	case Request:
 		v = s.onRequest(now, e, &fx)
+	case AuxRequest:
+		v = s.onAuxRequest(now, e)
 	case RequestError:
 		v = s.onRequestError(now, e, &fx)
 	case Settled:
