@@ -237,3 +237,27 @@ test('the web chip\'s view and writes: the commands\' path, by session id with o
   assert.equal(none.webView('s1'), undefined);
   assert.match(none.webSet('s1', 'pool', 'main'), /no pools or quota configured/);
 });
+
+test('a menu choice for a live session runs as the typed command (logged, so the projection folds it); without one it is written directly', async () => {
+  const q = rules(join(await mkdtemp(join(tmpdir(), 'quota-')), 'quota-sessions.json'));
+  const ran = [];
+  q.ctx = { get: (name) => (name === 'commands' ? {
+    execute: async (agent, line) => {
+      ran.push(line);
+      const [name, arg] = line.slice(1).split(' ');
+      return { commandId: 'c1', result: name === 'quota-pool' ? q.poolCommand(agent, arg) : q.quotaCommand(agent, arg) };
+    },
+  } : undefined) };
+  const a = agent('a1', 's1');
+  q.track(a);
+  assert.equal(await q.webChoose('s1', 'pool', 'spare'), undefined);
+  assert.equal(await q.webChoose('s1', 'quota', 'off'), undefined);
+  assert.deepEqual(ran, ['/quota-pool spare', '/quota-retry off']);
+  assert.match(q.describeSession('a1'), /quota retry: off \(set for this session\)/);
+  assert.match(await q.webChoose('s1', 'pool', 'nope one'), /nope one/, 'refused before any command runs');
+  assert.equal(ran.length, 2);
+  // A session with no live agent: written as before, no command.
+  assert.equal(await q.webChoose('s9', 'pool', 'off'), undefined);
+  assert.equal(ran.length, 2);
+  assert.equal(q.settings.get('s9').pool, 'off');
+});
