@@ -16,7 +16,15 @@ const { ensureStyle } = require('./style.cjs');
 const { useMenuKeys, fromKeyboard } = require('./keys.cjs');
 
 const NUMBERS = ['failureThreshold', 'cooldownMs', 'backoffMaxMs'];
-const FIELDS = [...NUMBERS, 'recovery', 'chain'];
+const FIELDS = [...NUMBERS, 'recovery', 'persistent', 'chain'];
+/** dsh-reconnect's presets for the longest single wait (backoffMaxMs), in ms. */
+const WAIT_PRESETS = [1000, 2000, 5000, 10000, 30000, 60000, 120000];
+const CUSTOM = 'custom';
+
+/** The preset a draft's wait is (its ms as text), or CUSTOM. */
+function waitChoice(text) {
+  return WAIT_PRESETS.map(String).includes(String(text).trim()) ? String(text).trim() : CUSTOM;
+}
 
 const sameJson = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -27,6 +35,7 @@ function draftOf(value) {
     cooldownMs: String(v.cooldownMs ?? ''),
     backoffMaxMs: String(v.backoffMaxMs ?? ''),
     recovery: v.recovery || 'return',
+    persistent: v.persistent === true,
     chain: Array.isArray(v.chain) ? v.chain.map((c) => `${c.provider}/${c.model}`) : [],
   };
 }
@@ -36,6 +45,7 @@ function sectionOf(draft) {
   const out = {};
   for (const k of NUMBERS) out[k] = /^\s*-?\d+\s*$/.test(draft[k]) ? Number(draft[k]) : draft[k];
   out.recovery = draft.recovery;
+  out.persistent = draft.persistent === true;
   out.chain = draft.chain.map((c) => ({ provider: c.split('/')[0], model: c.slice(c.indexOf('/') + 1) }));
   return out;
 }
@@ -98,6 +108,7 @@ function makeSettingsCard(ctx) {
     const [savedBackup, setSavedBackup] = React.useState(undefined); // what the host has: written only when changed
     const [cands, setCands] = React.useState(undefined);
     const [note, setNote] = React.useState(undefined); // {kind, text, field?}
+    const [custom, setCustom] = React.useState(false); // the wait's own ms field shown for a preset value
     ensureStyle();
     React.useEffect(() => {
       const stop = new AbortController();
@@ -205,8 +216,28 @@ function makeSettingsCard(ctx) {
     };
     const discard = () => { setNote(undefined); setResets([]); setDraft(saved); setBackup(savedBackup); };
     const footNote = note && !(note.kind === 'error' && note.field) ? note : undefined;
+    const waitLabel = (ms) => (ms >= 60000 ? t('settings.wait.min', { n: ms / 60000 }) : t('settings.wait.s', { n: ms / 1000 }));
+    const choice = custom ? CUSTOM : waitChoice(draft.backoffMaxMs);
+    const wait = field('backoffMaxMs', t('settings.backoffMaxMs'), h('div', { style: { display: 'flex', gap: 6, flexWrap: 'wrap', minWidth: 0 } },
+      h(Picker, {
+        id: 'dshr-backoffMaxMs-preset', field: 'backoffMaxMs-preset', label: t('settings.backoffMaxMs'), value: choice,
+        options: [...WAIT_PRESETS.map((ms) => ({ id: String(ms), label: waitLabel(ms) })), { id: CUSTOM, label: `${t('settings.wait.custom')}…` }],
+        onChange: (v) => { setCustom(v === CUSTOM); if (v !== CUSTOM) set('backoffMaxMs', v); },
+      }),
+      choice === CUSTOM ? h(P.Input, {
+        id: 'dshr-backoffMaxMs', 'data-field': 'backoffMaxMs', value: draft.backoffMaxMs, inputMode: 'numeric',
+        'aria-label': `${t('settings.backoffMaxMs')} (ms)`, 'aria-invalid': bad('backoffMaxMs') ? 'true' : undefined, 'aria-describedby': 'dshr-backoffMaxMs-msg',
+        onChange: (e) => set('backoffMaxMs', e.target.value),
+      }) : null), t('settings.hint.backoffMaxMs'));
     return wrap([
-      ...NUMBERS.map(input),
+      input('failureThreshold'),
+      input('cooldownMs'),
+      wait,
+      field('persistent', t('settings.persistent'), h(Picker, {
+        id: 'dshr-persistent', field: 'persistent', label: t('settings.persistent'), value: draft.persistent ? 'on' : 'off',
+        options: [{ id: 'off', label: t('settings.persistent.off') }, { id: 'on', label: t('settings.persistent.on') }],
+        onChange: (v) => set('persistent', v === 'on'),
+      }), t('settings.hint.persistent')),
       field('recovery', t('settings.recovery'), h(Picker, {
         id: 'dshr-recovery', field: 'recovery', label: t('settings.recovery'), value: draft.recovery,
         options: [{ id: 'return', label: t('settings.recovery.return') }, { id: 'stay', label: t('settings.recovery.stay') }],
@@ -233,4 +264,4 @@ function makeSettingsCard(ctx) {
   };
 }
 
-module.exports = { makeSettingsCard, draftOf, sectionOf, fieldOf };
+module.exports = { makeSettingsCard, draftOf, sectionOf, fieldOf, waitChoice, WAIT_PRESETS };

@@ -100,7 +100,7 @@ describe('migrating from the replaced plugins', () => {
     // A host never booted yet: the YAML reader is found through the host install instead.
     const cli = join(home.dsh, 'profiles', 'headless', 'node_modules', 'dsh-resilience', 'bin', 'dsh-resilience.js');
     const { stdout } = await promisify(execFile)(process.execPath, [cli, 'migrate', old], { env: home.env({ DSH_HOST_DIR: process.env.DSH_HOST_DIR }) });
-    assert.match(stdout, /dsh-model-failover +platformCooldownMs +120000 +\(none\)/);
+    assert.match(stdout, /dsh-model-failover +platformCooldownMs +120000 +providerCooldownMs +120000/);
     await writeFile(join(home.dsh, 'cordis.patch.yml'), `${stdout.split('\n\n')[0]}\n`);
 
     const r = await runHeadless(home, 'Reply with OK');

@@ -21,6 +21,7 @@ export const AUDIT_TYPES = Object.freeze({
   'failover': 'an agent was moved from one channel to another: the code and class that moved it',
   'retry': 'the plugin retries on the same channel after a backoff: attempt, delay, code',
   'give-up': 'a failure went back to the host: the reason (budget-exhausted, recovery-timeout, ...), the code that ended it, and every channel tried since the last success',
+  'aux-routed': 'a compaction or session-title call of the host was sent off an open channel: purpose, from, to',
   'spill': 'one request failed spillAfter times in a row on a channel: its next attempt went at once to the next routable target, without opening the channel',
   'wait-cut': 'a held turn (a wait for a channel, or a long-term quota wait) ended early: a channel it may use is usable again',
   'return': 'an agent\'s request went back to the channel it had failed over from',

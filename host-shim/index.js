@@ -28,6 +28,9 @@ import { compileModule, Policy } from './policy.js';
 import { hostFailure } from './host-llm.js';
 import { checkNotify, Notifier } from './notify.js';
 import { runProbe } from './probe.js';
+import { applyOff } from './off.js';
+import { installSkill } from './skill.js';
+import { routeAuxCalls } from './aux-route.js';
 import { checkShared } from './shared-config.js';
 import { loadRedisClient, SharedHealth } from './shared-redis.js';
 import { parseQuotaCommand, QuotaRules } from './quota.js';
@@ -54,6 +57,7 @@ const SHIM_KEYS = {
   notify: (v) => (checkNotify(v), true), // throws naming notify[i].url etc.
   healthPruneMs: (v) => Number.isInteger(v) && v >= 60_000 && v <= 365 * 86_400_000 || 'must be an integer between 60000 (a minute) and 31536000000 (a year)',
   notice: (v) => typeof v === 'boolean' || 'must be true or false', // notice.js
+  enabled: (v) => typeof v === 'boolean' || 'must be true or false', // off.js
 };
 
 function splitConfig(config) {
@@ -96,6 +100,7 @@ const randomDraw = () => Math.floor(Math.random() * 2 ** 53);
 /** @param {import("@deepseek-ai/cordis").Context} ctx */
 export async function apply(ctx, config = {}) {
   const { shim, policy: policyConfig } = splitConfig(config ?? {});
+  if (shim.enabled === false) return applyOff(ctx); // off.js: no module, no hooks, no files
   const sharedConfig = shim.shared ? checkShared(shim.shared) : {};
   // Loaded only when configured, so the default install needs no client; a
   // missing client stops activation with the key and how to add it.
@@ -182,7 +187,7 @@ export async function apply(ctx, config = {}) {
         settle({ kind: 'probe-result', channel, ok: false, failure: { code: 'ABORTED', message: 'no llm service to probe with' } });
         return;
       }
-      const running = runProbe(llm, channel, lifetime.signal).then(settle);
+      const running = runProbe(llm, channel, lifetime.signal, policy.resolved?.probeMaxTokens).then(settle);
       probes.add(running);
       running.finally(() => probes.delete(running));
     },
@@ -385,6 +390,10 @@ export async function apply(ctx, config = {}) {
   // Every streaming model call, the auxiliary ones included, under a silence
   // watchdog (stall.js): a stalled one is cut and fails as a TIMEOUT.
   await watchStalls(ctx, (event) => decide(event)?.verdict);
+  // Compaction and session-title calls off an open channel (aux-route.js).
+  // Registered after the watchdog and prepended, so it runs first and the
+  // copy it sends is watched like any call.
+  await routeAuxCalls(ctx, (event) => decide(event)?.verdict, report);
 
   // What the host knows of the models the plugin may swap to decides whether
   // a reasoning effort survives the swap.
@@ -483,6 +492,8 @@ export async function apply(ctx, config = {}) {
       },
     }), 'dsh-resilience: /resilience');
   });
+
+  installSkill(ctx, logger); // skill.js: configure-resilience, for the agent
 
   // Other plugins (subagent templates, ...) call the quota plugin's service by its name.
   ctx.provide?.('llmQuotaRetry', quota.service());

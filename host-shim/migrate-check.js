@@ -5,7 +5,7 @@ import { access } from 'node:fs/promises';
 import { compileModule, Policy, WASM_PATH } from './policy.js';
 
 // The keys index.js checks itself (SHIM_KEYS there); the module never sees them.
-const SHIM_KEYS = ['stateDir', 'healthRefreshMs', 'healthPruneMs', 'shared', 'notify'];
+const SHIM_KEYS = ['stateDir', 'healthRefreshMs', 'healthPruneMs', 'shared', 'notify', 'notice', 'enabled'];
 const hasExpr = (v) => v !== null && typeof v === 'object' && (typeof v.__jsExpr === 'string' || Object.values(v).some(hasExpr));
 
 /** @returns {Promise<{ok: true} | {ok: false, error: string} | {skipped: string}>} */

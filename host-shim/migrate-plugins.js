@@ -65,14 +65,19 @@ const reconnect = {
   plugin: 'dsh-reconnect',
   names: ['dsh-reconnect'],
   ids: ['dsh-reconnect', 'reconnect'],
+  // Its whole point: a turn with nowhere else to go is never given up on.
+  always: () => [{ to: 'persistent', value: true,
+    note: 'its row: a failure with nowhere else to go is retried on its channel (1 s doubling to backoffMaxMs, 60 s unless set) until the turn is cancelled' }],
   keys: {
     maxDelayMs: (v) => ({ to: 'backoffMaxMs', value: int(v, 1), note: 'cap of the same-channel backoff; a provider\'s Retry-After is honoured above it, as in reconnect' }),
     retryQuota: (v) => (bool(v) === true
       ? { to: 'quota.defaultEnabled', value: true,
         note: 'the quota rules on: a spent allowance with nowhere to go is retried with no attempt limit, once per quota.longTermDelayMs (an hour, not every maxDelayMs)' }
-      : { note: 'the default: without a quota object, a spent allowance fails over, or waits at most giveUpAfterMs' }),
-    retryUnknown: (v) => ({ note: `no equivalent${bool(v) === true ? ' yet (no indefinite retry)' : ''}: an unknown failure counts as transient, retried on its channel until failureThreshold, then failed over; with nowhere to go it waits at most giveUpAfterMs` }),
-    unknownMaxRetries: (v) => (int(v), { note: 'no equivalent: unknown failures count towards failureThreshold like transient ones' }),
+      : { note: 'the default: a spent allowance fails over, or with nowhere to go is handed back (persistent waits out outages, not spent allowances)' }),
+    retryUnknown: (v) => (bool(v) === true
+      ? { note: 'the same with persistent: an unknown failure counts as transient and, with nowhere to go, is retried until the turn is cancelled' }
+      : { note: 'no switch: an unknown failure counts as transient (classes can hand a known code back: {code, class: permanent})' }),
+    unknownMaxRetries: (v) => (int(v), { note: 'no equivalent: unknown failures count towards failureThreshold like transient ones, and persistent retries them without a count' }),
   },
 };
 
@@ -170,21 +175,21 @@ const modelFailover = {
   ids: ['model-failover', 'dsh-model-failover'],
   keys: {
     enabled: (v) => (bool(v) === false
-      ? { note: 'no master switch yet: fallbacks are left out of the chain, so the plugin observes and records only' }
+      ? { to: 'enabled', value: false, note: 'the master switch: off observes nothing and changes nothing' }
       : { note: 'the default: the plugin acts while its row is enabled' }),
-    fallbacks: (v, config) => (config.enabled === false
-      ? (channels(v), { note: 'not put in chain: enabled is false' })
-      : { to: 'chain', value: channels(v), note: 'the session\'s own model is still tried first, then the chain in this order' }),
+    fallbacks: (v) => ({ to: 'chain', value: channels(v), note: 'the session\'s own model is still tried first, then the chain in this order' }),
     tripCodes: (v) => tripCodes(v),
     modelCircuitThreshold: (v) => ({ to: 'failureThreshold', value: int(v, 1),
       note: 'counts every failure on the channel within burstWindowMs, the host\'s retries included (model-failover counted those llm-retry gave up on)' }),
     burstWindowMs: (v) => ({ to: 'burstWindowMs', value: int(v, 1), note: 'same meaning' }),
     modelCooldownMs: (v) => ({ to: 'cooldownMs', value: int(v), note: 'doubles while the outage lasts, up to maxCooldownMs; Retry-After extends it' }),
     platformCircuitThreshold: (v) => ({ to: 'providerThreshold', value: int(v), note: 'distinct open models that open their provider' }),
-    platformCooldownMs: (v) => (int(v), { note: 'no key of its own yet: an opened provider stays open for cooldownMs (doubling), and is probed like a model' }),
+    platformCooldownMs: (v) => ({ to: 'providerCooldownMs', value: int(v), note: 'how long an opened provider stays open (0: as long as its longest open model)' }),
     enableProbe: (v) => ({ to: 'probes', value: bool(v), note: 'an opened channel gets one tiny real request when its open time is up' }),
-    probeMaxTokens: (v) => ({ note: int(v) === 8 ? 'the same: a probe asks for 8 output tokens' : 'no equivalent: a probe always asks for 8 output tokens' }),
-    stripReasoningEffort: (v) => (bool(v), { note: 'no switch: a failover keeps the reasoning effort where the target lists it and drops it where not' }),
+    probeMaxTokens: (v) => ({ to: 'probeMaxTokens', value: int(v, 1), note: 'output tokens a probe asks for (1-4096)' }),
+    stripReasoningEffort: (v, config) => (bool(v) === true && Array.isArray(config.fallbacks) && config.fallbacks.length > 0
+      ? { to: 'stripReasoningEffort', value: channels(config.fallbacks), note: 'every fallback: a failover to it never sends a reasoning effort' }
+      : { note: 'the default: a failover keeps the reasoning effort where the target lists it and drops it where not' }),
     notifyUser: (v) => (bool(v), { note: 'no switch: every switch is an llm/retry row in the session (shown in the web client) and an audit line' }),
   },
 };

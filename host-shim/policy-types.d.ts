@@ -259,6 +259,21 @@ export interface Config {
   pools?: Pool[] | null;
   /** Quota rules: long-term waits, balance scripts, exhaustion marks. */
   quota?: QuotaConfig | null;
+  /** Output tokens a probe asks for (1-4096). */
+  probeMaxTokens?: number | null;
+  /** How long an opened provider stays open; 0: as long as its longest open model. */
+  providerCooldownMs?: number | null;
+  /**
+   * Failover targets never sent a reasoning effort; model "*" is every
+   * model of the provider.
+   */
+  stripReasoningEffort?: Channel[] | null;
+  /**
+   * A failure with nowhere else to go is retried on its channel with
+   * capped backoff until the turn is cancelled (backoff-max-ms 60 s
+   * unless the row sets it).
+   */
+  persistent?: boolean | null;
 }
 
 /** The configuration as the module will use it: every default filled in. */
@@ -285,6 +300,10 @@ export interface ResolvedConfig {
   tools: ResolvedToolRetry;
   pools: Pool[];
   quota: ResolvedQuota;
+  probeMaxTokens: number;
+  providerCooldownMs: number;
+  stripReasoningEffort: Channel[];
+  persistent: boolean;
 }
 
 /**
@@ -300,6 +319,18 @@ export type Phase =
 export interface RequestEvent {
   agent: string;
   proposed: Channel;
+  reasoningEffort?: string | null;
+}
+
+/**
+ * An auxiliary model call (the host's compaction summary, session title)
+ * about to be sent: answered pass or swap (off an open channel), and it
+ * changes no state.
+ */
+export interface AuxRequestEvent {
+  proposed: Channel;
+  /** The host's purpose: `compaction`, `session-title`, ... */
+  purpose: string;
   reasoningEffort?: string | null;
 }
 
@@ -468,7 +499,8 @@ export type Event =
   | EventSetPool
   | EventBalanceReading
   | EventRestoreMark
-  | EventRestoreRoute;
+  | EventRestoreRoute
+  | EventAuxRequest;
 
 export interface EventRequest extends RequestEvent {
   kind: 'request';
@@ -529,6 +561,10 @@ export interface EventRestoreMark extends RestoreMarkEvent {
 
 export interface EventRestoreRoute extends RestoreRouteEvent {
   kind: 'restore-route';
+}
+
+export interface EventAuxRequest extends AuxRequestEvent {
+  kind: 'aux-request';
 }
 
 export interface StepInput {

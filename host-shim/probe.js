@@ -7,6 +7,7 @@ import { hostLlm } from './host-llm.js';
 
 /** @import { Channel, EventProbeResult, Failure } from './policy-types.js' */
 
+/** The default of the row's probeMaxTokens (the module validates the key and resolves it). */
 export const PROBE_MAX_TOKENS = 8;
 export const PROBE_TIMEOUT_MS = 30_000;
 
@@ -22,16 +23,17 @@ async function userMessage(text) {
  * @param {any} llm - the host's llm service.
  * @param {Channel} channel
  * @param {AbortSignal} lifetime - the plugin's lifetime: dispose ends the probe.
+ * @param {number} [maxTokens] - the resolved config's probeMaxTokens.
  * @returns {Promise<EventProbeResult>}
  */
-export async function runProbe(llm, channel, lifetime) {
+export async function runProbe(llm, channel, lifetime, maxTokens = PROBE_MAX_TOKENS) {
   const signal = AbortSignal.any([lifetime, AbortSignal.timeout(PROBE_TIMEOUT_MS)]);
   /** @type {(failure: Failure | undefined) => EventProbeResult} */
   const result = (failure) => (failure ? { kind: 'probe-result', channel, ok: false, failure } : { kind: 'probe-result', channel, ok: true });
   try {
     const messages = [await userMessage('Reply with OK.')];
     let finish;
-    for await (const chunk of llm.stream({ ...channel, messages, maxTokens: PROBE_MAX_TOKENS, signal })) {
+    for await (const chunk of llm.stream({ ...channel, messages, maxTokens, signal })) {
       if (chunk.type === 'finish') finish = chunk.reason;
     }
     if (finish?.kind === 'error' || finish?.kind === 'aborted') return result(plainFailure(finish.failure, signal));

@@ -353,6 +353,32 @@ export class QuotaRules {
     };
   }
 
+  /**
+   * The web chip's choice. With the session's agent live and the host's
+   * commands there, it runs as the typed command does (`/quota-retry x`,
+   * `/quota-pool x`): the host logs `command/run`, so the quotaRetry
+   * projection folds a menu choice like a typed one. Otherwise it is written
+   * as webSet does.
+   * @returns {Promise<string | undefined>} why it was refused, if it was.
+   */
+  async webChoose(id, what, arg) {
+    if (!this.active) return 'no pools or quota configured for this row';
+    const valid = what === 'quota' ? ['on', 'off', 'default'] : ['off', 'default', ...this.poolNames()];
+    if (!valid.includes(arg)) return what === 'quota' ? `"${arg}" is not on, off or default` : this.noPool(arg);
+    const { agent } = this.webSession(id);
+    const live = agent !== undefined ? this.agents.get(agent)?.agent : undefined;
+    const commands = this.ctx?.get?.('commands');
+    if (live?.session && typeof commands?.execute === 'function') {
+      try {
+        const done = await commands.execute(live, `/${what === 'quota' ? 'quota-retry' : 'quota-pool'} ${arg}`, [], AbortSignal.timeout(10_000));
+        if (done) return done.result.kind === 'success' ? undefined : done.result.text ?? 'refused';
+      } catch {
+        // The command path failed (a host without it, a closed session): written directly below.
+      }
+    }
+    return this.answered(this.webSet(id, what, arg));
+  }
+
   /** The web chip's write: `quota` on|off|default or `pool` <pool>|off|default, as the commands do it. */
   webSet(id, what, arg) {
     if (!this.active) return 'no pools or quota configured for this row';
@@ -482,7 +508,7 @@ export class QuotaRules {
       schema: { parse: (v) => v },
       stateVersion: 1,
       // Lossless JSON only (the host may checkpoint the state): null, never undefined.
-      init: () => ({ quota: null, pool: null, route: null }),
+      init: () => ({ quota: null, pool: null, route: null, poolDefault: false }),
       apply(state, event) {
         if (event.type === 'request/header') {
           const c = event.data?.header?.config;
@@ -494,7 +520,7 @@ export class QuotaRules {
         if (!parsed) return state;
         if (parsed.kind === 'quota' && ['on', 'off', 'default'].includes(parsed.arg)) return { ...state, quota: parsed.arg === 'default' ? null : parsed.arg };
         if (parsed.kind === 'pool' && (parsed.arg === 'off' || parsed.arg === 'default' || names.has(parsed.arg))) {
-          return { ...state, pool: parsed.arg === 'default' ? null : parsed.arg };
+          return { ...state, pool: parsed.arg === 'default' ? null : parsed.arg, poolDefault: parsed.arg === 'default' };
         }
         return state;
       },
@@ -509,10 +535,25 @@ export class QuotaRules {
           const holding = pools.filter((p) => p.routes.some((r) => r.provider === state.route.provider && r.model === state.route.model));
           if (holding.length === 1) [pool, poolSource] = [holding[0].name, 'inferred'];
         }
-        return { enabled, defaultEnabled: quota.defaultEnabled, source: state.quota ? 'session' : 'default', pool, poolSource, pools };
+        return { enabled, defaultEnabled: quota.defaultEnabled, source: state.quota ? 'session' : 'default', pool, poolSource, pools,
+          ...choices(state) };
       },
     };
   }
+}
+
+/**
+ * The session's choices in the quota plugin's own values: `quotaRetry` is
+ * `on`, `off`, or `inherited` (not set in this session: its parent's, or the
+ * row's default); `poolChoice` is a pool name, `default` (handed back to the
+ * row's default), `inherited` (not set here), or null (opted out: the quota
+ * plugin's `setPool(session, null)`).
+ */
+function choices(state) {
+  return {
+    quotaRetry: state.quota ?? 'inherited',
+    poolChoice: state.pool === 'off' ? null : state.pool ?? (state.poolDefault ? 'default' : 'inherited'),
+  };
 }
 
 /** `/resilience quota x`, `/quota-retry x`, `/resilience pool x`, `/quota-pool x` as {kind, arg}. */

@@ -18,7 +18,7 @@ import { now as clockNow } from './clock.js';
 export const RPC_CHANNEL = '/dsh-resilience';
 export const SETTINGS_NS = 'dsh-resilience';
 /** The keys the settings card tunes live; the rest of the row stays as configured. */
-export const TUNABLE = ['failureThreshold', 'cooldownMs', 'backoffMaxMs', 'recovery', 'chain'];
+export const TUNABLE = ['failureThreshold', 'cooldownMs', 'backoffMaxMs', 'recovery', 'persistent', 'chain'];
 const LONG_POLL_MS = 20_000;
 const MAX_CANDIDATES = 60;
 const MODEL_INFO_TIMEOUT_MS = 5_000;
@@ -299,8 +299,9 @@ export class WebHalf {
               return refuse('INVALID', `dsh-resilience: ${excerpt(value)} is not a ${endpoint === 'set-quota' ? 'switch (on, off or default)' : 'pool name'}`);
             }
             if (!(await this.knowsSession(session))) return refuse('UNKNOWN_SESSION', `dsh-resilience: this host knows no session ${excerpt(session)}`);
-            // The commands' own write path (quota.js), so chip and typed command never disagree.
-            const message = await this.deps.quota.answered(this.deps.quota.webSet(session, endpoint === 'set-quota' ? 'quota' : 'pool', value));
+            // The commands' own path (quota.js webChoose), so chip and typed command never disagree
+            // and the session logs the choice (command/run) for the quotaRetry projection.
+            const message = await this.deps.quota.webChoose(session, endpoint === 'set-quota' ? 'quota' : 'pool', value);
             return message ? refuse('REFUSED', message) : ok(this.status(session));
           }
           case 'rows': {
@@ -368,6 +369,7 @@ export class WebHalf {
       cooldownMs: Schema.natural().default(defaults.cooldownMs).description('how long an opened channel is avoided first'),
       backoffMaxMs: Schema.natural().default(defaults.backoffMaxMs).description('cap of the same-channel backoff'),
       recovery: Schema.union(['return', 'stay']).default(defaults.recovery).description('once the channel failed over from is healthy'),
+      persistent: Schema.boolean().default(defaults.persistent).description('with nowhere else to go, retry until the turn is cancelled'),
       chain: Schema.array(channel).default([]).description('failover order; the first is the primary'),
     });
     const base = {};

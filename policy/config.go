@@ -59,6 +59,17 @@ const (
 	// held open is never held longer than its writer observed plus this
 	// (merge.go).
 	DefaultMaxClockSkewMs = 3 * 60_000
+	// DefaultProbeMaxTokens is the output a probe asks for: enough for any
+	// model to answer "OK", little enough to cost nothing.
+	DefaultProbeMaxTokens = 8
+	// MaxProbeMaxTokens bounds probeMaxTokens: a probe is a health check,
+	// not a turn, and some routes refuse a tiny cap (a reasoning model may
+	// need a few hundred tokens before its first visible one).
+	MaxProbeMaxTokens = 4096
+	// PersistentBackoffMaxMs is the wait cap a persistent row gets unless it
+	// sets backoffMaxMs: dsh-reconnect's 60 s, whose users asked for this mode.
+	// (The codec applies it; a row that states backoffMaxMs keeps its own.)
+	PersistentBackoffMaxMs = 60_000
 )
 
 // Recovery says where an agent goes once the channel it failed over from is healthy again.
@@ -97,6 +108,20 @@ type Config struct {
 	// Probes: call an opened channel with a tiny real request once its open
 	// time is up, instead of waiting for an agent to try it.
 	Probes bool
+	// ProbeMaxTokens is the output a probe asks for; the shell sends the
+	// probe, and reads it from the resolved config.
+	ProbeMaxTokens int
+	// ProviderCooldownMs is how long an opened provider stays open; 0 keeps
+	// it open as long as the longest of its open models (route.go).
+	ProviderCooldownMs int64
+	// StripReasoningEffort lists the targets a failover never sends a
+	// reasoning effort to, whatever their model lists (effort.go). A target
+	// whose Model is "*" stands for every model of its provider.
+	StripReasoningEffort []Channel
+	// Persistent: a failure with nowhere else to go is retried on its channel
+	// with capped backoff until the turn is cancelled, instead of being given
+	// back after giveUpAfterMs or when no fallback exists (persistent.go).
+	Persistent bool
 	// Classes overrides the class of host codes, e.g. treating
 	// CONTEXT_WINDOW_EXCEEDED as model-unavailable to fail over to a model
 	// with a larger window.
@@ -129,6 +154,7 @@ func DefaultConfig() Config {
 		MaxClockSkewMs:     DefaultMaxClockSkewMs,
 		Recovery:           Return,
 		Probes:             true,
+		ProbeMaxTokens:     DefaultProbeMaxTokens,
 		Tools:              DefaultToolRetryConfig(),
 		Stall:              DefaultStallConfig(),
 		Quota:              DefaultQuotaConfig(),
@@ -207,6 +233,13 @@ func (c Config) Validate() error {
 		return &FieldError{"maxClockSkewMs", "must be between 0 and one day"}
 	case c.Recovery != Return && c.Recovery != Stay:
 		return &FieldError{"recovery", `must be "return" or "stay"`}
+	case c.ProbeMaxTokens < 1 || c.ProbeMaxTokens > MaxProbeMaxTokens:
+		return &FieldError{"probeMaxTokens", fmt.Sprintf("must be between 1 and %d", MaxProbeMaxTokens)}
+	case c.ProviderCooldownMs < 0 || c.ProviderCooldownMs > week:
+		return &FieldError{"providerCooldownMs", "must be between 0 (as long as its longest open model) and one week"}
+	}
+	if err := validateStrip(c.StripReasoningEffort); err != nil {
+		return err
 	}
 	return c.Tools.Validate()
 }

@@ -120,8 +120,8 @@ func (s *State) keepsEffort(target Channel, effort string) bool {
 // checkProvider opens the provider's breaker when ProviderThreshold distinct
 // models under it are down now (open, or holding a probe): the platform is
 // down, not one model, so its other models are not worth a failover either.
-// It stays open as long as the longest of them. It walks only the provider's
-// own channels.
+// It stays open as long as the longest of them, or providerCooldownMs when
+// set. It walks only the provider's own channels.
 func (s *State) checkProvider(now int64, p *provider, fx *[]Effect) {
 	if s.cfg.ProviderThreshold == 0 {
 		return
@@ -135,7 +135,19 @@ func (s *State) checkProvider(now int64, p *provider, fx *[]Effect) {
 	}
 	b := &p.breaker
 	b.ready(now, fx)
-	if open >= s.cfg.ProviderThreshold && (b.state != Open || b.openUntilMs < until) && until > now {
+	if open < s.cfg.ProviderThreshold || until <= now {
+		return
+	}
+	if s.cfg.ProviderCooldownMs > 0 {
+		// An open time of its own (dsh-model-failover's platformCooldownMs):
+		// set when it opens, not stretched by each model that opens after.
+		if b.state != Open {
+			b.openUntilMs = now + s.cfg.ProviderCooldownMs
+			b.transition(now, Open, "models-open", "", fx)
+		}
+		return
+	}
+	if b.state != Open || b.openUntilMs < until {
 		b.openUntilMs = until
 		b.transition(now, Open, "models-open", "", fx)
 	}

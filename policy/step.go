@@ -17,6 +17,8 @@ func StepInto(s *State, now int64, ev Event, buf []Effect) Output {
 	switch e := ev.(type) {
 	case Request:
 		v = s.onRequest(now, e, &fx)
+	case AuxRequest:
+		v = s.onAuxRequest(now, e)
 	case RequestError:
 		v = s.onRequestError(now, e, &fx)
 	case Settled:
@@ -143,7 +145,12 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 		return Verdict{Kind: Pass}
 	}
 	v := Verdict{Kind: Swap, Channel: target}
-	if effort, ok := s.routeEffort(a, target); ok {
+	if s.stripsEffort(target) {
+		if e.ReasoningEffort != "" { // forced (effort.go): a pool route's own effort yields too
+			v.DropReasoningEffort = true
+			*fx = append(*fx, EffortDropped{Agent: e.Agent, Channel: target, Effort: e.ReasoningEffort})
+		}
+	} else if effort, ok := s.routeEffort(a, target); ok {
 		v.ReasoningEffort = effort // a pool route's own effort
 	} else if e.ReasoningEffort != "" && !s.keepsEffort(target, e.ReasoningEffort) {
 		v.DropReasoningEffort = true
@@ -258,6 +265,9 @@ func (s *State) failover(now int64, a *agent, e RequestError, ch Channel, class 
 		a.savedHome = a.home // the shell keeps it from the failover
 		return Verdict{Kind: Retry}
 	}
+	if s.cfg.Persistent && (len(s.cfg.Chain) == 0 || at < 0) && persists(e.Failure, class) {
+		return s.persist(now, a, e, ch, fx) // persistent.go: nowhere else to go, so keep at it
+	}
 	if len(s.cfg.Chain) == 0 {
 		// No chain configured: nothing to reroute to, so no failover and no
 		// wait for another channel. (A transient code the host does not retry
@@ -279,7 +289,7 @@ func (s *State) failover(now int64, a *agent, e RequestError, ch Channel, class 
 func (s *State) wait(now int64, a *agent, e RequestError, ch Channel, c *circuit, class Class, fx *[]Effect) Verdict {
 	a.attempts++
 	d := Backoff(a.attempts, s.cfg.BackoffBaseMs, s.cfg.BackoffMaxMs, e.Failure.RetryAfterMs, e.Rand)
-	if now+d-a.recoveringSince > s.cfg.GiveUpAfterMs {
+	if now+d-a.recoveringSince > s.cfg.GiveUpAfterMs && !s.cfg.Persistent {
 		if at, ok := s.soonestOther(now, a, ch); ok && at-a.recoveringSince <= s.cfg.GiveUpAfterMs {
 			return s.trip(now, a, e, ch, c, class, fx)
 		}
@@ -296,13 +306,16 @@ func (s *State) wait(now int64, a *agent, e RequestError, ch Channel, c *circuit
 // is `at` itself, cut short if a channel is usable sooner (hold.go). The
 // agent gives up only when even `at` is beyond its recovery time.
 func (s *State) waitFor(now int64, a *agent, e RequestError, failed, next Channel, at int64, fx *[]Effect) Verdict {
-	if at-a.recoveringSince > s.cfg.GiveUpAfterMs {
+	if at-a.recoveringSince > s.cfg.GiveUpAfterMs && !s.cfg.Persistent {
 		return s.giveUp(a, e, failed, RecoveryTimeout, fx)
 	}
 	a.attempts++
 	d := at - now
 	if d <= 0 { // back already (a slot held by a probe that is due): a backoff spaces the retries
-		d = min(Backoff(a.attempts, s.cfg.BackoffBaseMs, s.cfg.BackoffMaxMs, 0, e.Rand), a.recoveringSince+s.cfg.GiveUpAfterMs-now)
+		d = Backoff(a.attempts, s.cfg.BackoffBaseMs, s.cfg.BackoffMaxMs, 0, e.Rand)
+		if !s.cfg.Persistent {
+			d = min(d, a.recoveringSince+s.cfg.GiveUpAfterMs-now)
+		}
 	}
 	s.hold(a, now+d)
 	*fx = append(*fx, Retrying{Agent: e.Agent, Channel: next, Attempt: a.attempts, DelayMs: d, Code: e.Failure.Code})

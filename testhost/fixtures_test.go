@@ -66,6 +66,7 @@ func resolved(chs []ch, overrides ...string) string {
 		{"stall", stallDefault},                  // stall_test.go
 		{"tools", toolsDefault},                  // toolretry_test.go
 		{"pools", "[]"}, {"quota", quotaDefault}, // quota_test.go
+		{"probeMaxTokens", "8"}, {"providerCooldownMs", "0"}, {"stripReasoningEffort", "[]"}, {"persistent", "false"},
 	}
 	for _, o := range overrides {
 		k, v, _ := strings.Cut(o, ":")

@@ -124,3 +124,13 @@ test('quota items in Chinese; ids map to the commands\' writes, a backup id to n
   assert.equal(quotaChoice('mock/mock-a'), undefined);
   assert.equal(quotaChoice(CHAIN_ORDER), undefined);
 });
+
+test('settings card: reconnect\'s wait presets, custom for any other value; persistent goes into the section', () => {
+  const { waitChoice, WAIT_PRESETS, draftOf, sectionOf } = require('../settings-card.cjs');
+  assert.deepEqual(WAIT_PRESETS, [1000, 2000, 5000, 10000, 30000, 60000, 120000]);
+  assert.equal(waitChoice('60000'), '60000');
+  assert.equal(waitChoice('45000'), 'custom');
+  const d = draftOf({ failureThreshold: 3, cooldownMs: 60000, backoffMaxMs: 60000, recovery: 'return', persistent: true, chain: [] });
+  assert.equal(d.persistent, true);
+  assert.deepEqual(sectionOf(d), { failureThreshold: 3, cooldownMs: 60000, backoffMaxMs: 60000, recovery: 'return', persistent: true, chain: [] });
+});

@@ -44,6 +44,12 @@ test('a probe that finishes cleanly is ok, with a tiny request', async () => {
   assert.equal(capture.options.provider, 'p');
 });
 
+test('a probe asks for the row\'s probeMaxTokens', async () => {
+  const capture = {};
+  await runProbe(llmAnswering([{ type: 'finish', reason: { kind: 'stop' } }], capture), channel, new AbortController().signal, 256);
+  assert.equal(capture.options.maxTokens, 256);
+});
+
 test('a probe that finishes with an error reports the host failure', async () => {
   const failure = { code: 'RATE_LIMIT', message: '429', status: 429, providerRetryAfterMs: 3000, requestId: 'r1' };
   const out = await runProbe(llmAnswering([{ type: 'finish', reason: { kind: 'error', failure } }]), channel, new AbortController().signal);

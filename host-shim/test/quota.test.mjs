@@ -148,15 +148,19 @@ test('the quotaRetry projection folds the session\'s own commands and route', ()
   let s = p.init();
   const ev = (type, data) => ({ type, data });
   s = p.apply(s, ev('request/header', { header: { config: { provider: 'pa', model: 'm' } } }));
-  assert.deepEqual(p.view(s), { enabled: true, defaultEnabled: true, source: 'default', pool: 'main', poolSource: 'inferred', pools: p.view(s).pools });
+  assert.deepEqual(p.view(s), { enabled: true, defaultEnabled: true, source: 'default', pool: 'main', poolSource: 'inferred', pools: p.view(s).pools,
+    quotaRetry: 'inherited', poolChoice: 'inherited' });
   const same = p.apply(s, ev('assistant/chunk', {}));
   assert.equal(same, s, 'an unrelated event keeps the state reference');
   s = p.apply(s, ev('command/run', { name: 'quota-retry', args: 'off' }));
   s = p.apply(s, ev('command/run', { name: 'resilience', args: 'pool spare' }));
   s = p.apply(s, ev('command/run', { name: 'quota-pool', args: 'nope' })); // refused by the command: no change
   assert.deepEqual([p.view(s).enabled, p.view(s).source, p.view(s).pool, p.view(s).poolSource], [false, 'session', 'spare', 'session']);
+  assert.deepEqual([p.view(s).quotaRetry, p.view(s).poolChoice], ['off', 'spare'], 'the quota plugin\'s values');
   s = p.apply(s, ev('command/run', { name: 'quota-pool', args: 'off' }));
-  assert.deepEqual([p.view(s).pool, p.view(s).poolSource], [null, 'off']);
+  assert.deepEqual([p.view(s).pool, p.view(s).poolSource, p.view(s).poolChoice], [null, 'off', null], 'off is the opt-out, null');
+  s = p.apply(s, ev('command/run', { name: 'quota-pool', args: 'default' }));
+  assert.equal(p.view(s).poolChoice, 'default');
   assert.deepEqual(p.view(s).pools.map((x) => x.name), ['main', 'spare']);
 });
 
@@ -254,4 +258,28 @@ test('a confirmed setting is answered only once it is saved and its audit line w
   const done = q.answered(q.poolCommand(agent('a1', 'session-s1'), 'main'));
   release();
   assert.match((await done).text, /pool: main \(session\)/);
+});
+
+test('a menu choice for a live session runs as the typed command (logged, so the projection folds it); without one it is written directly', async () => {
+  const q = rules(join(await mkdtemp(join(tmpdir(), 'quota-')), 'quota-sessions.json'));
+  const ran = [];
+  q.ctx = { get: (name) => (name === 'commands' ? {
+    execute: async (agent, line) => {
+      ran.push(line);
+      const [name, arg] = line.slice(1).split(' ');
+      return { commandId: 'c1', result: name === 'quota-pool' ? q.poolCommand(agent, arg) : q.quotaCommand(agent, arg) };
+    },
+  } : undefined) };
+  const a = agent('a1', 's1');
+  q.track(a);
+  assert.equal(await q.webChoose('s1', 'pool', 'spare'), undefined);
+  assert.equal(await q.webChoose('s1', 'quota', 'off'), undefined);
+  assert.deepEqual(ran, ['/quota-pool spare', '/quota-retry off']);
+  assert.match(q.describeSession('a1'), /quota retry: off \(set for this session\)/);
+  assert.match(await q.webChoose('s1', 'pool', 'nope one'), /nope one/, 'refused before any command runs');
+  assert.equal(ran.length, 2);
+  // A session with no live agent: written as before, no command.
+  assert.equal(await q.webChoose('s9', 'pool', 'off'), undefined);
+  assert.equal(ran.length, 2);
+  assert.equal(q.settings.get('s9').pool, 'off');
 });

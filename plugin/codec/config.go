@@ -13,7 +13,8 @@ import (
 // configKeys are the config row's keys, as the WIT record `config` names them.
 var configKeys = []string{"chain", "failureThreshold", "burstWindowMs", "cooldownMs", "maxCooldownMs",
 	"providerThreshold", "backoffBaseMs", "backoffMaxMs", "maxFailovers", "giveUpAfterMs",
-	"retryBudgetPercent", "retryBudgetFloor", "spillAfter", "maxClockSkewMs", "recovery", "probes", "classes", "stall", "tools", "pools", "quota"}
+	"retryBudgetPercent", "retryBudgetFloor", "spillAfter", "maxClockSkewMs", "recovery", "probes", "classes", "stall", "tools", "pools", "quota",
+	"probeMaxTokens", "providerCooldownMs", "stripReasoningEffort", "persistent"}
 
 const maxMs = 1 << 53 // JSON numbers are exact up to here
 
@@ -44,6 +45,8 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 		{"retryBudgetFloor", math.MaxInt32, func(n uint64) { cfg.RetryBudgetFloor = int(n) }},
 		{"spillAfter", math.MaxInt32, func(n uint64) { cfg.SpillAfter = int(n) }},
 		{"maxClockSkewMs", maxMs, func(n uint64) { cfg.MaxClockSkewMs = int64(n) }},
+		{"probeMaxTokens", math.MaxInt32, func(n uint64) { cfg.ProbeMaxTokens = int(n) }},
+		{"providerCooldownMs", maxMs, func(n uint64) { cfg.ProviderCooldownMs = int64(n) }},
 	}
 	for _, f := range ints {
 		if n, ok := d.uint(v.Get(f.key), f.key, false, f.max); ok {
@@ -55,6 +58,17 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 	}
 	if present(v.Get("probes")) {
 		cfg.Probes = d.boolean(v.Get("probes"), "probes")
+	}
+	for i, c := range d.array(v.Get("stripReasoningEffort"), "stripReasoningEffort", false) {
+		cfg.StripReasoningEffort = append(cfg.StripReasoningEffort, d.channel(c, fmt.Sprintf("stripReasoningEffort[%d]", i)))
+	}
+	if present(v.Get("persistent")) {
+		cfg.Persistent = d.boolean(v.Get("persistent"), "persistent")
+		if cfg.Persistent && !present(v.Get("backoffMaxMs")) {
+			// The mode's cap is dsh-reconnect's 60 s unless the row says
+			// otherwise; the resolved config spells it out.
+			cfg.BackoffMaxMs = max(policy.PersistentBackoffMaxMs, cfg.BackoffBaseMs)
+		}
 	}
 	// Codes are matched without regard to case, so two rows that differ only
 	// in case would silently override each other: refuse the second.
@@ -147,6 +161,15 @@ func writeConfig(w *writer, c policy.Config) {
 	writeStallConfig(w, c.Stall)
 	writeToolRetryConfig(w, c.Tools)
 	writeQuotaConfig(w, c)
+	// Keys added after the quota object go last, in the WIT's order.
+	w.int("probeMaxTokens", int64(c.ProbeMaxTokens))
+	w.int("providerCooldownMs", c.ProviderCooldownMs)
+	w.beginArray("stripReasoningEffort")
+	for _, ch := range c.StripReasoningEffort {
+		writeChannel(w, "", ch)
+	}
+	w.endArray()
+	w.boolean("persistent", c.Persistent)
 }
 
 var channelKeys = []string{"provider", "model"}

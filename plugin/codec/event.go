@@ -13,6 +13,7 @@ import (
 var (
 	stepKeys         = []string{"nowMs", "event"}
 	requestKeys      = []string{"kind", "agent", "proposed", "reasoningEffort"}
+	auxRequestKeys   = []string{"kind", "proposed", "purpose", "reasoningEffort"}
 	requestErrorKeys = []string{"kind", "agent", "provider", "failure", "phase", "hostRetry", "rand"}
 	failureKeys      = []string{"code", "message", "status", "providerRetryAfterMs"}
 	hostRetryKeys    = []string{"mode", "maxRetries", "retryableCodes"}
@@ -35,6 +36,13 @@ func decodeStepInput(v gjson.Result, hr *hostRetryCache) (int64, policy.Event, e
 			ev = policy.Request{
 				Agent:           d.str(f.get("agent"), "event.agent", true),
 				Proposed:        d.channel(f.get("proposed"), "event.proposed"),
+				ReasoningEffort: d.str(f.get("reasoningEffort"), "event.reasoningEffort", false),
+			}
+		case "aux-request":
+			f, _ := d.fields(e, "event", auxRequestKeys)
+			ev = policy.AuxRequest{
+				Proposed:        d.channel(f.get("proposed"), "event.proposed"),
+				Purpose:         d.str(f.get("purpose"), "event.purpose", true),
 				ReasoningEffort: d.str(f.get("reasoningEffort"), "event.reasoningEffort", false),
 			}
 		case "request-error":
