@@ -56,7 +56,8 @@ func stateRank(s CircuitState) int {
 // record is the breaker as a health record, its state given as recorded.
 func (c *circuit) record(st CircuitState) ChannelHealth {
 	return ChannelHealth{Channel: c.channel, State: st, Failures: c.failures, Opens: c.opens,
-		OpenUntilMs: c.openUntilMs, LastCode: c.lastCode, ChangedAtMs: c.changedAtMs, Version: c.version}
+		OpenUntilMs: c.openUntilMs, LastCode: c.lastCode, ChangedAtMs: c.changedAtMs, Version: c.version,
+		Slow: c.slow.shown(), FirstTokenMs: c.slow.estimateMs}
 }
 
 // recordedState is the state a channel breaker is recorded in: half-open as

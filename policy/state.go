@@ -36,6 +36,10 @@ type State struct {
 	due []*circuit // onWake's scratch, reused
 
 	held []*agent // agents whose turn a wait holds (hold.go)
+
+	// slowCount counts the channels the slow-call breaker holds slow
+	// (slow.go); at 0, routing asks nothing about slowness.
+	slowCount int
 }
 
 // provider is what the policy keeps per provider: its breaker (whose kids are
@@ -176,6 +180,11 @@ type ChannelHealth struct {
 	// Version orders records of one breaker across hosts (merge.go); 0 in
 	// records written before versions existed.
 	Version uint64
+	// Slow is the slow-call breaker's state ("" when it never measured the
+	// channel slow) and FirstTokenMs its decayed time to first token (0:
+	// never measured). Shown, never adopted: slowness is local (slow.go).
+	Slow         SlowState
+	FirstTokenMs int64
 }
 
 // Health lists every channel breaker and every provider breaker (model "*",
