@@ -56,8 +56,7 @@ func stateRank(s CircuitState) int {
 // record is the breaker as a health record, its state given as recorded.
 func (c *circuit) record(st CircuitState) ChannelHealth {
 	return ChannelHealth{Channel: c.channel, State: st, Failures: c.failures, Opens: c.opens,
-		OpenUntilMs: c.openUntilMs, LastCode: c.lastCode, ChangedAtMs: c.changedAtMs, Version: c.version,
-		Slow: c.slow.shown(), FirstTokenMs: c.slow.estimateMs}
+		OpenUntilMs: c.openUntilMs, LastCode: c.lastCode, ChangedAtMs: c.changedAtMs, Version: c.version}
 }
 
 // recordedState is the state a channel breaker is recorded in: half-open as

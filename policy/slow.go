@@ -1,6 +1,9 @@
 package policy
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // The slow-call breaker. A channel that still answers, but takes a minute to
 // its first token, is healthy to every failure breaker: each call ends well.
@@ -22,8 +25,8 @@ import "fmt"
 // Only the agent loop's calls count: compaction prefills a whole window and a
 // session title is a tiny call, neither says how fast a turn will start.
 //
-// Slowness is a local measurement: it is shown in Health but never persisted
-// as a breaker state nor adopted from another host (merge.go ignores it); a
+// Slowness is a local measurement: the snapshot shows it (SlowHealth, for the
+// web dock), but it is never persisted nor adopted from another host; a
 // restarted host learns it again from MinCalls calls.
 
 // SlowConfig is the row's `slow` object.
@@ -108,12 +111,35 @@ type slowness struct {
 	probeSince int64
 }
 
-// shown is the state a health record shows: "" when the channel is not slow.
-func (w *slowness) shown() SlowState {
-	if w.slow() {
-		return w.state
+// SlowHealth is one measured channel's slow-call breaker, for display: the
+// snapshot's `slow` list beside the breakers, never persisted nor merged.
+type SlowHealth struct {
+	Channel Channel
+	State   SlowState
+	// FirstTokenMs is the decayed estimate of the channel's time to first token.
+	FirstTokenMs int64
+	// UntilMs: while slow, when a new session may probe it.
+	UntilMs int64
+}
+
+// SlowHealth lists every channel the slow-call breaker measured, sorted.
+func (s *State) SlowHealth() []SlowHealth {
+	var out []SlowHealth
+	for _, c := range s.circuits {
+		if w := &c.slow; w.estimateMs > 0 || w.slow() {
+			st := w.state
+			if st == "" {
+				st = NotSlow
+			}
+			h := SlowHealth{Channel: c.channel, State: st, FirstTokenMs: w.estimateMs}
+			if w.slow() {
+				h.UntilMs = w.untilMs
+			}
+			out = append(out, h)
+		}
 	}
-	return ""
+	slices.SortFunc(out, func(a, b SlowHealth) int { return a.Channel.compare(b.Channel) })
+	return out
 }
 
 func (w *slowness) slow() bool { return w.state == Slow || w.state == SlowHalfOpen }

@@ -228,21 +228,16 @@ func TestSlowConfigValidation(t *testing.T) {
 	}
 }
 
-// Health shows the slow state and the estimate; merging never adopts them.
+// The snapshot shows the slow state and the estimate; merging never adopts them.
 func TestSlowShownInHealth(t *testing.T) {
 	m := slowSim(t, nil)
 	m.makeSlow(chA)
-	var got ChannelHealth
-	for _, h := range m.s.Health() {
-		if h.Channel == chA {
-			got = h
-		}
-	}
-	if got.Slow != Slow || got.FirstTokenMs < 5_000 || got.State != Closed {
-		t.Fatalf("health %+v", got)
+	got := m.s.SlowHealth()
+	if len(got) != 1 || got[0].Channel != chA || got[0].State != Slow || got[0].FirstTokenMs < 5_000 || got[0].UntilMs != m.now+60_000 {
+		t.Fatalf("slow health %+v", got)
 	}
 	other := slowSim(t, nil)
-	other.s.Merge(other.now, []ChannelHealth{got})
+	other.s.Merge(other.now, m.s.Health())
 	if v := other.request("new", chA); v.Kind != Pass {
 		t.Fatalf("another host adopted slowness: %+v", v)
 	}

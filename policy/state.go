@@ -180,11 +180,6 @@ type ChannelHealth struct {
 	// Version orders records of one breaker across hosts (merge.go); 0 in
 	// records written before versions existed.
 	Version uint64
-	// Slow is the slow-call breaker's state ("" when it never measured the
-	// channel slow) and FirstTokenMs its decayed time to first token (0:
-	// never measured). Shown, never adopted: slowness is local (slow.go).
-	Slow         SlowState
-	FirstTokenMs int64
 }
 
 // Health lists every channel breaker and every provider breaker (model "*",
