@@ -177,7 +177,7 @@ func (g *eventGen) config() string {
 	}
 	// The slow-call breaker on in every config, with no draw of its own, so
 	// the rest of the stream stays as it was (its samples ride on stream-check).
-	extra = append(extra, `"slow":{"firstTokenMs":3000,"minCalls":2}`)
+	extra = append(extra, `"slow":{"firstTokenMs":3000,"minCalls":1}`)
 	g.quota = g.pick(2) == 0
 	if g.quota {
 		// Two pools sharing one route (so inference is sometimes ambiguous), and a balance script.
