@@ -40,9 +40,9 @@ type SlowResult struct {
 }
 
 const (
-	slowLimitMs  = 5_000
-	slowLeaseMs  = 10 * 60_000 // policy/circuit.go probeLeaseMs
-	slowHorizon  = 200         // breaks kept per seed
+	slowLimitMs = 5_000
+	slowLeaseMs = 10 * 60_000 // policy/circuit.go probeLeaseMs
+	slowHorizon = 200         // breaks kept per seed
 )
 
 // An agent's next step: a request, its first token, its end.
