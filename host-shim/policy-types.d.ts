@@ -850,9 +850,12 @@ export interface SlowEffect {
   channel: Channel;
   from: SlowState;
   to: SlowState;
-  /** To half-open: the session let through as the probe. */
+  /**
+   * The probe's session: let through (to half-open), or gone before
+   * its first token (half-open to slow). Absent when a call decided it.
+   */
   agent?: string | null;
-  /** The call that decided it; absent for a probe's admission. */
+  /** The call that decided it; absent when `agent` is there. */
   firstTokenMs?: number | null;
   /** The decayed estimate of the channel's time to first token. */
   estimateMs: number;

@@ -86,9 +86,10 @@ const (
 type SlowChanged struct {
 	Channel  Channel
 	From, To SlowState
-	// Agent: the session let through as the probe (To SlowHalfOpen).
+	// Agent: the probe's session, let through (To SlowHalfOpen) or gone
+	// before its first token (From SlowHalfOpen To Slow); "" when a call decided it.
 	Agent string
-	// FirstTokenMs: the call that decided it (not for a probe's admission).
+	// FirstTokenMs: the call that decided it (when Agent is "").
 	FirstTokenMs int64
 	// EstimateMs: the decayed estimate of the channel's time to first token.
 	EstimateMs int64
@@ -231,6 +232,19 @@ func (s *State) preferFast(now int64, ps prefs, target, avoid, also Channel) Cha
 		return to
 	}
 	return target
+}
+
+// releaseSlowProbe frees the slow probe slot when its session goes away
+// before its first token said anything: slow again, and due, so the next new
+// session probes instead of waiting out the lease.
+func (s *State) releaseSlowProbe(c *circuit, agent string, fx *[]Effect) {
+	w := &c.slow
+	if w.state != SlowHalfOpen || w.probeAgent != agent {
+		return
+	}
+	w.state, w.probeAgent = Slow, ""
+	*fx = append(*fx, SlowChanged{Channel: c.channel, From: SlowHalfOpen, To: Slow, Agent: agent,
+		EstimateMs: w.estimateMs, LimitMs: s.cfg.Slow.FirstTokenMs, Calls: w.streak})
 }
 
 // admitSlowProbe takes the probe slot of a slow channel due for one, when a

@@ -172,6 +172,20 @@ func TestSlowProbeLeaseRunsOut(t *testing.T) {
 	}
 }
 
+// A probe whose session goes away frees the slot at once: the next new session probes.
+func TestSlowProbeFreedWhenItsSessionGoes(t *testing.T) {
+	m := slowSim(t, nil)
+	m.makeSlow(chA)
+	m.advance(60_000)
+	m.request("probe", chA)
+	if got := slowKinds(m.step(Disposed{Agent: "probe"}).Effects); got != "p/a:half-open>slow" {
+		t.Fatalf("disposed probe: %q", got)
+	}
+	if v := m.request("next", chA); v.Kind != Pass {
+		t.Fatalf("after the probe went away: %+v, want a new probe on the primary", v)
+	}
+}
+
 // A spill goes to a channel that is not slow when there is one.
 func TestSlowSpillPrefersAFastTarget(t *testing.T) {
 	m := slowSim(t, func(c *Config) { c.SpillAfter = 1 })

@@ -30,6 +30,7 @@ func StepInto(s *State, now int64, ev Event, buf []Effect) Output {
 		if a := s.agents.lookup(e.Agent); a != nil {
 			if c := s.circuits[a.routed]; c != nil {
 				c.release(e.Agent)
+				s.releaseSlowProbe(c, e.Agent, &fx) // slow.go
 			}
 			s.unhold(a)
 			s.agents.remove(a)

@@ -44,9 +44,8 @@ func writeSlowChanged(w *writer, e policy.SlowChanged) {
 	w.str("from", string(e.From))
 	w.str("to", string(e.To))
 	if e.Agent != "" {
-		w.str("agent", e.Agent)
-	}
-	if e.To != policy.SlowHalfOpen {
+		w.str("agent", e.Agent) // a probe let through or gone: no call decided it
+	} else {
 		w.int("firstTokenMs", e.FirstTokenMs)
 	}
 	w.int("estimateMs", e.EstimateMs)
