@@ -20,7 +20,8 @@ import (
 //     certainly routable (its breaker and its provider's closed) and not slow.
 //   - slow-legal: the breaker moves closed>slow only after slow.minCalls slow
 //     agent-loop calls in a row on that channel (as this world sent them),
-//     closes only on a call in time, and half-opens only from slow.
+//     closes only on a call in time, and half-opens only from slow (or
+//     again once the last probe's lease ran out).
 //   - every step succeeds and its output parses (module errors are breaks).
 
 // SlowOptions shape one seed of the slow world.
@@ -214,18 +215,18 @@ func (w *slowWorld) request(a *slowAgent) {
 	if out.Kind == "swap" {
 		target = out.Swap
 	}
-	w.effects(out)
 	ti, known := w.idx[target]
 	if !known {
 		w.brk("step-ok", "routed to %s, not in the chain", target)
 		ti = 0
 	}
-	if a.fresh {
+	if a.fresh { // against what held before this request (its own effects may start a probe)
 		w.checkNewSession(snap, ti)
 		if ti != 0 {
 			w.res.Moved++
 		}
 	}
+	w.effects(out)
 	a.fresh, a.route, a.target, a.failing = false, target, ti, false
 	c := w.chans[ti]
 	if w.now < c.downUntil {
@@ -315,8 +316,9 @@ func (w *slowWorld) effects(out Output) {
 			}
 		case "half-open":
 			w.res.Probes++
-			if fx.From != "slow" {
-				w.brk("slow-legal", "%s: %s>half-open", c.ch, fx.From)
+			// From slow; or again from half-open once the last probe's lease ran out.
+			if fx.From != "slow" && !(fx.From == "half-open" && w.now-c.probeSince >= slowLeaseMs) {
+				w.brk("slow-legal", "%s: %s>half-open (probe since +%ds)", c.ch, fx.From, (c.probeSince-Epoch)/1000)
 			}
 			c.probeSince = w.now
 		case "closed":
