@@ -34,7 +34,7 @@ const noop = () => {};
  * The `stream-check` event (wit/policy.wit) of one watched call. Its times
  * are taken on the monotonic clock and expressed on the wall clock of this
  * moment, so a wall clock that jumps never turns into silence.
- * @param {{openedAt: number, chunks: number, lastChunkAt: number}} call
+ * @param {{openedAt: number, chunks: number, lastChunkAt: number, firstTokenMs?: number}} call
  * @param {{provider?: unknown, model?: unknown, purpose?: unknown, signal?: AbortSignal}} options
  * @param {number} wall
  * @param {number} mono
@@ -53,6 +53,9 @@ export function streamCheckEvent(call, options, wall, mono) {
   };
   if (typeof options.purpose === 'string') ev.purpose = options.purpose;
   if (call.chunks > 0) ev.lastChunkMs = at(call.lastChunkAt);
+  // The check at the first chunk carries its time: the slow-call breaker's
+  // sample (policy/slow.go), on the same clocks as the stall bounds.
+  if (call.firstTokenMs !== undefined) ev.firstTokenMs = Math.max(0, Math.round(call.firstTokenMs));
   return ev;
 }
 
@@ -107,7 +110,7 @@ export class StallWatcher {
     if (this.disposed || this.copies.has(options)) return next();
     const llm = this.llm();
     if (typeof llm?.stream !== 'function') return next();
-    const call = { openedAt: this.mono(), chunks: 0, lastChunkAt: 0, askedAt: 0, timer: undefined,
+    const call = { openedAt: this.mono(), chunks: 0, lastChunkAt: 0, firstTokenMs: /** @type {number|undefined} */ (undefined), askedAt: 0, timer: undefined,
       reading: false, due: false, stopped: false, cut: undefined, fire: /** @type {(value?: unknown) => void} */ (noop) };
     call.cutting = new Promise((resolve) => { call.fire = resolve; });
     const verdict = this.ask(call, options);
@@ -152,7 +155,9 @@ export class StallWatcher {
         }
         if (++call.chunks === 1) {
           call.lastChunkAt = this.mono();
+          call.firstTokenMs = call.lastChunkAt - call.openedAt;
           this.check(call, options); // the idle bound takes over from the first-chunk bound
+          call.firstTokenMs = undefined; // one sample per call
         }
         yield step.value;
         call.lastChunkAt = this.mono(); // waiting again: a slow consumer is not the provider's silence
