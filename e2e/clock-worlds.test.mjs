@@ -1,0 +1,168 @@
+// Real hosts whose clocks disagree, sharing health through one Redis
+// (issue #22; policy/merge.go, host-shim/clock.js, RATIONALE.md "Clocks").
+// Two hosts, each its own DSH_HOME and fake provider, share only a
+// redis-server on 127.0.0.1: S (the skewed one) and O (on the true clock).
+// Both work in a tool loop on the primary; then S's primary dies. Worlds:
+//   - control: both clocks true;
+//   - behind:  S's clock 10 min behind (the injected test offset);
+//   - step:    S's wall clock stepped back 10 min while it runs, with
+//              libfaketime (Debian's faketime) on S's process only, its
+//              monotonic clock left alone, as an NTP correction does.
+// Each must show: S's real trip reaches Redis and O; O, whose primary is
+// healthy, is never held off it by S's record beyond S's open time plus the
+// allowed skew; and S's requests to its dead primary in a 20 s window
+// (counted in the fake provider's log) stay within 2x of the control's.
+// Stock retries. Every wait is on a condition; the bounds only stop a hung run.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startFakeProvider } from './fake-provider/fake-provider.mjs';
+import { auditRecords, makeHome, PRIMARY, ROOT, runHeadless, SECONDARY } from './harness.mjs';
+import { redisClientDir, startRedis } from './redis/redis-server.mjs';
+
+const TEN_MIN = 10 * 60_000;
+const WINDOW_MS = 20_000;
+const COOLDOWN_MS = 5_000;
+const SKEW_MS = 180_000; // maxClockSkewMs's default
+const TOOLS = join(ROOT, 'e2e/fixtures/flaky-tools');
+const lookup = { kind: 'tool_call', name: 'lookup', arguments: { query: 'status' }, delayMs: 100 };
+const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+const name = (c) => `${c?.provider}/${c?.model}`;
+const primary = name(PRIMARY);
+
+/** Waits for a condition; the bound only stops a hung test. */
+async function until(what, cond, ms = 240_000) {
+  const start = Date.now();
+  while (!(await cond())) {
+    if (Date.now() - start > ms) throw new Error(`not within ${ms} ms: ${what}`);
+    await pause(50);
+  }
+}
+
+const faketimeLib = (() => {
+  try {
+    return execFileSync(join(ROOT, 'scripts/ensure-faketime.sh'), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  } catch {
+    return '';
+  }
+})();
+
+let worldNo = 0;
+
+/**
+ * One world: S and O loop on their primaries, S's primary dies, and what the
+ * invariants need is measured. skew: 'none' | 'behind' | 'step'.
+ */
+async function world(t, redis, skew) {
+  const prefix = `cw${worldNo++}-${process.pid}:`; // worlds do not see each other's records
+  const [fpS, fpO] = await Promise.all([startFakeProvider({}), startFakeProvider({})]);
+  const scratch = await mkdtemp(join(tmpdir(), 'clock-worlds-'));
+  const homes = await Promise.all([fpS, fpO].map(async (fp) => {
+    const home = await makeHome({
+      baseURL: fp.baseURL,
+      primaryRetry: 'stock',
+      secondaryRetry: 'stock',
+      plugin: {
+        chain: [PRIMARY, SECONDARY], probes: false, providerThreshold: 0, cooldownMs: COOLDOWN_MS, maxCooldownMs: COOLDOWN_MS,
+        maxFailovers: 1000, shared: { redis: { url: redis.url, keyPrefix: prefix } },
+      },
+      extraPlugins: [{ dir: TOOLS, id: 'flaky-tools', config: { tools: [{ name: 'lookup', script: [{ kind: 'ok', answer: 'not yet' }] }] } }],
+    });
+    await cp(join(redisClientDir(), 'node_modules/@redis'), join(home.dsh, 'profiles/headless/node_modules/@redis'), { recursive: true });
+    return home;
+  }));
+  const [homeS, homeO] = homes;
+  t.after(async () => {
+    await Promise.all([fpS.close(), fpO.close(), ...homes.map((h) => h.cleanup()), rm(scratch, { recursive: true, force: true })]);
+  });
+
+  const stepFile = join(scratch, 'faketime');
+  await writeFile(stepFile, '+0\n');
+  const envS = skew === 'behind' ? { DSH_RESILIENCE_TEST_CLOCK_OFFSET_MS: String(-TEN_MIN) }
+    : skew === 'step' ? { LD_PRELOAD: faketimeLib, FAKETIME_TIMESTAMP_FILE: stepFile, FAKETIME_NO_CACHE: '1', FAKETIME_DONT_FAKE_MONOTONIC: '1' }
+      : {};
+
+  for (const fp of [fpS, fpO]) {
+    fp.script(PRIMARY.model, [lookup]);
+    fp.script(SECONDARY.model, [lookup]);
+  }
+  const task = 'Look up the status until it is fine';
+  const runO = runHeadless(homeO, task, { timeoutMs: 900_000 });
+  const runS = runHeadless(homeS, task, { timeoutMs: 900_000, env: envS });
+  const primaryAsks = (fp, from = 0, to = Infinity) => fp.requests.filter((r) => r.model === PRIMARY.model && r.at >= from && r.at < to).length;
+  await until('both hosts loop on their primaries', () => primaryAsks(fpS) >= 2 && primaryAsks(fpO) >= 2);
+
+  if (skew === 'step') {
+    const stepAt = Date.now();
+    await writeFile(stepFile, '-10m\n');
+    // S keeps working across the step before its primary dies.
+    await until('S asked again after the step', () => fpS.requests.filter((r) => r.at > stepAt).length >= 2);
+  }
+
+  // S's primary dies, for good.
+  fpS.script(PRIMARY.model, ['server_error']);
+  const deadAt = Date.now();
+  const opensOf = async (home) => (await auditRecords(home)).filter((r) => r.type === 'circuit-open' && name(r.channel) === primary);
+  await until('S tripped its dead primary', async () => (await opensOf(homeS)).length >= 1);
+  const tripSeen = Date.now();
+
+  // The trip is in Redis (a host behind once had it refused there as older) ...
+  const field = () => execFileSync('redis-cli', ['-u', redis.url, 'HGET', `${prefix}health:${PRIMARY.provider}`, PRIMARY.model], { encoding: 'utf8' }).trim();
+  await until('S\'s trip is in Redis', () => {
+    const rec = field() ? JSON.parse(field()) : undefined;
+    return rec && rec.state !== 'closed' && rec.opens >= 1;
+  });
+  // ... and O took it.
+  await until('O adopted a record from Redis', async () => (await auditRecords(homeO)).some((r) => r.type === 'shared-merged' && r.adopted >= 1));
+  const reachedMs = Date.now() - tripSeen;
+
+  // O's primary is healthy: S's record may hold O off it no longer than S's
+  // own open time (the cooldown) plus the allowed skew.
+  const mergedAt = Date.now();
+  await until('O asked its healthy primary again', () => primaryAsks(fpO, mergedAt) >= 1, COOLDOWN_MS + SKEW_MS + 240_000);
+  const heldMs = fpO.requests.find((r) => r.model === PRIMARY.model && r.at >= mergedAt).at - mergedAt;
+
+  // The measuring window: 20 s of S's loop from its primary's death.
+  await until('20 s of S\'s loop have passed', () => fpS.requests.some((r) => r.at >= deadAt + WINDOW_MS));
+  const dead = primaryAsks(fpS, deadAt, deadAt + WINDOW_MS);
+  const opens = (await opensOf(homeS)).length;
+
+  for (const fp of [fpS, fpO]) {
+    fp.script(PRIMARY.model, [{ kind: 'success', text: 'fine' }]);
+    fp.script(SECONDARY.model, [{ kind: 'success', text: 'fine' }]);
+  }
+  const [s, o] = await Promise.all([runS, runO]);
+  assert.equal(s.code, 0, s.stderr);
+  assert.equal(o.code, 0, o.stderr);
+  const result = { dead, opens, reachedMs, heldMs };
+  t.diagnostic(`${skew}: ${JSON.stringify(result)}`);
+  return result;
+}
+
+describe('real hosts whose clocks are behind or stepped back, sharing health through Redis', () => {
+  let redis;
+  let control;
+  before(async () => { redis = await startRedis(); });
+  after(() => redis.kill());
+
+  const check = (r, what) => {
+    assert.ok(r.heldMs <= COOLDOWN_MS + SKEW_MS, `${what}: O held off its healthy primary ${r.heldMs} ms`);
+    assert.ok(r.dead <= 2 * Math.max(control.dead, 1), `${what}: ${r.dead} requests to the dead primary in 20 s, control ${control.dead}`);
+  };
+
+  test('control: both clocks true', async (t) => {
+    control = await world(t, redis, 'none');
+    check(control, 'control');
+  });
+
+  test('a host 10 min behind: its real trip reaches Redis and the other host; no more dead-primary requests than 2x the control', async (t) => {
+    check(await world(t, redis, 'behind'), 'behind');
+  });
+
+  test('a host whose wall clock steps back 10 min while it runs: no trip thrash, 2x the control at most', { skip: faketimeLib ? false : 'libfaketime (Debian faketime) could not be installed' }, async (t) => {
+    check(await world(t, redis, 'step'), 'step');
+  });
+});
