@@ -33,10 +33,12 @@ const pause = (ms) => new Promise((r) => setTimeout(r, ms));
 const name = (c) => `${c?.provider}/${c?.model}`;
 const primary = name(PRIMARY);
 
-/** Waits for a condition; the bound only stops a hung test. */
-async function until(what, cond, ms = 240_000) {
+/** Waits for a condition; the bound only stops a hung test (six hosts boot at once: at load 40 that took minutes). */
+async function until(what, cond, ms = 600_000, hosts = []) {
   const start = Date.now();
   while (!(await cond())) {
+    const gone = hosts.find((h) => h.ended);
+    if (gone) throw new Error(`${what}: host ${gone.name} ended first (code ${gone.ended.code}): ${gone.ended.stderr.slice(-2000)}`);
     if (Date.now() - start > ms) throw new Error(`not within ${ms} ms: ${what}`);
     await pause(50);
   }
@@ -90,23 +92,25 @@ async function world(t, redis, skew) {
     fp.script(SECONDARY.model, [lookup]);
   }
   const task = 'Look up the status until it is fine';
-  const runO = runHeadless(homeO, task, { timeoutMs: 900_000 });
-  const runS = runHeadless(homeS, task, { timeoutMs: 900_000, env: envS });
+  const runO = runHeadless(homeO, task, { timeoutMs: 1_200_000 });
+  const runS = runHeadless(homeS, task, { timeoutMs: 1_200_000, env: envS });
+  const hosts = [{ name: 'O', run: runO }, { name: 'S', run: runS }];
+  for (const h of hosts) h.run.then((r) => { h.ended = r; }, () => {});
   const primaryAsks = (fp, from = 0, to = Infinity) => fp.requests.filter((r) => r.model === PRIMARY.model && r.at >= from && r.at < to).length;
-  await until('both hosts loop on their primaries', () => primaryAsks(fpS) >= 2 && primaryAsks(fpO) >= 2);
+  await until('both hosts loop on their primaries', () => primaryAsks(fpS) >= 2 && primaryAsks(fpO) >= 2, undefined, hosts);
 
   if (skew === 'step') {
     const stepAt = Date.now();
     await writeFile(stepFile, '-10m\n');
     // S keeps working across the step before its primary dies.
-    await until('S asked again after the step', () => fpS.requests.filter((r) => r.at > stepAt).length >= 2);
+    await until('S asked again after the step', () => fpS.requests.filter((r) => r.at > stepAt).length >= 2, undefined, hosts);
   }
 
   // S's primary dies, for good.
   fpS.script(PRIMARY.model, ['server_error']);
   const deadAt = Date.now();
   const opensOf = async (home) => (await auditRecords(home)).filter((r) => r.type === 'circuit-open' && name(r.channel) === primary);
-  await until('S tripped its dead primary', async () => (await opensOf(homeS)).length >= 1);
+  await until('S tripped its dead primary', async () => (await opensOf(homeS)).length >= 1, undefined, hosts);
   const tripSeen = Date.now();
 
   // The trip is in Redis (a host behind once had it refused there as older) ...
@@ -122,11 +126,11 @@ async function world(t, redis, skew) {
   // O's primary is healthy: S's record may hold O off it no longer than S's
   // own open time (the cooldown) plus the allowed skew.
   const mergedAt = Date.now();
-  await until('O asked its healthy primary again', () => primaryAsks(fpO, mergedAt) >= 1, COOLDOWN_MS + SKEW_MS + 240_000);
+  await until('O asked its healthy primary again', () => primaryAsks(fpO, mergedAt) >= 1, COOLDOWN_MS + SKEW_MS + 600_000, hosts);
   const heldMs = fpO.requests.find((r) => r.model === PRIMARY.model && r.at >= mergedAt).at - mergedAt;
 
   // The measuring window: 20 s of S's loop from its primary's death.
-  await until('20 s of S\'s loop have passed', () => fpS.requests.some((r) => r.at >= deadAt + WINDOW_MS));
+  await until('20 s of S\'s loop have passed', () => fpS.requests.some((r) => r.at >= deadAt + WINDOW_MS), undefined, hosts);
   const dead = primaryAsks(fpS, deadAt, deadAt + WINDOW_MS);
   const opened = await opensOf(homeS);
   const opens = opened.length;
