@@ -17,4 +17,8 @@ func TestClockWorlds(t *testing.T) {
 			t.Errorf("seed %d: %s", seed, b)
 		}
 	}
+	if clockReachChecks.Load() == 0 {
+		t.Error("no trip was looked for on the other hosts: clock-trip-reaches-all checked nothing")
+	}
+	t.Logf("%d trips looked for on the other hosts", clockReachChecks.Load())
 }
