@@ -21,6 +21,7 @@
 // than a throw: a throw from a listener bypasses agent/request-error and the
 // host's retries (measured in the real host: docs/decisions.md, "Stalled streams").
 
+import { now as clockNow } from './clock.js';
 import { hostLlm } from './host-llm.js';
 
 import { laterTimers } from './timers.js';
@@ -87,12 +88,14 @@ export class StallWatcher {
    *   service; without one a call is not watched (its socket could not be closed).
    * @param {(from: object, to: object) => void} [o.carryMarks] - carries the
    *   agent loop's mark from the request to the copy.
-   * @param {() => number} [o.wall] - the wall clock the policy runs on.
+   * @param {() => number} [o.wall] - the clock the policy runs on (clock.js, as index.js's
+   *   decide): on Date.now() a wall step back of 10 min made every call look 10 min silent,
+   *   and each was cut as a stall (measured: 5 false trips of a healthy primary).
    * @param {() => number} [o.mono] - a monotonic clock, for silences.
    * @param {{set: Function, clear: Function}} [o.timers] - set and clear a
    *   timer (timers.js: clamped, so any wake time is safe).
    */
-  constructor({ decide, llm, carryMarks = noop, wall = Date.now, mono = () => performance.now(),
+  constructor({ decide, llm, carryMarks = noop, wall = clockNow, mono = () => performance.now(),
     timers = laterTimers }) {
     this.decide = decide;
     this.llm = llm;

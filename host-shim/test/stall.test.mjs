@@ -75,6 +75,7 @@ function rig(stall = LIMITS, extra = {}, row = {}) {
       return out?.verdict;
     },
     llm: () => ({ stream: (copy) => { const c = new FakeCall(copy); calls.push(c); return c; } }),
+    wall: () => Date.now(), // the clock its decide runs on (mocked here)
     mono: () => Date.now(),
     timers,
     ...extra,
