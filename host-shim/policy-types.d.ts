@@ -433,16 +433,6 @@ export interface BalanceReadingEvent {
 }
 
 /**
- * An exhaustion mark an earlier host process recorded
- * (`quota-marks.json`): re-applied until it lapses, emitting nothing.
- */
-export interface RestoreMarkEvent {
-  provider: string;
-  markedAtMs: number;
-  untilMs: number;
-}
-
-/**
  * A session's persisted home (`failover`, until `returned`) and pick (`session-route`), handed
  * back at bring-up before its first request; an agent that already routed
  * one keeps its own. A channel with a blank provider or model is refused.
@@ -467,7 +457,6 @@ export type Event =
   | EventSetQuota
   | EventSetPool
   | EventBalanceReading
-  | EventRestoreMark
   | EventRestoreRoute;
 
 export interface EventRequest extends RequestEvent {
@@ -521,10 +510,6 @@ export interface EventSetPool extends SetPoolEvent {
 
 export interface EventBalanceReading extends BalanceReadingEvent {
   kind: 'balance-reading';
-}
-
-export interface EventRestoreMark extends RestoreMarkEvent {
-  kind: 'restore-mark';
 }
 
 export interface EventRestoreRoute extends RestoreRouteEvent {
@@ -1040,6 +1025,14 @@ export interface ChannelHealth {
    * Absent in records written before it existed (taken as 0).
    */
   version?: number | null;
+  /**
+   * A provider's record (model `*`) only: when a quota failure marked the
+   * provider exhausted. The mark lasts the record's open time (the
+   * provider's reset, or the exhausted cooldown); `last-code` is the
+   * failure that set it. Absent: no mark. So a mark outlives the process
+   * and reaches other hosts with the record; a lapsed one is not taken.
+   */
+  markedAtMs?: number | null;
 }
 
 /**
