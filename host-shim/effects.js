@@ -107,8 +107,7 @@ export function carryOut(effects, env) {
         if (fx.to === 'open') event = EVENTS.circuitOpened;
         if (fx.to === 'closed') event = EVENTS.circuitClosed;
         logger.info('circuit %s: %s -> %s (%s)', ch(fx.channel), fx.from, fx.to, fx.cause);
-        env.healthChanged();
-        env.quota?.noteCircuit(fx); // exhaustion marks outlive the process
+        env.healthChanged(); // a provider's exhaustion mark is in its record: saved and shared with it
         break;
       case 'schedule-wake':
         env.scheduleWake(fx.atMs);

@@ -39,6 +39,7 @@ import { appendRetry, appendRetryStarted } from './retry-events.js';
 import { toolRetryListener } from './tools.js';
 import { Waits } from './wait.js';
 import { reconfigure } from './reconfigure.js';
+import { migrateMarks } from './migrate-marks.js';
 import { WebHalf } from './web.js';
 import { now as clockNow } from './clock.js';
 
@@ -215,7 +216,7 @@ export async function apply(ctx, config = {}) {
 
   // The quota rules' shell (quota.js): per-session settings, long-term waits, balance scripts.
   const quota = new QuotaRules({ ctx, policy, decide, settingsPath: join(stateDir, 'quota-sessions.json'),
-    marksPath: join(stateDir, 'quota-marks.json'), report, emit, lifetime: lifetime.signal });
+    report, emit, lifetime: lifetime.signal });
   env.quota = quota;
   web.deps.quota = quota;
   await quota.load();
@@ -224,6 +225,7 @@ export async function apply(ctx, config = {}) {
     pools: policy.resolved.pools.map((p) => p.name), balances: policy.resolved.quota.balances.map((b) => b.provider),
     ...(sharedConfig.redis ? { shared: 'redis' } : {}) });
   await health.refresh(); // what earlier runs and other host processes learnt
+  if (await migrateMarks(join(stateDir, 'quota-marks.json'), policy, report)) env.healthChanged(); // once: marks live in health now
   // Hosts on other machines: what they know now, then each change as it happens.
   shared = sharedConfig.redis && new SharedHealth({
     options: sharedConfig.redis,
@@ -434,7 +436,7 @@ export async function apply(ctx, config = {}) {
 
   /** Live reconfiguration from the settings card: channel health is kept (reconfigure.js). */
   function applyConfig(next) {
-    reconfigure(policy, next); // retold the backup, model info and exhaustion marks (Policy.retell)
+    reconfigure(policy, next); // retold the backup and model info (Policy.retell); marks come with health
     if (backup) decide({ kind: 'set-backup', channel: backup });
     const llm = ctx.get('llm');
     if (llm) describeAll(llm);

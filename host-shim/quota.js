@@ -5,7 +5,6 @@
 // llmQuotaRetry service and the quotaRetry session projection.
 import { leftFields, servicePoolArg, WAITING } from './compat-quota.js';
 import { runBalance } from './balance.js';
-import { QuotaMarks } from './quota-marks.js';
 import { QuotaSettings } from './quota-settings.js';
 import { now as clockNow } from './clock.js';
 
@@ -28,12 +27,11 @@ export class QuotaRules {
    * @param {import('./policy.js').Policy} o.policy
    * @param {(event: object) => object|undefined} o.decide - one policy step with its effects carried out.
    * @param {string} o.settingsPath - the per-session settings file.
-   * @param {string} [o.marksPath] - the exhaustion marks file.
    * @param {(record: object) => void} o.report - the audit log.
    * @param {(name: string, payload: object) => void} o.emit
    * @param {AbortSignal} o.lifetime
    */
-  constructor({ ctx, policy, decide, settingsPath, marksPath, report, emit, lifetime }) {
+  constructor({ ctx, policy, decide, settingsPath, report, emit, lifetime }) {
     Object.assign(this, { ctx, policy, decide, report, emit, lifetime });
     // For the type checker only: the fields Object.assign just set.
     /** @type {any} */
@@ -49,16 +47,14 @@ export class QuotaRules {
     /** @type {AbortSignal} */
     this.lifetime;
     this.settings = new QuotaSettings(settingsPath, report);
-    this.marks = marksPath ? new QuotaMarks(marksPath, report) : undefined;
     this.agents = new Map(); // agent id -> {agent, session, turn, step, failure}
     this.bySession = new Map(); // session id -> agent id
     this.waits = new Map(); // agent id -> AbortController of its pending long-term wait
     this.running = new Map(); // provider -> promise of its balance run
     this.refreshTimer = undefined;
-    // A rebuilt (after a trap) or reconfigured module instance hears the live
-    // marks again: they are provider breakers, not the channel health it is
+    // Exhaustion marks are the module's, in its provider health records: a
+    // rebuilt or reconfigured instance gets them with the health it is
     // restored from. Session settings follow on each agent's next event (track).
-    policy.retellers.push((resolved, nowMs) => this.markEvents(resolved, nowMs));
   }
 
   /** The config the module runs now (a live reconfiguration replaces it). */
@@ -72,28 +68,6 @@ export class QuotaRules {
 
   async load() {
     await this.settings.load();
-    if (!this.active || !this.marks) return;
-    await this.marks.load();
-    this.reapplyMarks();
-  }
-
-  /** The restore-mark events of the live marks, for an instance running `resolved`. */
-  markEvents(resolved, nowMs) {
-    return resolved.quota?.active === true && this.marks ? this.marks.restoreEvents(nowMs) : [];
-  }
-
-  /** Hands the live marks to the module at start (Policy.retell tells a new instance). */
-  reapplyMarks() {
-    if (!this.active || !this.marks) return;
-    for (const ev of this.marks.restoreEvents(clockNow())) {
-      this.report({ type: 'quota-mark-restored', provider: ev.provider, until: new Date(ev.untilMs).toISOString() });
-      this.decide(ev);
-    }
-  }
-
-  /** A provider breaker changed (effects.js): marks are kept for the next process. */
-  noteCircuit(fx) {
-    if (this.active && fx.channel.model === '*') this.marks?.note(fx, clockNow());
   }
 
   /** Knows the agent, and on first sight sends its session's settings to the module. */
@@ -214,7 +188,7 @@ export class QuotaRules {
   dispose() {
     clearTimeout(this.refreshTimer);
     for (const w of this.waits.values()) w.abort(new Error('dsh-resilience disposed'));
-    return Promise.allSettled([...this.running.values(), this.settings.queue, this.marks?.queue]);
+    return Promise.allSettled([...this.running.values(), this.settings.queue]);
   }
 
   // ---- long-term waits
