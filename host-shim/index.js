@@ -187,7 +187,7 @@ export async function apply(ctx, config = {}) {
       probes.add(running);
       running.finally(() => probes.delete(running));
     },
-    returned: (fx) => web.returned(fx),
+    observe: (fx) => web.effect(fx), // the web view follows the module's effects
     healthChanged() {
       dirty = true;
       if (lifetime.signal.aborted) return; // the disposer saves once, last
@@ -266,14 +266,14 @@ export async function apply(ctx, config = {}) {
     quota.track(payload.agent); // its session's settings (quota, pool, home, pick) reach the module first
     const verdict = decide(requestEvent(payload, proposed))?.verdict;
     if (verdict?.kind !== 'swap') {
-      web.routed(payload.agent, proposed, report);
+      web.routed(payload.agent, proposed);
       return proposed;
     }
     const swapped = { ...proposed, provider: verdict.provider, model: verdict.model };
     if (verdict.dropReasoningEffort) delete swapped.reasoningEffort;
     // @ts-expect-error -- the host brands its effort ids; the module's is one the target model lists (model-info), a plain string in JSON
     if (verdict.reasoningEffort) swapped.reasoningEffort = verdict.reasoningEffort; // a pool route's own
-    web.routed(payload.agent, swapped, report);
+    web.routed(payload.agent, swapped);
     return swapped;
   }, true);
 

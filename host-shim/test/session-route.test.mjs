@@ -28,7 +28,7 @@ function host(path, records) {
     decide: (event) => {
       const out = policy.decide(Date.now(), event);
       carryOut(out?.effects ?? [], { ctx: { emit() {} }, audit: { write: (r) => records.push(r) }, logger: quiet, quota: q,
-        healthChanged() {}, scheduleWake() {}, probe() {}, returned() {} });
+        healthChanged() {}, scheduleWake() {}, probe() {} });
       return out;
     },
   });
@@ -56,7 +56,7 @@ test('a restarted host sends a session on its failover route home, with a return
   two.track(agent);
   const v = two.decide({ kind: 'request', agent: 'a1', proposed: B }).verdict;
   assert.deepEqual([v.kind, v.provider], ['swap', 'pa']);
-  assert.deepEqual(after.filter((r) => r.type === 'return').map((r) => [r.from, r.to]), [['pb/m', 'pa/m']]);
+  assert.deepEqual(after.filter((r) => r.type === 'return').map((r) => [r.from, r.to]), [[B, A]]);
   await two.settings.queue;
   assert.equal((await saved(path)).home, undefined, 'home again: nothing left to keep');
 
