@@ -299,10 +299,9 @@ export async function apply(ctx, config = {}) {
         return { kind: 'retry' };
       }
       case 'wait': {
-        // A long-term quota wait can also be ended by the session's switch:
-        // the failure then goes back to the host, as without the plugin.
-        const held = out.effects.some((fx) => fx.kind === 'quota-wait');
-        const r = await waitThenRetry(payload, verdict.delayMs, out.effects.find((fx) => fx.kind === 'retry'), held);
+        // A long-term quota wait (the module says so: held) can also be ended
+        // by the session's switch: the failure then goes back to the host.
+        const r = await waitThenRetry(payload, verdict.delayMs, out.effects.find((fx) => fx.kind === 'retry'), verdict.held === true);
         if (r === DISABLED) return asked ? downstream : next();
         return r;
       }

@@ -532,6 +532,11 @@ export interface Swap {
 
 export interface WaitThenRetry {
   delayMs: number;
+  /**
+   * A long-term quota wait: the session's quota switch turned off ends
+   * it, and the failure goes back to the host. Absent: an ordinary wait.
+   */
+  held?: boolean | null;
 }
 
 export type GiveUpReason =

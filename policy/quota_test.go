@@ -439,8 +439,8 @@ func TestLongTermWait(t *testing.T) {
 	m.request("s1", rA.Channel)
 	out := m.quotaFail("s1", "pb", "RATE_LIMIT", "已达到 Token Plan 用量上限")
 	expect(t, out, Wait, "circuit:closed>open", "retry")
-	if out.Verdict.DelayMs != 2_000 {
-		t.Fatalf("delay %d", out.Verdict.DelayMs)
+	if out.Verdict.DelayMs != 2_000 || !out.Verdict.Held {
+		t.Fatalf("delay %d, held %v: a long-term wait is held", out.Verdict.DelayMs, out.Verdict.Held)
 	}
 	w := effectsOf[QuotaWait](out)
 	if len(w) != 1 || w[0].Phase != WaitEntered || w[0].Attempts != 1 || w[0].Pool != "main" {

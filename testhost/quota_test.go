@@ -105,7 +105,7 @@ func quotaScenarios() []scenario {
 			decide(requestErr(1100, "s1", "pa", beforeHost, failure("HTTP_402", "", 402, 0), "", 0), ""),
 			decide(request(1200, "s1", qA), ""),
 			decide(requestErr(1300, "s1", "pb", beforeHost, failure("RATE_LIMIT", "已达到 Token Plan 用量上限，请稍后再试", 429, 0), "", 0),
-				out(vWait(2000),
+				out(vHeld(2000),
 					fxCircuit(ch{"pb", "*"}, "closed", "open", "RATE_LIMIT", "quota", 61300),
 					`{"kind":"quota-wait","agent":"s1","phase":"entered","provider":"pb","pool":"main","enteredAtMs":1300,"attempts":1,"nextAttemptAtMs":3300}`,
 					fxRetry("s1", qA, 1, 2000, "RATE_LIMIT"))),
@@ -119,7 +119,7 @@ func quotaScenarios() []scenario {
 				`"wait":{"agent":"s1","phase":"waiting","provider":"pb","pool":"main","enteredAtMs":1300,"attempts":1,"nextAttemptAtMs":3300}}}`),
 			decide(request(3300, "s1", qA), out(vPass, fxReturned("s1", qB, qA))),
 			decide(requestErr(3400, "s1", "pa", beforeHost, failure("HTTP_402", "", 402, 0), "", 0),
-				out(vWait(2000),
+				out(vHeld(2000),
 					fxCircuit(ch{"pa", "*"}, "open", "open", "HTTP_402", "quota", 63400), // a fresh failure extends the mark
 					`{"kind":"quota-wait","agent":"s1","phase":"waiting","provider":"pa","pool":"main","enteredAtMs":1300,"attempts":2,"nextAttemptAtMs":5400}`,
 					fxRetry("s1", qA, 2, 2000, "HTTP_402"),
