@@ -5,6 +5,7 @@
 // llmQuotaRetry service and the quotaRetry session projection.
 import { leftFields, servicePoolArg, WAITING } from './compat-quota.js';
 import { runBalance } from './balance.js';
+import { restoreRouteEvent, setPoolEvent, setQuotaEvent, wakeEvent } from './events.js';
 import { QuotaSettings } from './quota-settings.js';
 import { now as clockNow } from './clock.js';
 
@@ -85,14 +86,14 @@ export class QuotaRules {
     if (session) this.bySession.set(session, id);
     if (session && this.active) {
       const s = this.settings.adopt(session, agent.session.header?.parentSession);
-      if (s.quota) this.decide({ kind: 'set-quota', agent: id, mode: s.quota });
-      if (s.pool) this.decide(s.pool === 'off' ? { kind: 'set-pool', agent: id, mode: 'off' } : { kind: 'set-pool', agent: id, mode: 'pool', pool: s.pool });
+      if (s.quota) this.decide(setQuotaEvent(id, s.quota));
+      if (s.pool) this.decide(setPoolEvent(id, s.pool));
     }
     // The session's home and the user's pick, as the module last reported
     // them, after its pool (choosing a pool ends a pick; a pick made since wins).
     const own = session ? this.settings.get(session) : undefined;
     if (own?.home || own?.pick) {
-      this.decide({ kind: 'restore-route', agent: id, ...(own.home ? { home: plainChannel(own.home) } : {}), ...(own.pick ? { pick: plainChannel(own.pick) } : {}) });
+      this.decide(restoreRouteEvent(id, { home: own.home && plainChannel(own.home), pick: own.pick && plainChannel(own.pick) }));
     }
     return t;
   }
@@ -180,7 +181,7 @@ export class QuotaRules {
     clearTimeout(this.refreshTimer);
     this.refreshTimer = undefined;
     if (atMs > 0 && !this.lifetime.aborted) {
-      this.refreshTimer = setTimeout(() => { this.refreshTimer = undefined; this.decide({ kind: 'wake' }); }, Math.max(0, atMs - clockNow()));
+      this.refreshTimer = setTimeout(() => { this.refreshTimer = undefined; this.decide(wakeEvent()); }, Math.max(0, atMs - clockNow()));
       this.refreshTimer.unref?.();
     }
   }
@@ -286,7 +287,7 @@ export class QuotaRules {
    */
   setQuota(agentId, sessionId, arg) {
     if (!['on', 'off', 'default'].includes(arg)) return false;
-    if (agentId !== undefined && !this.decide({ kind: 'set-quota', agent: agentId, mode: arg })) return undefined;
+    if (agentId !== undefined && !this.decide(setQuotaEvent(agentId, arg))) return undefined;
     if (sessionId) this.settings.set(sessionId, 'quota', arg === 'default' ? undefined : arg);
     this.report({ type: 'quota-switch', session: sessionId, agent: agentId, mode: arg });
     return true;
@@ -337,11 +338,8 @@ export class QuotaRules {
 
   /** Puts a session into a pool (name), off, or back to default; false for an unknown pool. */
   setPool(agentId, sessionId, arg) {
-    let ev;
-    if (arg === 'off' || arg === 'default') ev = { kind: 'set-pool', agent: agentId, mode: arg };
-    else if (this.poolNames().includes(arg)) ev = { kind: 'set-pool', agent: agentId, mode: 'pool', pool: arg };
-    else return false;
-    if (agentId !== undefined && !this.decide(ev)) return undefined;
+    if (arg !== 'off' && arg !== 'default' && !this.poolNames().includes(arg)) return false;
+    if (agentId !== undefined && !this.decide(setPoolEvent(agentId, arg))) return undefined;
     if (sessionId) this.settings.set(sessionId, 'pool', arg === 'default' ? undefined : arg);
     this.report({ type: 'quota-pool', session: sessionId, agent: agentId, pool: arg });
     return true;

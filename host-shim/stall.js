@@ -8,7 +8,8 @@
 // other timeout.
 //
 // The policy decides (what counts as a stall, which limit applies: policy/stall.go);
-// this file owns the clocks, the one timer per call, and the iterators.
+// this file owns the clocks, the one timer per call, and the iterators (its
+// event is built in events.js, streamCheckEvent).
 //
 // Why the call is sent again rather than read through next(): requests
 // arrive deep-frozen with the caller's signal, so next() runs the adapter on
@@ -22,6 +23,7 @@
 // host's retries (measured in the real host: docs/decisions.md, "Stalled streams").
 
 import { hostLlm } from './host-llm.js';
+import { streamCheckEvent } from './events.js';
 
 import { laterTimers } from './timers.js';
 
@@ -29,32 +31,6 @@ import { laterTimers } from './timers.js';
 
 const CUT = Symbol('cut');
 const noop = () => {};
-
-/**
- * The `stream-check` event (wit/policy.wit) of one watched call. Its times
- * are taken on the monotonic clock and expressed on the wall clock of this
- * moment, so a wall clock that jumps never turns into silence.
- * @param {{openedAt: number, chunks: number, lastChunkAt: number}} call
- * @param {{provider?: unknown, model?: unknown, purpose?: unknown, signal?: AbortSignal}} options
- * @param {number} wall
- * @param {number} mono
- * @returns {EventStreamCheck}
- */
-export function streamCheckEvent(call, options, wall, mono) {
-  /** @param {number} t */
-  const at = (t) => Math.max(0, Math.round(wall - (mono - t)));
-  /** @type {EventStreamCheck} */
-  const ev = {
-    kind: 'stream-check',
-    channel: { provider: String(options.provider ?? ''), model: String(options.model ?? '') },
-    openedMs: at(call.openedAt),
-    chunks: call.chunks,
-    cancelled: options.signal?.aborted === true,
-  };
-  if (typeof options.purpose === 'string') ev.purpose = options.purpose;
-  if (call.chunks > 0) ev.lastChunkMs = at(call.lastChunkAt);
-  return ev;
-}
 
 /**
  * The terminal chunk of a cut call: an error finish, as the adapters end a failed call.
