@@ -104,7 +104,7 @@ test('after a host restart, a session on its failover route goes back home: a re
   assert.equal(two.said, 'home again');
   const back = (await auditRecords(h)).find((a) => a.type === 'return');
   assert.ok(back, 'a return row');
-  assert.deepEqual([back.from, back.to], [B, A].map((c) => ({ provider: c.provider, model: c.model })), 'channels as {provider, model}, like every record');
+  assert.deepEqual([back.from, back.to], [key(B), key(A)]);
   const after = JSON.parse(await readFile(join(h.dsh, 'dsh-resilience/quota-sessions.json'), 'utf8'));
   assert.equal(after.sessions[one.session]?.home, undefined, 'home again: nothing left to keep');
 });

@@ -136,7 +136,9 @@ export function carryOut(effects, env) {
         // The module's word that the session is home again: the return row,
         // also after a restart (the module was told the home at bring-up).
         // The only source of return rows: nothing infers one from routes.
-        record = { type: 'return', agent: fx.agent, from: channelId(fx.from), to: channelId(fx.to) };
+        // Its channels stay "provider/model" text: the webhook and telemetry
+        // contracts document them so (docs/telemetry.md).
+        record = { type: 'return', agent: fx.agent, from: ch(fx.from), to: ch(fx.to) };
         logger.info('return %s -> %s', ch(fx.from), ch(fx.to));
         env.quota?.noteHome(fx.agent, undefined);
         break;

@@ -56,7 +56,7 @@ test('a restarted host sends a session on its failover route home, with a return
   two.track(agent);
   const v = two.decide({ kind: 'request', agent: 'a1', proposed: B }).verdict;
   assert.deepEqual([v.kind, v.provider], ['swap', 'pa']);
-  assert.deepEqual(after.filter((r) => r.type === 'return').map((r) => [r.from, r.to]), [[B, A]]);
+  assert.deepEqual(after.filter((r) => r.type === 'return').map((r) => [r.from, r.to]), [['pb/m', 'pa/m']]);
   await two.settings.queue;
   assert.equal((await saved(path)).home, undefined, 'home again: nothing left to keep');
 

@@ -86,7 +86,7 @@ test('a session: its route, the channel it left, a give-up until its next reques
   const out = step(back + 1, { kind: 'request', agent: 'session-s1', proposed: CHAIN[0] });
   assert.deepEqual(out.effects.filter((fx) => fx.kind === 'returned').map((fx) => [fx.from, fx.to]), [[CHAIN[1], CHAIN[0]]]);
   web.routed(agent, CHAIN[0]);
-  assert.deepEqual(records.filter((r) => r.type === 'return').map(({ agent: a, from, to }) => ({ a, from, to })), [{ a: 'session-s1', from: CHAIN[1], to: CHAIN[0] }]);
+  assert.deepEqual(records.filter((r) => r.type === 'return').map(({ agent: a, from, to }) => ({ a, from, to })), [{ a: 'session-s1', from: 'p/b', to: 'p/a' }]);
   assert.deepEqual(web.status('s1').session, { id: 's1', route: 'p/a', home: null, giveUp: null });
 });
 
