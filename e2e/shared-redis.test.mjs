@@ -6,7 +6,7 @@
 // returns they resync (a host that learnt a trip meanwhile teaches it to B).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cp, readFile } from 'node:fs/promises';
+import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFakeProvider } from './fake-provider/fake-provider.mjs';
@@ -164,5 +164,56 @@ describe('hosts on two machines sharing health through Redis', () => {
     const boots = auditA.flatMap((x, i) => (x.type === 'boot' ? [i] : []));
     assert.deepEqual(sharedAudit(auditA.slice(boots[1], boots[2])), ['shared-unavailable'], 'A2 said once that Redis was away');
     assert.deepEqual(sharedAudit(auditA.slice(boots[2])), [], 'A3 found it back');
+  });
+
+  test('an exhaustion mark survives a host restart and reaches a second host through Redis, with no marks file', async (t) => {
+    fpA.reset();
+    fpB.reset();
+    const plugin = { pools: [{ name: 'main', routes: [PRIMARY, SECONDARY] }], probes: false, shared: { redis: { url: redis.url, keyPrefix: 'e2e-marks:' } } };
+    const home = async (fp, defaultModel) => {
+      const h = await makeHome({ baseURL: fp.baseURL, defaultModel, plugin,
+        extraPlugins: [{ dir: TOOLS, id: 'flaky-tools', config: { tools: [{ name: 'lookup', script: [{ kind: 'ok', answer: 'fine' }] }] } }] });
+      await cp(join(redisClientDir(), 'node_modules/@redis'), join(h.dsh, 'profiles/headless/node_modules/@redis'), { recursive: true });
+      return h;
+    };
+    const homeA = await home(fpA);
+    const homeB = await home(fpB, 'mock/mock-a'); // mock-a is in no pool: B's first run never asks the marked provider
+    t.after(() => Promise.all([homeA.cleanup(), homeB.cleanup()]));
+    const markIn = async (h) => {
+      const text = await readFile(join(h.dsh, 'dsh-resilience/health.json'), 'utf8').catch(() => '{"channels":[]}');
+      return JSON.parse(text).channels.find((c) => c.channel.provider === PRIMARY.provider && c.channel.model === '*' && c.markedAtMs > 0);
+    };
+
+    // A spends the primary's allowance: the provider is marked, the turn goes on on the secondary.
+    fpA.script(PRIMARY.model, ['insufficient_balance']);
+    fpA.script(SECONDARY.model, [{ kind: 'success', text: 'A on the secondary' }]);
+    const a = await runHeadless(homeA, 'Reply with OK');
+    assert.equal(a.stdout.trim(), 'A on the secondary', a.stderr);
+    const mark = await markIn(homeA);
+    assert.ok(mark, 'the mark is in A\'s health.json, in the provider\'s record');
+    assert.deepEqual((await readdir(join(homeA.dsh, 'dsh-resilience'))).filter((f) => f.startsWith('quota-marks')), [], 'no marks file');
+
+    // A restarts: the new session starts on the secondary without asking the primary again.
+    fpA.script(SECONDARY.model, [{ kind: 'success', text: 'A again' }]);
+    const a2 = await runHeadless(homeA, 'Reply with OK');
+    assert.equal(a2.stdout.trim(), 'A again', a2.stderr);
+    assert.equal(fpA.counts()[PRIMARY.model], 1, 'the restarted host kept the mark');
+
+    // B shares no file with A, only Redis. It works on mock-a until it has heard of the mark.
+    fpB.script('mock-a', [lookup]);
+    const b = runHeadless(homeB, 'Look up the status until it is fine', { timeoutMs: 300_000 });
+    await until('B took the mark from Redis', async () => (await markIn(homeB))?.markedAtMs === mark.markedAtMs);
+    fpB.script('mock-a', [{ kind: 'success', text: 'B done' }]);
+    const rb = await b;
+    assert.equal(rb.stdout.trim(), 'B done', rb.stderr);
+
+    // B's next session would start on the primary: the mark it learnt keeps it on the secondary.
+    const settings = join(homeB.dsh, 'settings.yaml');
+    await writeFile(settings, (await readFile(settings, 'utf8'))
+      .replace('agent-default-model:\n  provider: mock\n  model: mock-a', `agent-default-model:\n  provider: ${PRIMARY.provider}\n  model: ${PRIMARY.model}`));
+    fpB.script(SECONDARY.model, [{ kind: 'success', text: 'B on the secondary' }]);
+    const rb2 = await runHeadless(homeB, 'Reply with OK');
+    assert.equal(rb2.stdout.trim(), 'B on the secondary', rb2.stderr);
+    assert.equal(fpB.counts()[PRIMARY.model] ?? 0, 0, 'B never asked the provider A found spent');
   });
 });

@@ -11,6 +11,7 @@
 // purpose) go where they are sent: they exist to test an open channel.
 
 import { hostLlm } from './host-llm.js';
+import { auxRequestEvent } from './events.js';
 
 /** The purposes routed; any other call (a probe, a plugin's own) goes where it was sent. */
 export const ROUTED_PURPOSES = new Set(['compaction', 'session-title']);
@@ -40,8 +41,7 @@ export async function routeAuxCalls(ctx, decide, report) {
     if (copies.has(options) || !ROUTED_PURPOSES.has(options?.purpose) || isAgent(options)) return next();
     const llm = ctx.get('llm');
     if (typeof llm?.stream !== 'function' || !options.provider || !options.model) return next();
-    const event = { kind: 'aux-request', proposed: { provider: String(options.provider), model: String(options.model) }, purpose: options.purpose };
-    if (typeof options.reasoningEffort === 'string') event.reasoningEffort = options.reasoningEffort;
+    const event = auxRequestEvent(options);
     const copy = swappedCopy(options, decide(event));
     if (!copy) return next(); // pass, or the module failed: the call goes where it was sent
     if (Object.isFrozen(options)) Object.freeze(copy);

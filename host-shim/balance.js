@@ -8,6 +8,7 @@
 // logged: a reading carries the number, a missing one a short reason.
 
 import { resolveSecret, serviceOf } from './secret.js';
+import { balanceReadingEvent, missingReadingEvent } from './events.js';
 
 /** Output beyond this is a missing reading: a balance is one small object. */
 export const MAX_OUTPUT_BYTES = 64 * 1024;
@@ -17,8 +18,7 @@ const GRACE_MS = 500;
 /** @import { EventBalanceReading } from './policy-types.js' */
 /** @typedef {EventBalanceReading & {why?: string}} Reading - `why` is for the audit log only. */
 
-/** @type {(provider: string, why: string) => Reading} */
-const missing = (provider, why) => ({ kind: 'balance-reading', provider, ok: false, why });
+const missing = missingReadingEvent;
 
 /**
  * Runs one balance script and settles it into a WIT `balance-reading` event
@@ -86,12 +86,8 @@ export function parseReading(provider, text) {
   if (v === null || typeof v !== 'object' || Array.isArray(v) || typeof v.remaining !== 'number' || !Number.isFinite(v.remaining)) {
     return missing(provider, 'no numeric remaining');
   }
-  /** @type {Reading} */
-  const ev = { kind: 'balance-reading', provider, ok: true, remaining: v.remaining };
-  if (v.resetsAt !== undefined) {
-    const at = typeof v.resetsAt === 'string' ? Date.parse(v.resetsAt) : NaN;
-    if (!Number.isFinite(at) || at < 0) return missing(provider, 'bad resetsAt');
-    ev.resetsAtMs = at;
-  }
-  return ev;
+  if (v.resetsAt === undefined) return balanceReadingEvent(provider, v.remaining);
+  const at = typeof v.resetsAt === 'string' ? Date.parse(v.resetsAt) : NaN;
+  if (!Number.isFinite(at) || at < 0) return missing(provider, 'bad resetsAt');
+  return balanceReadingEvent(provider, v.remaining, at);
 }

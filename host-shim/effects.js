@@ -76,7 +76,7 @@ export const EVENTS = /** @type {const} */ ({
  * @property {(channel: Channel) => void} probe
  * @property {() => void} healthChanged
  * @property {(agent: string) => void} [cutWait] - ends that agent's held wait now (a wait-cut effect)
- * @property {(fx: object) => void} [returned] - the web half's return row
+ * @property {(fx: Effect) => void} [observe] - sees every effect before it is carried out (the web view)
  * @property {(agent: string) => {turn?: number, step?: number}} [where] - the host's turn and step of the agent's request (turns.js)
  * @property {() => number | undefined} [maxFailovers] - the configured bound, for "failover n/max"
  * @property {(record: object) => void} [notice] - the headless one-line notice (notice.js)
@@ -98,6 +98,11 @@ const quotaOf = (env) => /** @type {import('./quota.js').QuotaRules} */ (env.quo
 export function carryOut(effects, env) {
   const { ctx, audit, logger } = env;
   for (const fx of effects) {
+    try {
+      env.observe?.(fx);
+    } catch (e) {
+      logger.warn('an effect observer failed: %s', e?.message ?? e); // a view never costs a decision
+    }
     /** @type {object} */
     let record;
     /** @type {(typeof EVENTS)[keyof typeof EVENTS] | undefined} */
@@ -108,8 +113,7 @@ export function carryOut(effects, env) {
         if (fx.to === 'open') event = EVENTS.circuitOpened;
         if (fx.to === 'closed') event = EVENTS.circuitClosed;
         logger.info('circuit %s: %s -> %s (%s)', ch(fx.channel), fx.from, fx.to, fx.cause);
-        env.healthChanged();
-        env.quota?.noteCircuit(fx); // exhaustion marks outlive the process
+        env.healthChanged(); // a provider's exhaustion mark is in its record: saved and shared with it
         break;
       case 'schedule-wake':
         env.scheduleWake(fx.atMs);
@@ -132,9 +136,11 @@ export function carryOut(effects, env) {
       case 'returned':
         // The module's word that the session is home again: the return row,
         // also after a restart (the module was told the home at bring-up).
+        // The only source of return rows: nothing infers one from routes.
+        // Its channels stay "provider/model" text: the webhook and telemetry
+        // contracts document them so (docs/telemetry.md).
         record = { type: 'return', agent: fx.agent, from: ch(fx.from), to: ch(fx.to) };
         logger.info('return %s -> %s', ch(fx.from), ch(fx.to));
-        env.returned?.(fx);
         env.quota?.noteHome(fx.agent, undefined);
         break;
       case 'session-route':

@@ -1,10 +1,12 @@
 // @ts-check
-// The one place host payloads become policy events (wit/policy.wit `event`).
-// Host codes pass through as they are: classifying them is the policy's job.
+// The one place host payloads and shell facts become policy events
+// (wit/policy.wit `event`): a field the contract adds or renames is changed
+// here only. Host codes pass through as they are: classifying them is the
+// policy's job.
 
-/** @import { EventDisposed, EventRequest, EventRequestError, EventSettled, Failure, HostRetryPolicy, Phase } from './policy-types.js' */
+/** @import { Channel, EventBalanceReading, EventDisposed, EventModelInfo, EventProbeResult, EventRequest, EventRequestError, EventRestoreRoute, EventSetBackup, EventSetPool, EventSetQuota, EventSettled, EventStreamCheck, EventToolResult, EventWake, Failure, HostRetryPolicy, Phase, QuotaSwitch, ToolFailure } from './policy-types.js' */
 
-const MAX_MESSAGE = 2000; // enough for any classifier wording; never the prompt
+const MAX_MESSAGE = 2000; // enough for any classifier wording; never the prompt or a tool's output
 
 /** @param {{id?: unknown} | undefined} agent */
 const agentId = (agent) => String(agent?.id ?? 'unknown');
@@ -83,3 +85,146 @@ export function hostRetryOf(p) {
   if (max !== undefined) out.maxRetries = max;
   return out;
 }
+
+// ---- the shell's own facts: timers, probes, settings, model info
+
+/** @type {() => EventWake} - a timer the module asked for came due (or: look again now). */
+export const wakeEvent = () => ({ kind: 'wake' });
+
+/**
+ * A probe's outcome; no failure means it answered.
+ * @param {Channel} channel
+ * @param {Failure} [failure]
+ * @returns {EventProbeResult}
+ */
+export const probeResultEvent = (channel, failure) => (failure ? { kind: 'probe-result', channel, ok: false, failure } : { kind: 'probe-result', channel, ok: true });
+
+/**
+ * The user's backup channel; none clears it.
+ * @param {Channel} [channel]
+ * @returns {EventSetBackup}
+ */
+export const setBackupEvent = (channel) => (channel ? { kind: 'set-backup', channel } : { kind: 'set-backup' });
+
+/**
+ * What the host knows of a channel's model: its efforts, or that it cannot serve it (and why).
+ * @param {Channel} channel
+ * @param {{efforts?: string[], error?: any}} o - `error`: the host's refusal.
+ * @returns {EventModelInfo}
+ */
+export function modelInfoEvent(channel, { efforts = [], error } = {}) {
+  if (error === undefined) return { kind: 'model-info', channel, known: true, efforts };
+  return { kind: 'model-info', channel, known: false, efforts: [], ...(typeof error?.code === 'string' && error.code ? { code: error.code } : {}) };
+}
+
+/**
+ * A balance script's reading (WIT `balance-reading-event`): a number, maybe a reset time.
+ * @param {string} provider
+ * @param {number} remaining
+ * @param {number} [resetsAtMs]
+ * @returns {EventBalanceReading}
+ */
+export const balanceReadingEvent = (provider, remaining, resetsAtMs) => ({ kind: 'balance-reading', provider, ok: true, remaining, ...(resetsAtMs !== undefined ? { resetsAtMs } : {}) });
+
+/**
+ * A missing reading; `why` is for the audit log and is stripped before the module sees it.
+ * @param {string} provider
+ * @param {string} why
+ * @returns {EventBalanceReading & {why: string}}
+ */
+export const missingReadingEvent = (provider, why) => ({ kind: 'balance-reading', provider, ok: false, why });
+
+/**
+ * A session's quota switch, as the user set it (on, off, default: the module
+ * refuses anything else, naming the field).
+ * @param {string} agent
+ * @param {string} mode
+ * @returns {EventSetQuota}
+ */
+export const setQuotaEvent = (agent, mode) => ({ kind: 'set-quota', agent, mode: /** @type {QuotaSwitch} */ (mode) });
+
+/**
+ * A session's pool: a pool's name, `off` or `default`.
+ * @param {string} agent
+ * @param {string} pool
+ * @returns {EventSetPool}
+ */
+export const setPoolEvent = (agent, pool) => (pool === 'off' || pool === 'default' ? { kind: 'set-pool', agent, mode: pool } : { kind: 'set-pool', agent, mode: 'pool', pool });
+
+/**
+ * A session's persisted home and pick, handed back before its first request.
+ * @param {string} agent
+ * @param {{home?: Channel, pick?: Channel}} route
+ * @returns {EventRestoreRoute}
+ */
+export const restoreRouteEvent = (agent, { home, pick }) => ({ kind: 'restore-route', agent, ...(home ? { home } : {}), ...(pick ? { pick } : {}) });
+
+// ---- host payloads on the stream and tool paths
+
+/**
+ * The `aux-request` event (WIT) of a compaction or session-title call: asks
+ * where it may go, changing no state (policy/aux.go).
+ * @param {{provider: unknown, model: unknown, purpose?: unknown, reasoningEffort?: unknown}} options - the llm.stream call.
+ */
+export function auxRequestEvent(options) {
+  /** @type {{kind: 'aux-request', proposed: {provider: string, model: string}, purpose: any, reasoningEffort?: string}} */
+  const event = { kind: 'aux-request', proposed: { provider: String(options.provider), model: String(options.model) }, purpose: options.purpose };
+  if (typeof options.reasoningEffort === 'string') event.reasoningEffort = options.reasoningEffort;
+  return event;
+}
+
+/**
+ * The `stream-check` event (wit/policy.wit) of one watched call. Its times
+ * are taken on the monotonic clock and expressed on the wall clock of this
+ * moment, so a wall clock that jumps never turns into silence.
+ * @param {{openedAt: number, chunks: number, lastChunkAt: number, firstTokenMs?: number}} call
+ * @param {{provider?: unknown, model?: unknown, purpose?: unknown, signal?: AbortSignal}} options
+ * @param {number} wall
+ * @param {number} mono
+ * @returns {EventStreamCheck}
+ */
+export function streamCheckEvent(call, options, wall, mono) {
+  /** @param {number} t */
+  const at = (t) => Math.max(0, Math.round(wall - (mono - t)));
+  /** @type {EventStreamCheck} */
+  const ev = {
+    kind: 'stream-check',
+    channel: { provider: String(options.provider ?? ''), model: String(options.model ?? '') },
+    openedMs: at(call.openedAt),
+    chunks: call.chunks,
+    cancelled: options.signal?.aborted === true,
+  };
+  if (typeof options.purpose === 'string') ev.purpose = options.purpose;
+  if (call.chunks > 0) ev.lastChunkMs = at(call.lastChunkAt);
+  // The check at the first chunk carries its time: the slow-call breaker's
+  // sample (policy/slow.go), on the same clocks as the stall bounds.
+  if (call.firstTokenMs !== undefined) ev.firstTokenMs = Math.max(0, Math.round(call.firstTokenMs));
+  return ev;
+}
+
+/**
+ * The policy event for one finished attempt (WIT `tool-result-event`).
+ * @param {any} exec - the host's tool execution.
+ * @param {any} result - the attempt's result.
+ * @param {number} attempt
+ * @param {number} rand
+ * @param {number | undefined} timeoutMs
+ * @returns {EventToolResult}
+ */
+export function toolResultEvent(exec, result, attempt, rand, timeoutMs) {
+  /** @type {EventToolResult} */
+  const ev = { kind: 'tool-result', call: String(exec?.callId ?? ''), tool: String(exec?.name ?? ''), attempt, rand };
+  const agent = exec?.agent?.id;
+  if (agent !== undefined && agent !== null) ev.agent = String(agent);
+  if (result?.isError === true) {
+    /** @type {ToolFailure} */
+    const failure = { message: String(result.error?.message ?? firstText(result.content) ?? '').slice(0, MAX_MESSAGE) };
+    const code = result.error?.info?.code;
+    if (typeof code === 'string' && code) failure.code = code;
+    ev.failure = failure;
+  }
+  if (timeoutMs !== undefined && Number.isSafeInteger(timeoutMs) && timeoutMs > 0) ev.timeoutMs = timeoutMs;
+  return ev;
+}
+
+const firstText = (content) => (Array.isArray(content) ? content.find((b) => b?.type === 'text')?.text : undefined);

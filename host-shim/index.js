@@ -42,6 +42,7 @@ import { appendRetry, appendRetryStarted } from './retry-events.js';
 import { toolRetryListener } from './tools.js';
 import { Waits } from './wait.js';
 import { reconfigure } from './reconfigure.js';
+import { migrateMarks } from './migrate-marks.js';
 import { WebHalf } from './web.js';
 import { now as clockNow } from './clock.js';
 
@@ -191,7 +192,7 @@ export async function apply(ctx, config = {}) {
       probes.add(running);
       running.finally(() => probes.delete(running));
     },
-    returned: (fx) => web.returned(fx),
+    observe: (fx) => web.effect(fx), // the web view follows the module's effects
     healthChanged() {
       dirty = true;
       if (lifetime.signal.aborted) return; // the disposer saves once, last
@@ -220,7 +221,7 @@ export async function apply(ctx, config = {}) {
 
   // The quota rules' shell (quota.js): per-session settings, long-term waits, balance scripts.
   const quota = new QuotaRules({ ctx, policy, decide, settingsPath: join(stateDir, 'quota-sessions.json'),
-    marksPath: join(stateDir, 'quota-marks.json'), report, emit, lifetime: lifetime.signal });
+    report, emit, lifetime: lifetime.signal });
   env.quota = quota;
   web.deps.quota = quota;
   await quota.load();
@@ -229,6 +230,7 @@ export async function apply(ctx, config = {}) {
     pools: policy.resolved.pools.map((p) => p.name), balances: policy.resolved.quota.balances.map((b) => b.provider),
     ...(sharedConfig.redis ? { shared: 'redis' } : {}) });
   await health.refresh(); // what earlier runs and other host processes learnt
+  if (await migrateMarks(join(stateDir, 'quota-marks.json'), policy, report)) env.healthChanged(); // once: marks live in health now
   // Hosts on other machines: what they know now, then each change as it happens.
   shared = sharedConfig.redis && new SharedHealth({
     options: sharedConfig.redis,
@@ -269,14 +271,14 @@ export async function apply(ctx, config = {}) {
     quota.track(payload.agent); // its session's settings (quota, pool, home, pick) reach the module first
     const verdict = decide(requestEvent(payload, proposed))?.verdict;
     if (verdict?.kind !== 'swap') {
-      web.routed(payload.agent, proposed, report);
+      web.routed(payload.agent, proposed);
       return proposed;
     }
     const swapped = { ...proposed, provider: verdict.provider, model: verdict.model };
     if (verdict.dropReasoningEffort) delete swapped.reasoningEffort;
     // @ts-expect-error -- the host brands its effort ids; the module's is one the target model lists (model-info), a plain string in JSON
     if (verdict.reasoningEffort) swapped.reasoningEffort = verdict.reasoningEffort; // a pool route's own
-    web.routed(payload.agent, swapped, report);
+    web.routed(payload.agent, swapped);
     return swapped;
   }, true);
 
@@ -302,10 +304,9 @@ export async function apply(ctx, config = {}) {
         return { kind: 'retry' };
       }
       case 'wait': {
-        // A long-term quota wait can also be ended by the session's switch:
-        // the failure then goes back to the host, as without the plugin.
-        const held = out.effects.some((fx) => fx.kind === 'quota-wait');
-        const r = await waitThenRetry(payload, verdict.delayMs, out.effects.find((fx) => fx.kind === 'retry'), held);
+        // A long-term quota wait (the module says so: held) can also be ended
+        // by the session's switch: the failure then goes back to the host.
+        const r = await waitThenRetry(payload, verdict.delayMs, out.effects.find((fx) => fx.kind === 'retry'), verdict.held === true);
         if (r === DISABLED) return asked ? downstream : next();
         return r;
       }
@@ -443,7 +444,7 @@ export async function apply(ctx, config = {}) {
 
   /** Live reconfiguration from the settings card: channel health is kept (reconfigure.js). */
   function applyConfig(next) {
-    reconfigure(policy, next); // retold the backup, model info and exhaustion marks (Policy.retell)
+    reconfigure(policy, next); // retold the backup and model info (Policy.retell); marks come with health
     if (backup) decide({ kind: 'set-backup', channel: backup });
     const llm = ctx.get('llm');
     if (llm) describeAll(llm);

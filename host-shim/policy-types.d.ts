@@ -487,16 +487,6 @@ export interface BalanceReadingEvent {
 }
 
 /**
- * An exhaustion mark an earlier host process recorded
- * (`quota-marks.json`): re-applied until it lapses, emitting nothing.
- */
-export interface RestoreMarkEvent {
-  provider: string;
-  markedAtMs: number;
-  untilMs: number;
-}
-
-/**
  * A session's persisted home (`failover`, until `returned`) and pick (`session-route`), handed
  * back at bring-up before its first request; an agent that already routed
  * one keeps its own. A channel with a blank provider or model is refused.
@@ -521,7 +511,6 @@ export type Event =
   | EventSetQuota
   | EventSetPool
   | EventBalanceReading
-  | EventRestoreMark
   | EventRestoreRoute
   | EventAuxRequest;
 
@@ -578,10 +567,6 @@ export interface EventBalanceReading extends BalanceReadingEvent {
   kind: 'balance-reading';
 }
 
-export interface EventRestoreMark extends RestoreMarkEvent {
-  kind: 'restore-mark';
-}
-
 export interface EventRestoreRoute extends RestoreRouteEvent {
   kind: 'restore-route';
 }
@@ -606,6 +591,11 @@ export interface Swap {
 
 export interface WaitThenRetry {
   delayMs: number;
+  /**
+   * A long-term quota wait: the session's quota switch turned off ends
+   * it, and the failure goes back to the host. Absent: an ordinary wait.
+   */
+  held?: boolean | null;
 }
 
 export type GiveUpReason =
@@ -1133,6 +1123,14 @@ export interface ChannelHealth {
    * Absent in records written before it existed (taken as 0).
    */
   version?: number | null;
+  /**
+   * A provider's record (model `*`) only: when a quota failure marked the
+   * provider exhausted. The mark lasts the record's open time (the
+   * provider's reset, or the exhausted cooldown); `last-code` is the
+   * failure that set it. Absent: no mark. So a mark outlives the process
+   * and reaches other hosts with the record; a lapsed one is not taken.
+   */
+  markedAtMs?: number | null;
 }
 
 /**

@@ -1,8 +1,8 @@
 // @ts-check
 // The policy module behind a fail-open wrapper: decisions come from the wasm
 // module; a trap or a broken answer is logged once per kind, the instance is
-// rebuilt (told again everything the old one knew: config, channel health,
-// the user's backup, model info, exhaustion marks), and the caller falls back to the host's own
+// rebuilt (told again everything the old one knew: config, channel health
+// with the exhaustion marks in it, the user's backup, model info), and the caller falls back to the host's own
 // behaviour for that one event.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -55,7 +55,7 @@ export class Policy {
     this.backupEvent = undefined;
     this.modelInfo = new Map(); // JSON of the channel -> model-info event
     // (resolved config, nowMs) -> more events for a rebuilt or reconfigured
-    // instance (quota.js adds the exhaustion marks).
+    // instance (none now: exhaustion marks travel in health).
     this.retellers = [];
     this.failures = new Map(); // kind -> count, for "log once"
     this.instance = new ModuleInstance(compiled);
@@ -101,9 +101,8 @@ export class Policy {
 
   /**
    * Tells another instance what this one was told besides its config and
-   * health: the user's backup, the model info, and what the retellers add
-   * (the quota rules' exhaustion marks: provider breakers, not channel
-   * health). A rebuilt or reconfigured module must not forget them.
+   * health: the user's backup, the model info, and what the retellers add.
+   * A rebuilt or reconfigured module must not forget them.
    * @param {object} [resolved] - the config the instance runs (a reconfigured
    *   one's own: whether its quota rules apply decides what it is told).
    */

@@ -4,6 +4,7 @@
 // stream watchdogs apply) and not through any agent (so no turn pays for it).
 
 import { hostLlm } from './host-llm.js';
+import { probeResultEvent } from './events.js';
 
 /** @import { Channel, EventProbeResult, Failure } from './policy-types.js' */
 
@@ -29,7 +30,7 @@ async function userMessage(text) {
 export async function runProbe(llm, channel, lifetime, maxTokens = PROBE_MAX_TOKENS) {
   const signal = AbortSignal.any([lifetime, AbortSignal.timeout(PROBE_TIMEOUT_MS)]);
   /** @type {(failure: Failure | undefined) => EventProbeResult} */
-  const result = (failure) => (failure ? { kind: 'probe-result', channel, ok: false, failure } : { kind: 'probe-result', channel, ok: true });
+  const result = (failure) => probeResultEvent(channel, failure);
   try {
     const messages = [await userMessage('Reply with OK.')];
     let finish;

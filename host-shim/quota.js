@@ -5,7 +5,7 @@
 // llmQuotaRetry service and the quotaRetry session projection.
 import { leftFields, servicePoolArg, WAITING } from './compat-quota.js';
 import { runBalance } from './balance.js';
-import { QuotaMarks } from './quota-marks.js';
+import { restoreRouteEvent, setPoolEvent, setQuotaEvent, wakeEvent } from './events.js';
 import { QuotaSettings } from './quota-settings.js';
 import { now as clockNow } from './clock.js';
 
@@ -28,12 +28,11 @@ export class QuotaRules {
    * @param {import('./policy.js').Policy} o.policy
    * @param {(event: object) => object|undefined} o.decide - one policy step with its effects carried out.
    * @param {string} o.settingsPath - the per-session settings file.
-   * @param {string} [o.marksPath] - the exhaustion marks file.
    * @param {(record: object) => void} o.report - the audit log.
    * @param {(name: string, payload: object) => void} o.emit
    * @param {AbortSignal} o.lifetime
    */
-  constructor({ ctx, policy, decide, settingsPath, marksPath, report, emit, lifetime }) {
+  constructor({ ctx, policy, decide, settingsPath, report, emit, lifetime }) {
     Object.assign(this, { ctx, policy, decide, report, emit, lifetime });
     // For the type checker only: the fields Object.assign just set.
     /** @type {any} */
@@ -51,16 +50,14 @@ export class QuotaRules {
     /** @type {AbortSignal} */
     this.lifetime;
     this.settings = new QuotaSettings(settingsPath, report);
-    this.marks = marksPath ? new QuotaMarks(marksPath, report) : undefined;
     this.agents = new Map(); // agent id -> {agent, session, turn, step, failure}
     this.bySession = new Map(); // session id -> agent id
     this.waits = new Map(); // agent id -> AbortController of its pending long-term wait
     this.running = new Map(); // provider -> promise of its balance run
     this.refreshTimer = undefined;
-    // A rebuilt (after a trap) or reconfigured module instance hears the live
-    // marks again: they are provider breakers, not the channel health it is
+    // Exhaustion marks are the module's, in its provider health records: a
+    // rebuilt or reconfigured instance gets them with the health it is
     // restored from. Session settings follow on each agent's next event (track).
-    policy.retellers.push((resolved, nowMs) => this.markEvents(resolved, nowMs));
   }
 
   /** The config the module runs now (a live reconfiguration replaces it). */
@@ -74,28 +71,6 @@ export class QuotaRules {
 
   async load() {
     await this.settings.load();
-    if (!this.active || !this.marks) return;
-    await this.marks.load();
-    this.reapplyMarks();
-  }
-
-  /** The restore-mark events of the live marks, for an instance running `resolved`. */
-  markEvents(resolved, nowMs) {
-    return resolved.quota?.active === true && this.marks ? this.marks.restoreEvents(nowMs) : [];
-  }
-
-  /** Hands the live marks to the module at start (Policy.retell tells a new instance). */
-  reapplyMarks() {
-    if (!this.active || !this.marks) return;
-    for (const ev of this.marks.restoreEvents(clockNow())) {
-      this.report({ type: 'quota-mark-restored', provider: ev.provider, until: new Date(ev.untilMs).toISOString() });
-      this.decide(ev);
-    }
-  }
-
-  /** A provider breaker changed (effects.js): marks are kept for the next process. */
-  noteCircuit(fx) {
-    if (this.active && fx.channel.model === '*') this.marks?.note(fx, clockNow());
   }
 
   /** Knows the agent, and on first sight sends its session's settings to the module. */
@@ -113,14 +88,14 @@ export class QuotaRules {
     if (session) this.bySession.set(session, id);
     if (session && this.active) {
       const s = this.settings.adopt(session, agent.session.header?.parentSession);
-      if (s.quota) this.decide({ kind: 'set-quota', agent: id, mode: s.quota });
-      if (s.pool) this.decide(s.pool === 'off' ? { kind: 'set-pool', agent: id, mode: 'off' } : { kind: 'set-pool', agent: id, mode: 'pool', pool: s.pool });
+      if (s.quota) this.decide(setQuotaEvent(id, s.quota));
+      if (s.pool) this.decide(setPoolEvent(id, s.pool));
     }
     // The session's home and the user's pick, as the module last reported
     // them, after its pool (choosing a pool ends a pick; a pick made since wins).
     const own = session ? this.settings.get(session) : undefined;
     if (own?.home || own?.pick) {
-      this.decide({ kind: 'restore-route', agent: id, ...(own.home ? { home: plainChannel(own.home) } : {}), ...(own.pick ? { pick: plainChannel(own.pick) } : {}) });
+      this.decide(restoreRouteEvent(id, { home: own.home && plainChannel(own.home), pick: own.pick && plainChannel(own.pick) }));
     }
     return t;
   }
@@ -208,7 +183,7 @@ export class QuotaRules {
     clearTimeout(this.refreshTimer);
     this.refreshTimer = undefined;
     if (atMs > 0 && !this.lifetime.aborted) {
-      this.refreshTimer = setTimeout(() => { this.refreshTimer = undefined; this.decide({ kind: 'wake' }); }, Math.max(0, atMs - clockNow()));
+      this.refreshTimer = setTimeout(() => { this.refreshTimer = undefined; this.decide(wakeEvent()); }, Math.max(0, atMs - clockNow()));
       this.refreshTimer.unref?.();
     }
   }
@@ -216,7 +191,7 @@ export class QuotaRules {
   dispose() {
     clearTimeout(this.refreshTimer);
     for (const w of this.waits.values()) w.abort(new Error('dsh-resilience disposed'));
-    return Promise.allSettled([...this.running.values(), this.settings.queue, this.marks?.queue]);
+    return Promise.allSettled([...this.running.values(), this.settings.queue]);
   }
 
   // ---- long-term waits
@@ -314,7 +289,7 @@ export class QuotaRules {
    */
   setQuota(agentId, sessionId, arg) {
     if (!['on', 'off', 'default'].includes(arg)) return false;
-    if (agentId !== undefined && !this.decide({ kind: 'set-quota', agent: agentId, mode: arg })) return undefined;
+    if (agentId !== undefined && !this.decide(setQuotaEvent(agentId, arg))) return undefined;
     const saved = sessionId ? this.settings.set(sessionId, 'quota', arg === 'default' ? undefined : arg) : undefined;
     this.wrote(saved, this.report({ type: 'quota-switch', session: sessionId, agent: agentId, mode: arg }));
     return true;
@@ -391,11 +366,8 @@ export class QuotaRules {
 
   /** Puts a session into a pool (name), off, or back to default; false for an unknown pool. */
   setPool(agentId, sessionId, arg) {
-    let ev;
-    if (arg === 'off' || arg === 'default') ev = { kind: 'set-pool', agent: agentId, mode: arg };
-    else if (this.poolNames().includes(arg)) ev = { kind: 'set-pool', agent: agentId, mode: 'pool', pool: arg };
-    else return false;
-    if (agentId !== undefined && !this.decide(ev)) return undefined;
+    if (arg !== 'off' && arg !== 'default' && !this.poolNames().includes(arg)) return false;
+    if (agentId !== undefined && !this.decide(setPoolEvent(agentId, arg))) return undefined;
     const saved = sessionId ? this.settings.set(sessionId, 'pool', arg === 'default' ? undefined : arg) : undefined;
     this.wrote(saved, this.report({ type: 'quota-pool', session: sessionId, agent: agentId, pool: arg }));
     return true;

@@ -29,7 +29,7 @@ export function reconfigure(policy, config) {
   const next = new Policy(policy.compiled, config, policy.logger, policy.report, policy.record);
   const health = policy.snapshot();
   if (health) next.restore(JSON.stringify(health));
-  // The backup, the model info and the exhaustion marks, as the new config takes them.
+  // The backup and the model info, as the new config takes them (marks came with the health).
   policy.retell(next.instance, undefined, next.resolved); // at the module's (monotonic) now
   policy.instance = next.instance;
   policy.configJson = next.configJson;

@@ -8,7 +8,8 @@
 // other timeout.
 //
 // The policy decides (what counts as a stall, which limit applies: policy/stall.go);
-// this file owns the clocks, the one timer per call, and the iterators.
+// this file owns the clocks, the one timer per call, and the iterators (its
+// event is built in events.js, streamCheckEvent).
 //
 // Why the call is sent again rather than read through next(): requests
 // arrive deep-frozen with the caller's signal, so next() runs the adapter on
@@ -23,6 +24,7 @@
 
 import { now as clockNow } from './clock.js';
 import { hostLlm } from './host-llm.js';
+import { streamCheckEvent } from './events.js';
 
 import { laterTimers } from './timers.js';
 
@@ -30,35 +32,6 @@ import { laterTimers } from './timers.js';
 
 const CUT = Symbol('cut');
 const noop = () => {};
-
-/**
- * The `stream-check` event (wit/policy.wit) of one watched call. Its times
- * are taken on the monotonic clock and expressed on the wall clock of this
- * moment, so a wall clock that jumps never turns into silence.
- * @param {{openedAt: number, chunks: number, lastChunkAt: number, firstTokenMs?: number}} call
- * @param {{provider?: unknown, model?: unknown, purpose?: unknown, signal?: AbortSignal}} options
- * @param {number} wall
- * @param {number} mono
- * @returns {EventStreamCheck}
- */
-export function streamCheckEvent(call, options, wall, mono) {
-  /** @param {number} t */
-  const at = (t) => Math.max(0, Math.round(wall - (mono - t)));
-  /** @type {EventStreamCheck} */
-  const ev = {
-    kind: 'stream-check',
-    channel: { provider: String(options.provider ?? ''), model: String(options.model ?? '') },
-    openedMs: at(call.openedAt),
-    chunks: call.chunks,
-    cancelled: options.signal?.aborted === true,
-  };
-  if (typeof options.purpose === 'string') ev.purpose = options.purpose;
-  if (call.chunks > 0) ev.lastChunkMs = at(call.lastChunkAt);
-  // The check at the first chunk carries its time: the slow-call breaker's
-  // sample (policy/slow.go), on the same clocks as the stall bounds.
-  if (call.firstTokenMs !== undefined) ev.firstTokenMs = Math.max(0, Math.round(call.firstTokenMs));
-  return ev;
-}
 
 /**
  * The terminal chunk of a cut call: an error finish, as the adapters end a failed call.

@@ -1,5 +1,5 @@
 // The one way the plugin keeps a JSON state file that several host processes
-// of one DSH_HOME share (health, quota settings, quota marks, backup).
+// of one DSH_HOME share (health, quota settings, backup).
 //
 // Every write is: take the file's lock (lock.js) → read what is on disk →
 // merge this process's changes into it → write a temp file and rename it over

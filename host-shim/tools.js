@@ -15,39 +15,11 @@
 // and restored afterwards.
 
 import { later } from './timers.js';
+import { toolResultEvent } from './events.js';
 
-/** @import { EffectToolRetry, EventToolResult, ToolFailure, Verdict } from './policy-types.js' */
-
-const MAX_MESSAGE = 2000; // enough for any classifier wording; never logged
+/** @import { EffectToolRetry, EventToolResult, Verdict } from './policy-types.js' */
 
 const randomDraw = () => Math.floor(Math.random() * 2 ** 53);
-
-/**
- * The policy event for one finished attempt (WIT `tool-result-event`).
- * @param {any} exec - the host's tool execution.
- * @param {any} result - the attempt's result.
- * @param {number} attempt
- * @param {number} rand
- * @param {number | undefined} timeoutMs
- * @returns {EventToolResult}
- */
-export function toolResultEvent(exec, result, attempt, rand, timeoutMs) {
-  /** @type {EventToolResult} */
-  const ev = { kind: 'tool-result', call: String(exec?.callId ?? ''), tool: String(exec?.name ?? ''), attempt, rand };
-  const agent = exec?.agent?.id;
-  if (agent !== undefined && agent !== null) ev.agent = String(agent);
-  if (result?.isError === true) {
-    /** @type {ToolFailure} */
-    const failure = { message: String(result.error?.message ?? firstText(result.content) ?? '').slice(0, MAX_MESSAGE) };
-    const code = result.error?.info?.code;
-    if (typeof code === 'string' && code) failure.code = code;
-    ev.failure = failure;
-  }
-  if (timeoutMs !== undefined && Number.isSafeInteger(timeoutMs) && timeoutMs > 0) ev.timeoutMs = timeoutMs;
-  return ev;
-}
-
-const firstText = (content) => (Array.isArray(content) ? content.find((b) => b?.type === 'text')?.text : undefined);
 
 /**
  * The audit line for a `tool-retry` effect: names, counts and causes; never arguments or output.

@@ -72,8 +72,8 @@ export class WebHalf {
     this.waiters = new Set();
     this.lastDecision = undefined;
     this.routes = new Map(); // agent (= session id) -> the channel its last request went to
-    this.failovers = new Map(); // agent -> {from, to} of its last failover, until it returns
-    this.giveUps = new Map(); // agent -> its last give-up, until its next request
+    this.failovers = new Map(); // agent -> {from, to, home} of its last failover (effect), until it returns (effect)
+    this.giveUps = new Map(); // agent -> its last give-up (effect), until its next request
   }
 
   /** Wraps the audit log: every record also updates what the page shows. */
@@ -91,10 +91,40 @@ export class WebHalf {
     };
   }
 
+  /**
+   * Every record answers the long poll (the page shows what follows from it);
+   * the dock's "last decision" is the last record of its kinds, as written.
+   */
   observe(record) {
     if (DECISIONS.has(record.type)) this.lastDecision = record;
-    if (record.type === 'failover') this.failovers.set(record.agent, { from: record.from, to: record.to });
-    if (record.type === 'give-up') this.giveUps.set(record.agent, record);
+    this.changed();
+  }
+
+  /**
+   * One of the module's effects (effects.js hands each one here): what a
+   * session left, gave up on or came back to is the module's word, never
+   * inferred from routes or read back from audit records. Channels are
+   * compared as {provider, model} by the module; "provider/model" is for
+   * the page only.
+   * @param {import('./policy-types.js').Effect} fx
+   */
+  effect(fx) {
+    switch (fx.kind) {
+      case 'failover':
+        this.failovers.set(fx.agent, { from: key(fx.from), to: key(fx.to), home: key(fx.home ?? fx.from) });
+        break;
+      case 'give-up':
+        this.giveUps.set(fx.agent, {
+          type: 'give-up', agent: fx.agent, channel: key(fx.channel), reason: fx.reason, code: fx.code,
+          ...(fx.tried?.length ? { tried: fx.tried.map((t) => ({ channel: key(t.channel), code: t.code })) } : {}),
+        });
+        break;
+      case 'returned':
+        this.failovers.delete(fx.agent); // home again: the failover is over
+        break;
+      default:
+        return;
+    }
     this.changed();
   }
 
@@ -106,32 +136,18 @@ export class WebHalf {
   }
 
   /**
-   * The channel an agent's request goes out on (after the policy's verdict).
-   * A request on the channel the agent last failed over from is its return:
-   * the session log shows only a route change, so the audit says why.
+   * The channel an agent's request goes out on (after the policy's verdict):
+   * the session's route on the page. A new request ends its give-up. Whether
+   * it is a return is the module's to say (effect `returned`, in effect()).
    */
-  routed(agent, channel, report) {
+  routed(agent, channel) {
     const id = String(agent?.id ?? '');
     if (!id) return;
     const now = key(channel);
     const prev = this.routes.get(id);
     this.routes.set(id, now);
-    const gaveUp = this.giveUps.delete(id); // a new request: the give-up is over
-    const fo = this.failovers.get(id);
-    if (fo && now === fo.from && prev !== now) {
-      this.failovers.delete(id);
-      report({ type: 'return', agent: id, from: prev ?? fo.to, to: now }); // announces the change too
-    } else if (gaveUp || prev !== now) {
-      this.changed();
-    }
-  }
-
-  /**
-   * The module's return (effects.js wrote its row): the failover it ends is
-   * over, so routed() does not write a second row.
-   */
-  returned(fx) {
-    this.failovers.delete(String(fx.agent));
+    const gaveUp = this.giveUps.delete(id);
+    if (gaveUp || prev !== now) this.changed();
   }
 
   /** The status the chip and the dock show; `session` adds that session's own view. */
@@ -159,7 +175,7 @@ export class WebHalf {
       const fo = lookup(this.failovers, session);
       // The home the module reported (kept across a restart), else the channel failed over from.
       const kept = this.deps.quota?.homeOf(this.deps.quota.webSession(session).session);
-      const home = kept ? key(kept) : fo ? fo.from : null;
+      const home = kept ? key(kept) : fo ? fo.home : null;
       out.session = { id: session, route: lookup(this.routes, session) ?? null, home, giveUp: lookup(this.giveUps, session) ?? null };
       const quota = this.deps.quota?.webView(session);
       if (quota) out.quota = quota; // only when the row configures quota rules: the menu shows its items then

@@ -144,21 +144,22 @@ type refreshSlot struct {
 type quotaState struct {
 	readings  map[string]reading
 	refresh   map[string]*refreshSlot
-	markedAt  map[string]int64 // provider -> when a quota failure last marked it
-	refreshAt int64            // the last ScheduleRefresh sent
+	refreshAt int64 // the last ScheduleRefresh sent
 }
 
 func newQuotaState() quotaState {
-	return quotaState{readings: map[string]reading{}, refresh: map[string]*refreshSlot{}, markedAt: map[string]int64{}}
+	return quotaState{readings: map[string]reading{}, refresh: map[string]*refreshSlot{}}
 }
 
 // mark opens the provider's breaker for an exhausted allowance: for
 // ExhaustedCooldownMs, or as long as the provider said (Retry-After, or a
-// reset time in its wording), whichever is longer.
+// reset time in its wording), whichever is longer. The mark is the provider
+// breaker's own (markedAtMs), so it is kept and shared with the breaker's
+// health record (merge.go): the file and Redis carry it, versioned.
 func (s *State) mark(now int64, provider string, retryAfterMs int64, code string, fx *[]Effect) {
 	p := &s.provider(provider).breaker
 	until := now + max(s.cfg.Quota.ExhaustedCooldownMs, retryAfterMs)
-	s.q.markedAt[provider] = now
+	p.markedAtMs, p.lastCode = now, code // the record says what spent it
 	if p.state == Open && p.openUntilMs >= until {
 		return // already marked for at least as long
 	}
@@ -166,41 +167,10 @@ func (s *State) mark(now int64, provider string, retryAfterMs int64, code string
 	p.transition(now, Open, code, ClassQuota, fx)
 }
 
-// RestoreMark re-applies an exhaustion mark an earlier host process (or
-// another one sharing the state directory) recorded: a spent allowance
-// outlives the process that learnt of it. Like merged health it is news, not
-// a transition of this state's own, so it emits nothing; an expired mark, or
-// one shorter than the provider's current one, changes nothing.
-type RestoreMark struct {
-	Provider            string
-	MarkedAtMs, UntilMs int64
-}
-
-func (RestoreMark) isEvent() {}
-
-func (s *State) onRestoreMark(now int64, e RestoreMark) {
-	if e.Provider == "" || e.UntilMs <= now || e.MarkedAtMs > now {
-		return
-	}
-	p := &s.provider(e.Provider).breaker
-	// The breaker may be open already, from restored health (which carries
-	// provider breakers): it is still a mark, for the report and for a
-	// balance reading to lift.
-	s.q.markedAt[e.Provider] = max(s.q.markedAt[e.Provider], e.MarkedAtMs)
-	if p.state == Open && p.openUntilMs >= e.UntilMs {
-		return
-	}
-	p.state, p.openUntilMs, p.changedAtMs, p.probeAgent = Open, e.UntilMs, e.MarkedAtMs, ""
-	p.changed() // its channels' wakes wait for the mark too
-}
-
 // marked reports whether the provider carries a live exhaustion mark.
 func (s *State) marked(now int64, provider string) bool {
-	if _, ok := s.q.markedAt[provider]; !ok {
-		return false
-	}
 	p := s.providerBreaker(provider)
-	return p != nil && p.state == Open && now < p.openUntilMs
+	return p != nil && p.markedAtMs != 0 && p.state == Open && now < p.openUntilMs
 }
 
 // shows reports whether a reading shows allowance: more than nothing, and
@@ -224,10 +194,11 @@ func (s *State) onBalanceReading(now int64, e BalanceReading, fx *[]Effect) {
 	// A reading taken at least one refresh interval after the mark, showing
 	// allowance again, lifts it early: one taken at once may predate the
 	// provider's own accounting catching up.
-	at, ok := s.q.markedAt[e.Provider]
-	if ok && s.marked(now, e.Provider) && now >= at+b.RefreshMs && r.shows(b) {
-		delete(s.q.markedAt, e.Provider)
-		s.providers[e.Provider].breaker.transition(now, Closed, "balance-restored", "", fx)
+	if s.marked(now, e.Provider) && r.shows(b) {
+		if p := &s.providers[e.Provider].breaker; now >= p.markedAtMs+b.RefreshMs {
+			p.markedAtMs = 0
+			p.transition(now, Closed, "balance-restored", "", fx)
+		}
 	}
 }
 
@@ -381,8 +352,10 @@ func (s *State) quotaProviders() []string {
 			add(r.Channel.Provider)
 		}
 	}
-	for p := range s.q.markedAt {
-		add(p)
+	for name, p := range s.providers {
+		if p.breaker.markedAtMs != 0 {
+			add(name)
+		}
 	}
 	sort.Strings(rest)
 	return append(out, rest...)

@@ -39,6 +39,12 @@ type circuit struct {
 	// each transition makes it one more than the highest this breaker has
 	// seen, own or adopted (a Lamport clock per record; merge.go).
 	version uint64
+	// markedAtMs, on a provider breaker, is when a quota failure last marked
+	// the provider exhausted (0: no mark). The breaker's open time is the
+	// mark's end. Kept here, not beside the breaker, so the mark travels in
+	// the provider's health record (file and Redis) with its version, and a
+	// restarted or second host learns it as it learns the breaker.
+	markedAtMs int64
 	// probeAgent holds the HalfOpen slot since probeSinceMs; "" when free.
 	probeAgent   string
 	probeSinceMs int64

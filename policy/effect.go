@@ -53,6 +53,10 @@ type Verdict struct {
 	ReasoningEffort string
 	// DelayMs is a Wait's delay.
 	DelayMs int64
+	// Held, on a Wait, says it is a long-term quota wait (quota.go): the
+	// session's switch turned off ends it, and the failure goes back to the
+	// host. The shell learns it here, not by looking for a QuotaWait effect.
+	Held bool
 	// Reason is a Delegate's reason; empty when the policy simply has no opinion.
 	Reason GiveUpReason
 	// Original, on a Delegate, is the failure the host should end the turn

@@ -8,7 +8,11 @@ import (
 func TestBurstWindowForgetsOldFailures(t *testing.T) {
 	m := newSim(t, func(c *Config) { c.FailureThreshold = 2; c.BurstWindowMs = 10_000; c.SpillAfter = 0 })
 	m.request("a1", chA)
-	expect(t, m.fail("a1", AfterHost, "STREAM_CLOSED", "", llmRetry), Wait, "retry")
+	if out := m.fail("a1", AfterHost, "STREAM_CLOSED", "", llmRetry); out.Verdict.Held {
+		t.Fatal("an ordinary wait is not held: only a long-term quota wait is")
+	} else {
+		expect(t, out, Wait, "retry")
+	}
 	m.advance(10_001) // the next failure starts a new burst
 	m.request("a1", chA)
 	expect(t, m.fail("a1", AfterHost, "STREAM_CLOSED", "", llmRetry), Wait, "retry")

@@ -3,7 +3,7 @@ package policy
 // Event is one input to Step. The set is closed: Request, RequestError,
 // Settled, Disposed, Wake, ProbeResult, ModelInfo, SetBackup (here), ToolResult
 // (toolretry.go), StreamCheck (stall.go), SetQuota, SetPool (quota.go),
-// BalanceReading and RestoreMark (balance.go).
+// BalanceReading (balance.go), RestoreRoute (session.go).
 type Event interface{ isEvent() }
 
 // Phase says when the shim asks about a failed request.

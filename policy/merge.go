@@ -56,7 +56,8 @@ func stateRank(s CircuitState) int {
 // record is the breaker as a health record, its state given as recorded.
 func (c *circuit) record(st CircuitState) ChannelHealth {
 	return ChannelHealth{Channel: c.channel, State: st, Failures: c.failures, Opens: c.opens,
-		OpenUntilMs: c.openUntilMs, LastCode: c.lastCode, ChangedAtMs: c.changedAtMs, Version: c.version}
+		OpenUntilMs: c.openUntilMs, LastCode: c.lastCode, ChangedAtMs: c.changedAtMs, Version: c.version,
+		MarkedAtMs: c.markedAtMs}
 }
 
 // recordedState is the state a channel breaker is recorded in: half-open as
@@ -99,5 +100,13 @@ func (c *circuit) adopt(h ChannelHealth, now, maxSkewMs int64) {
 	c.changedAtMs = min(h.ChangedAtMs, now)
 	c.lastFailureMs = c.changedAtMs
 	c.probeAgent, c.probeSinceMs = "", 0
+	c.markedAtMs = 0
+	// A provider's exhaustion mark comes with its record, while the open time
+	// it set is still running here: a lapsed one says nothing about now (and
+	// would list the provider in the quota report for ever). Read on the
+	// writer's clock, so never later than now, like the change time.
+	if c.channel.Model == providerModel && h.MarkedAtMs > 0 && c.state != Closed && c.openUntilMs > now {
+		c.markedAtMs = min(h.MarkedAtMs, now)
+	}
 	c.changed()
 }

@@ -365,7 +365,7 @@ func (s *State) enterWait(now int64, a *agent, e RequestError, ch Channel, p *Po
 	s.hold(a, w.nextAtMs)                                // ended early when a channel it may use is back (hold.go)
 	*fx = append(*fx, s.waitEffect(e.Agent, w, phase, ""),
 		Retrying{Agent: e.Agent, Channel: target, Attempt: w.attempts, DelayMs: d, Code: e.Failure.Code})
-	return Verdict{Kind: Wait, DelayMs: d}
+	return Verdict{Kind: Wait, DelayMs: d, Held: true}
 }
 
 // quotaSettled ends a long-term wait whose retry went through.

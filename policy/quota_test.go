@@ -144,38 +144,82 @@ func TestExhaustionMarksAndTheirLapse(t *testing.T) {
 	}
 }
 
-// A mark recorded by an earlier process is re-applied until it lapses, and
-// a success after it lifts it as a fresh one would be.
-func TestRestoredMarks(t *testing.T) {
-	m := quotaSim(t, nil)
-	start := m.now
+// An exhaustion mark travels in its provider's health record: another
+// process (a restart, a second host) takes it with the record, by version
+// like any breaker, so it keeps new sessions off until it lapses; a lapsed
+// mark says nothing; a record that wins without a mark (the lift) ends it.
+func TestMarksTravelWithHealth(t *testing.T) {
+	one := quotaSim(t, nil)
+	start := one.now
+	one.request("s1", rA.Channel)
+	one.step(RequestError{Agent: "s1", Provider: "pa", Phase: BeforeHost,
+		Failure: Failure{Code: "HTTP_402", Message: "Insufficient Balance", RetryAfterMs: 7_200_000}}) // beyond the exhausted cooldown: the provider's reset
+	var rec ChannelHealth
+	for _, h := range one.s.Health() {
+		if h.Channel == (Channel{"pa", providerModel}) {
+			rec = h
+		}
+	}
+	if rec.MarkedAtMs != start || rec.State != Open || rec.OpenUntilMs != start+7_200_000 || rec.LastCode != "HTTP_402" {
+		t.Fatalf("the provider record carries no mark: %+v", rec)
+	}
+
+	two := quotaSim(t, nil)
+	two.now = start + 1_000
+	if n, _ := two.s.Merge(two.now, []ChannelHealth{rec}); n != 1 {
+		t.Fatalf("adopted %d", n)
+	}
+	if !two.s.marked(two.now, "pa") {
+		t.Fatal("the mark did not come with the record")
+	}
+	if r := two.s.QuotaReport(two.now, ""); r.Providers[0].MarkedAtMs != start || r.Providers[0].MarkedUntilMs != start+7_200_000 {
+		t.Fatalf("report: %+v", r.Providers[0])
+	}
+	if v := two.request("s2", rA.Channel); v.Kind != Swap || v.Channel != rB.Channel {
+		t.Fatalf("a shared mark keeps new sessions off: %+v", v)
+	}
+
 	tests := []struct {
 		name   string
-		ev     RestoreMark
+		rec    func(h ChannelHealth) ChannelHealth
 		marked bool
 	}{
-		{"expired", RestoreMark{"pa", start - 10_000, start}, false},
-		{"from the future", RestoreMark{"pa", start + 1, start + 60_000}, false},
-		{"live", RestoreMark{"pa", start - 10_000, start + 60_000}, true},
-		{"shorter than the one held changes nothing", RestoreMark{"pa", start - 5_000, start + 30_000}, true},
+		{"an older record without the mark changes nothing", func(h ChannelHealth) ChannelHealth {
+			h.Version, h.MarkedAtMs = h.Version-1, 0
+			return h
+		}, true},
+		{"a lapsed mark is no mark", func(h ChannelHealth) ChannelHealth {
+			h.Version, h.OpenUntilMs = h.Version+1, start+500
+			return h
+		}, false},
+		{"a mark from a clock ahead is read as now", func(h ChannelHealth) ChannelHealth {
+			h.Version, h.MarkedAtMs = h.Version+2, start+5_000
+			return h
+		}, true},
+		{"a later record without a mark (the lift) ends it", func(h ChannelHealth) ChannelHealth {
+			h.Version, h.State, h.MarkedAtMs, h.OpenUntilMs = h.Version+3, Closed, 0, 0
+			return h
+		}, false},
 	}
 	for _, tt := range tests {
-		if out := m.step(tt.ev); len(effectsOf[CircuitChanged](out)) != 0 {
-			t.Fatalf("%s: a restored mark is news, not a transition: %+v", tt.name, out.Effects)
+		m := quotaSim(t, nil)
+		m.now = start + 1_000
+		m.s.Merge(m.now, []ChannelHealth{rec})
+		out := m.step(Wake{})
+		m.s.Merge(m.now, []ChannelHealth{tt.rec(rec)})
+		if len(effectsOf[CircuitChanged](out)) != 0 {
+			t.Fatalf("%s: a merged mark is news, not a transition: %+v", tt.name, out.Effects)
 		}
 		if got := m.s.marked(m.now, "pa"); got != tt.marked {
 			t.Fatalf("%s: marked %v, want %v", tt.name, got, tt.marked)
 		}
+		if b := m.s.providers["pa"].breaker; b.markedAtMs > m.now {
+			t.Fatalf("%s: marked at %d, after now %d", tt.name, b.markedAtMs, m.now)
+		}
 	}
-	if u := m.s.providers["pa"].breaker.openUntilMs; u != start+60_000 {
-		t.Fatalf("until %d", u)
-	}
-	if v := m.request("s1", rA.Channel); v.Kind != Swap || v.Channel != rB.Channel {
-		t.Fatalf("a restored mark keeps sessions off: %+v", v)
-	}
-	m.advance(60_000)
-	if m.s.marked(m.now, "pa") {
-		t.Fatal("the restored mark lapses at its time")
+	two.advance(7_200_000)
+	if two.s.marked(two.now, "pa") {
+		t.Fatal("the shared mark lapses at its time")
 	}
 }
 
@@ -395,8 +439,8 @@ func TestLongTermWait(t *testing.T) {
 	m.request("s1", rA.Channel)
 	out := m.quotaFail("s1", "pb", "RATE_LIMIT", "已达到 Token Plan 用量上限")
 	expect(t, out, Wait, "circuit:closed>open", "retry")
-	if out.Verdict.DelayMs != 2_000 {
-		t.Fatalf("delay %d", out.Verdict.DelayMs)
+	if out.Verdict.DelayMs != 2_000 || !out.Verdict.Held {
+		t.Fatalf("delay %d, held %v: a long-term wait is held", out.Verdict.DelayMs, out.Verdict.Held)
 	}
 	w := effectsOf[QuotaWait](out)
 	if len(w) != 1 || w[0].Phase != WaitEntered || w[0].Attempts != 1 || w[0].Pool != "main" {

@@ -77,7 +77,8 @@ func (s *State) QuotaReport(now int64, id string) QuotaReport {
 	for _, name := range s.quotaProviders() {
 		pr := ProviderReport{Provider: name}
 		if s.marked(now, name) {
-			pr.MarkedAtMs, pr.MarkedUntilMs = s.q.markedAt[name], s.providers[name].breaker.openUntilMs
+			b := &s.providers[name].breaker
+			pr.MarkedAtMs, pr.MarkedUntilMs = b.markedAtMs, b.openUntilMs
 		}
 		if b := s.cfg.balance(name); b != nil {
 			pr.HasBalance, pr.Unit, pr.MinimumRemaining, pr.RefreshMs = true, b.Unit, b.MinimumRemaining, b.RefreshMs

@@ -180,6 +180,11 @@ type ChannelHealth struct {
 	// Version orders records of one breaker across hosts (merge.go); 0 in
 	// records written before versions existed.
 	Version uint64
+	// MarkedAtMs, on a provider's record (model "*"), is when a quota failure
+	// marked the provider exhausted; 0 when it carries no mark. The mark lasts
+	// as long as the record's open time (OpenUntilMs, the provider's reset or
+	// the exhausted cooldown) and LastCode is the failure that set it.
+	MarkedAtMs int64
 }
 
 // Health lists every channel breaker and every provider breaker (model "*",

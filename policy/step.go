@@ -57,8 +57,6 @@ func StepInto(s *State, now int64, ev Event, buf []Effect) Output {
 		s.onSetPool(now, e, &fx)
 	case BalanceReading:
 		s.onBalanceReading(now, e, &fx)
-	case RestoreMark:
-		s.onRestoreMark(now, e)
 	case RestoreRoute:
 		s.onRestoreRoute(now, e)
 	default:

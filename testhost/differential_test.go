@@ -296,8 +296,10 @@ func (g *eventGen) event() (string, []byte, bool) {
 			}
 			ev += "}"
 		case 3:
-			ev = fmt.Sprintf(`{"kind":"restore-mark","provider":%s,"markedAtMs":%d,"untilMs":%d}`,
-				js(g.channel().provider), g.now-int64(g.pick(5000)), g.now+int64(g.pick(20_000))-2000)
+			// A provider's exhaustion mark another host wrote, in its health record.
+			rec := fmt.Sprintf(`{"channel":{"provider":%s,"model":"*"},"state":"open","failures":0,"opens":1,"openUntilMs":%d,"lastCode":"HTTP_402","changedAtMs":%d,"version":%d,"markedAtMs":%d}`,
+				js(g.channel().provider), g.now+int64(g.pick(20_000))-2000, g.now-int64(g.pick(5000)), g.pick(6), g.now-int64(g.pick(5000)))
+			return "restore", []byte(restoreAt(g.now, `{"channels":[`+rec+`]}`)), true
 		case 0:
 			ev = fmt.Sprintf(`{"kind":"set-quota","agent":%s,"mode":%q}`, agent, []string{"on", "off", "default"}[g.pick(3)])
 		case 1:

@@ -163,6 +163,7 @@ func vSwap(c ch) string {
 	return fmt.Sprintf(`{"kind":"swap","provider":%s,"model":%s}`, js(c.provider), js(c.model))
 }
 func vWait(d int64) string           { return fmt.Sprintf(`{"kind":"wait","delayMs":%d}`, d) }
+func vHeld(d int64) string           { return fmt.Sprintf(`{"kind":"wait","delayMs":%d,"held":true}`, d) } // a long-term quota wait
 func vDelegate(reason string) string { return fmt.Sprintf(`{"kind":"delegate","reason":%q}`, reason) }
 
 func out(verdict string, effects ...string) string {

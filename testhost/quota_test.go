@@ -105,7 +105,7 @@ func quotaScenarios() []scenario {
 			decide(requestErr(1100, "s1", "pa", beforeHost, failure("HTTP_402", "", 402, 0), "", 0), ""),
 			decide(request(1200, "s1", qA), ""),
 			decide(requestErr(1300, "s1", "pb", beforeHost, failure("RATE_LIMIT", "已达到 Token Plan 用量上限，请稍后再试", 429, 0), "", 0),
-				out(vWait(2000),
+				out(vHeld(2000),
 					fxCircuit(ch{"pb", "*"}, "closed", "open", "RATE_LIMIT", "quota", 61300),
 					`{"kind":"quota-wait","agent":"s1","phase":"entered","provider":"pb","pool":"main","enteredAtMs":1300,"attempts":1,"nextAttemptAtMs":3300}`,
 					fxRetry("s1", qA, 1, 2000, "RATE_LIMIT"))),
@@ -119,7 +119,7 @@ func quotaScenarios() []scenario {
 				`"wait":{"agent":"s1","phase":"waiting","provider":"pb","pool":"main","enteredAtMs":1300,"attempts":1,"nextAttemptAtMs":3300}}}`),
 			decide(request(3300, "s1", qA), out(vPass, fxReturned("s1", qB, qA))),
 			decide(requestErr(3400, "s1", "pa", beforeHost, failure("HTTP_402", "", 402, 0), "", 0),
-				out(vWait(2000),
+				out(vHeld(2000),
 					fxCircuit(ch{"pa", "*"}, "open", "open", "HTTP_402", "quota", 63400), // a fresh failure extends the mark
 					`{"kind":"quota-wait","agent":"s1","phase":"waiting","provider":"pa","pool":"main","enteredAtMs":1300,"attempts":2,"nextAttemptAtMs":5400}`,
 					fxRetry("s1", qA, 2, 2000, "HTTP_402"),
@@ -166,12 +166,14 @@ func quotaScenarios() []scenario {
 				engFxWake(0), // the lifted mark has no end left to wake for
 				`{"kind":"schedule-refresh","atMs":22100}`)),
 		}},
-		{name: "a mark recorded by an earlier process keeps new sessions off until it lapses", steps: []step{
+		{name: "a mark in a provider's health record (a restart, another host) keeps new sessions off until it lapses", steps: []step{
 			configureOnly(`{"probes":false,"pools":[{"name":"main","routes":[{"provider":"pa","model":"m1"},{"provider":"pb","model":"m1"}]}]}`),
-			decide(`{"nowMs":5000,"event":{"kind":"restore-mark","provider":"pa","markedAtMs":1000,"untilMs":9000}}`, out(vPass, engFxWake(9000))),
-			decide(request(6000, "s1", qA), out(vSwap(qB))),
+			step{export: "restore", in: restoreAt(5000, `{"channels":[`+markRecord+`]}`), want: restored(1, 1)},
+			step{export: "snapshot", want: `{"channels":[` + markRecord + `]}`},
+			decide(request(6000, "s1", qA), out(vSwap(qB), engFxWake(9000))),
 			decide(request(9000, "s2", qA), out(vPass)),
-			failsRaw("decide", `{"nowMs":1,"event":{"kind":"restore-mark","provider":"pa","markedAtMs":1}}`, `input "event.untilMs": is required`),
+			step{export: "restore", raw: true, in: restoreAt(9500, `{"channels":[{"channel":{"provider":"pb","model":"*"},"state":"open","failures":0,"opens":0,"openUntilMs":20000,"lastCode":"X","changedAtMs":1,"version":1,"markedAtMs":-1}]}`),
+				want: restoredSkipping(1, 0, `health "channels[0].markedAtMs": must be an integer between 0 and 9007199254740992`)},
 		}},
 		{name: "quota config errors name the key", steps: []step{
 			fails("configure", `{"pools":[{"name":"default","routes":[{"provider":"p","model":"m"}]}]}`, `config key "pools[0].name": "default" is reserved`),
@@ -188,3 +190,7 @@ func quotaScenarios() []scenario {
 
 func TestQuotaScenarios(t *testing.T)    { runScenarios(t, quotaScenarios()) }
 func TestQuotaDifferential(t *testing.T) { differential(t, quotaScenarios()) }
+
+// markRecord is pa's provider breaker as a host that saw its allowance spent
+// at 1000 wrote it: open until the provider's reset at 9000, with the mark.
+const markRecord = `{"channel":{"provider":"pa","model":"*"},"state":"open","failures":0,"opens":0,"openUntilMs":9000,"lastCode":"HTTP_402","changedAtMs":1000,"version":1,"markedAtMs":1000}`

@@ -1,12 +1,12 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { access, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseReading } from '../balance.js';
 import { compileModule, Policy } from '../policy.js';
 import { parseQuotaCommand, QuotaRules } from '../quota.js';
-import { QuotaMarks } from '../quota-marks.js';
+import { migrateMarks } from '../migrate-marks.js';
 import { QuotaSettings } from '../quota-settings.js';
 
 const quiet = { warn() {} };
@@ -164,55 +164,85 @@ test('the quotaRetry projection folds the session\'s own commands and route', ()
   assert.deepEqual(p.view(s).pools.map((x) => x.name), ['main', 'spare']);
 });
 
-test('exhaustion marks outlive the process: noted, merged across processes, restored while live, lifted, expired', async () => {
-  const path = join(await mkdtemp(join(tmpdir(), 'quota-')), 'quota-marks.json');
+const quotaFailure = (provider) => ({ kind: 'request-error', agent: 'x', provider, phase: 'before-host', rand: 0, failure: { code: 'QUOTA', message: 'Insufficient Balance', status: 402 } });
+const markedUntil = (policy, provider) => policy.inspect(Date.now())?.providers.find((p) => p.provider === provider)?.markedUntilMs;
+
+test('an exhaustion mark is in the provider\'s health record: a second process takes it from the snapshot, not from a file of its own', () => {
+  const one = new Policy(compiled, ROW, quiet);
   const now = Date.now();
-  const open = (provider, until) => ({ channel: { provider, model: '*' }, to: 'open', class: 'quota', openUntilMs: until });
-  const one = new QuotaMarks(path, () => {});
-  one.note(open('pa', now + 60_000), now);
-  one.note({ channel: { provider: 'pz', model: '*' }, to: 'open', cause: 'models-open', openUntilMs: now + 60_000 }, now); // not a quota mark
-  await one.queue;
-  const two = new QuotaMarks(path, () => {});
-  await two.load();
-  two.note(open('pb', now + 60_000), now + 1);
-  await two.queue;
-  one.note({ channel: { provider: 'pa', model: '*' }, to: 'closed' }, now + 2); // lifted in the first process
-  await one.queue;
-  const three = new QuotaMarks(path, () => {});
-  await three.load();
-  assert.deepEqual(three.restoreEvents(now + 10).map((e) => e.provider), ['pb'], 'pa lifted, pb from the other process kept, pz never a mark');
-  assert.deepEqual(three.restoreEvents(now + 60_001), [], 'expired');
-  // Restored into a real module: sessions are kept off the marked provider.
-  const policy = new Policy(compiled, ROW, quiet);
-  for (const ev of three.restoreEvents(Date.now())) policy.decide(Date.now(), ev);
-  assert.equal(policy.inspect(Date.now()).providers.find((p) => p.provider === 'pb').markedUntilMs, now + 60_000);
+  one.decide(now, { kind: 'request', agent: 'x', proposed: { provider: 'pa', model: 'm' } });
+  one.decide(now, quotaFailure('pa'));
+  const rec = one.snapshot().channels.find((c) => c.channel.provider === 'pa' && c.channel.model === '*');
+  assert.equal(rec.markedAtMs, now);
+  assert.equal(rec.lastCode, 'QUOTA');
+  const two = new Policy(compiled, ROW, quiet);
+  assert.equal(two.restore(JSON.stringify(one.snapshot())).adopted > 0, true);
+  assert.equal(markedUntil(two, 'pa'), rec.openUntilMs);
+  const out = two.decide(Date.now(), { kind: 'request', agent: 'y', proposed: { provider: 'pa', model: 'm' } });
+  assert.deepEqual([out.verdict.kind, out.verdict.provider], ['swap', 'pb'], 'a new session keeps off the marked provider');
 });
 
-test('a rebuilt (trapped) or reconfigured module is retold the live exhaustion marks, for the config it runs', async () => {
+test('a rebuilt (trapped) or reconfigured module keeps the marks: they come with the health it is restored from', async () => {
   const { TrapError } = await import('../policy.js');
   const { reconfigure } = await import('../reconfigure.js');
-  const dir = await mkdtemp(join(tmpdir(), 'quota-'));
-  const now = Date.now();
   const policy = new Policy(compiled, ROW, quiet);
-  const q = new QuotaRules({ ctx: { get: () => undefined }, policy, settingsPath: join(dir, 'quota-sessions.json'),
-    marksPath: join(dir, 'quota-marks.json'), report: () => {}, emit: () => {}, lifetime: new AbortController().signal,
-    decide: (event) => policy.decide(Date.now(), event) });
-  q.noteCircuit({ kind: 'circuit', channel: { provider: 'pa', model: '*' }, to: 'open', class: 'quota', openUntilMs: now + 60_000 });
-  await q.marks.queue;
-  const markedUntil = () => policy.inspect(Date.now()).providers.find((p) => p.provider === 'pa')?.markedUntilMs;
-  assert.equal(markedUntil(), undefined, 'only noted so far: the module has not heard it');
-  q.reapplyMarks();
-  assert.equal(markedUntil(), now + 60_000);
-
+  const now = Date.now();
+  policy.decide(now, { kind: 'request', agent: 'x', proposed: { provider: 'pa', model: 'm' } });
+  policy.decide(now, quotaFailure('pa'));
+  const until = markedUntil(policy, 'pa');
+  assert.ok(until > now);
   policy.fail(new TrapError(new Error('boom')), 'request'); // rebuilds
-  assert.equal(markedUntil(), now + 60_000, 'the rebuilt instance heard the mark');
-
+  assert.equal(markedUntil(policy, 'pa'), until, 'the rebuilt instance has the mark');
   reconfigure(policy, { ...ROW, quota: { longTermDelayMs: 2000 } });
-  assert.equal(markedUntil(), now + 60_000, 'so did the reconfigured one');
-  reconfigure(policy, { probes: false, chain: [{ provider: 'pa', model: 'm' }] });
-  assert.equal(policy.inspect(Date.now()).active, false);
-  const out = policy.decide(Date.now(), { kind: 'request', agent: 'x', proposed: { provider: 'pa', model: 'm' } });
-  assert.equal(out.verdict.kind, 'pass', 'a config without the quota rules is told no marks');
+  assert.equal(markedUntil(policy, 'pa'), until, 'so has the reconfigured one');
+});
+
+test('an older version\'s quota-marks.json is folded into health once: live marks taken, lifted and lapsed ones not, the file renamed', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'quota-'));
+  const path = join(dir, 'quota-marks.json');
+  const now = Date.now();
+  await writeFile(path, JSON.stringify({ marks: {
+    pa: { markedAtMs: now - 1000, untilMs: now + 60_000, v: 1 },
+    pb: { markedAtMs: now - 1000, untilMs: now + 60_000, liftedAtMs: now - 500, v: 2 }, // lifted
+    pc: { markedAtMs: now - 90_000, untilMs: now - 30_000, v: 1 }, // lapsed
+  } }));
+  const off = new Policy(compiled, { probes: false, chain: [{ provider: 'pa', model: 'm' }] }, quiet);
+  assert.equal(await migrateMarks(path, off, () => {}, now), false, 'no quota rules: left for a config that has them');
+  await access(path);
+
+  const records = [];
+  const policy = new Policy(compiled, ROW, quiet);
+  assert.equal(await migrateMarks(path, policy, (r) => records.push(r), now), true);
+  assert.equal(markedUntil(policy, 'pa'), now + 60_000);
+  assert.equal(markedUntil(policy, 'pb'), undefined);
+  assert.equal(markedUntil(policy, 'pc'), undefined);
+  const rec = policy.snapshot().channels.find((c) => c.channel.provider === 'pa' && c.channel.model === '*');
+  assert.deepEqual([rec.state, rec.markedAtMs, rec.openUntilMs], ['open', now - 1000, now + 60_000], 'the mark is in the record health.json and Redis carry');
+  assert.deepEqual(records.map((r) => [r.type, r.marks, r.providers]), [['quota-marks-migrated', 1, ['pa']]]);
+  await assert.rejects(access(path), 'renamed');
+  await access(`${path}.migrated`);
+  assert.equal(await migrateMarks(path, policy, (r) => records.push(r), now), false, 'once');
+  assert.equal(records.length, 1);
+
+  // A record the module holds at a higher version still takes the mark: the fold goes one above it.
+  const again = new Policy(compiled, ROW, quiet);
+  again.decide(now - 5000, { kind: 'request', agent: 'x', proposed: { provider: 'pa', model: 'm' } });
+  again.decide(now - 5000, quotaFailure('pa'));
+  const before = again.snapshot().channels.find((c) => c.channel.provider === 'pa' && c.channel.model === '*');
+  await writeFile(path, JSON.stringify({ marks: { pa: { markedAtMs: now - 1000, untilMs: before.openUntilMs + 60_000, v: 1 } } }));
+  assert.equal(await migrateMarks(path, again, () => {}, now), true);
+  const after = again.snapshot().channels.find((c) => c.channel.provider === 'pa' && c.channel.model === '*');
+  assert.deepEqual([after.version, after.openUntilMs], [before.version + 1, before.openUntilMs + 60_000]);
+});
+
+test('a quota-marks.json that does not parse is renamed and said, nothing taken', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'quota-'));
+  const path = join(dir, 'quota-marks.json');
+  await writeFile(path, '{not json');
+  const records = [];
+  assert.equal(await migrateMarks(path, new Policy(compiled, ROW, quiet), (r) => records.push(r)), false);
+  assert.match(records[0].reason, /^did not parse/);
+  await access(`${path}.migrated`);
 });
 
 test('the web chip\'s view and writes: the commands\' path, by session id with or without the host\'s prefix', async () => {

@@ -28,7 +28,7 @@ function host(path, records) {
     decide: (event) => {
       const out = policy.decide(Date.now(), event);
       carryOut(out?.effects ?? [], { ctx: { emit() {} }, audit: { write: (r) => records.push(r) }, logger: quiet, quota: q,
-        healthChanged() {}, scheduleWake() {}, probe() {}, returned() {} });
+        healthChanged() {}, scheduleWake() {}, probe() {} });
       return out;
     },
   });

@@ -5,7 +5,8 @@ import { afterEach, before, beforeEach, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { carryOut } from '../effects.js';
 import { compileModule, Policy } from '../policy.js';
-import { StallWatcher, streamCheckEvent } from '../stall.js';
+import { StallWatcher } from '../stall.js';
+import { streamCheckEvent } from '../events.js';
 
 const ROUTE = { provider: 'deepseek-official', model: 'deepseek-v4-flash' };
 const LIMITS = { firstChunkMs: 2000, idleMs: 1500 };

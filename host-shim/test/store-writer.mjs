@@ -3,7 +3,8 @@
 // in dir, makes its writes, and answers `done` (or `fail <why>`).
 // argv: kind key [rounds]
 //   settings - sets its own session's quota switch and pool (two changes);
-//   marks    - marks its own provider exhausted;
+//   marks    - marks its own provider exhausted (a 402 in a real module) and
+//              saves health.json, where the mark travels;
 //   same     - sets one shared session's pool `rounds` times, one write each.
 // argv: kill9 key dir - writes into dir until killed (kill9.test.mjs): its
 //   own sessions' pools, the backup choice and audit lines, in turn, and
@@ -14,7 +15,7 @@ import { join } from 'node:path';
 
 const [kind, key, rounds = '1'] = process.argv.slice(2);
 const problems = [];
-const audit = (r) => { if (/not-saved|set-aside|not-read/.test(r.type)) problems.push(r); };
+const audit = (r) => { if (/not-saved|set-aside|not-read|unavailable/.test(r.type)) problems.push(r); };
 
 async function round(dir) {
   if (kind === 'settings') {
@@ -24,11 +25,16 @@ async function round(dir) {
     s.set(key, 'quota', 'off');
     await s.set(key, 'pool', 'spare');
   } else if (kind === 'marks') {
-    const { QuotaMarks } = await import('../quota-marks.js');
-    const m = new QuotaMarks(join(dir, 'quota-marks.json'), audit);
-    await m.load();
-    m.note({ channel: { provider: key, model: '*' }, to: 'open', class: 'quota', openUntilMs: Date.now() + 3_600_000 }, Date.now());
-    await m.queue;
+    const { compileModule, Policy } = await import('../policy.js');
+    const { HealthStore } = await import('../health.js');
+    const policy = new Policy(await compileModule(), { probes: false, pools: [{ name: 'main', routes: [{ provider: key, model: 'm' }] }] }, { warn() {} });
+    const health = new HealthStore(join(dir, 'health.json'), policy, audit);
+    await health.refresh();
+    const now = Date.now();
+    policy.decide(now, { kind: 'request', agent: 'a', proposed: { provider: key, model: 'm' } });
+    policy.decide(now, { kind: 'request-error', agent: 'a', provider: key, phase: 'before-host', rand: 0, failure: { code: 'QUOTA', message: 'Insufficient Balance', status: 402 } });
+    await health.save();
+    if (health.trouble) throw new Error(health.trouble);
   } else if (kind === 'same') {
     const { QuotaSettings } = await import('../quota-settings.js');
     const s = new QuotaSettings(join(dir, 'quota-sessions.json'), audit);

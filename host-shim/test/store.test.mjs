@@ -14,6 +14,7 @@ import { StateFile } from '../store.js';
 const records = (kind) => ({ setAside: { type: `${kind}-set-aside` }, notRead: { type: `${kind}-ignored` }, notSaved: { type: `${kind}-not-saved` }, saved: { type: `${kind}-saved` } });
 const WRITER = new URL('./store-writer.mjs', import.meta.url).pathname;
 const REPEAT = 20;
+const MARK_ROUNDS = 5; // each round runs a module instance per process: fewer, slower rounds
 const root = await mkdtemp(join(tmpdir(), 'store-'));
 const children = [];
 after(() => { for (const c of children) c.kill(); });
@@ -53,18 +54,22 @@ for (const n of [8, 32]) {
     w.stop();
     assert.deepEqual(kept, Array(REPEAT).fill(n), 'sessions kept with both settings, per round');
   });
-
-  test(`${n} processes each mark a different provider exhausted at once: 0 lost, ${REPEAT} times`, async () => {
-    const w = await writers('marks', n);
-    const kept = [];
-    for (let i = 0; i < REPEAT; i++) {
-      const dir = await w.round();
-      kept.push(Object.keys(JSON.parse(await readFile(join(dir, 'quota-marks.json'), 'utf8')).marks).length);
-    }
-    w.stop();
-    assert.deepEqual(kept, Array(REPEAT).fill(n));
-  });
 }
+
+// Marks travel in health.json (the module's provider records, merged under
+// the health file's lock): 8 host processes, each a real module instance.
+test(`8 processes each mark a different provider exhausted at once, in health.json: 0 lost, ${MARK_ROUNDS} times`, async () => {
+  const n = 8;
+  const w = await writers('marks', n);
+  const kept = [];
+  for (let i = 0; i < MARK_ROUNDS; i++) {
+    const dir = await w.round();
+    const { channels } = JSON.parse(await readFile(join(dir, 'health.json'), 'utf8'));
+    kept.push(channels.filter((c) => c.channel.model === '*' && c.markedAtMs > 0).length);
+  }
+  w.stop();
+  assert.deepEqual(kept, Array(MARK_ROUNDS).fill(n));
+});
 
 test('8 processes writing one session 10 times each converge: every write applied in turn, one answer for all', async () => {
   const n = 8;
@@ -120,18 +125,18 @@ test('a file too large is set aside unread; one that is not a file is an error, 
 
 test('a write that fails is audited once, kept, and lands when the file can be written again', async () => {
   const dir = await mkdtemp(join(root, 'fail-'));
-  const path = join(dir, 'sub', 'marks.json');
+  const path = join(dir, 'sub', 'sessions.json');
   await writeFile(join(dir, 'sub'), 'a file where the directory should be');
   const audits = [];
-  const s = new KeyedStore(path, { records: records('quota-marks'), field: 'marks', audit: (r) => audits.push(r) });
-  await s.change('p1', () => ({ markedAtMs: 1, untilMs: 2 }));
-  await s.change('p2', () => ({ markedAtMs: 1, untilMs: 2 }));
-  assert.deepEqual(audits.map((a) => a.type), ['state-unwritable', 'quota-marks-not-saved'], 'once per outage');
+  const s = new KeyedStore(path, { records: records('quota-settings'), field: 'sessions', audit: (r) => audits.push(r) });
+  await s.change('s1', () => ({ quota: 'off' }));
+  await s.change('s2', () => ({ quota: 'off' }));
+  assert.deepEqual(audits.map((a) => a.type), ['state-unwritable', 'quota-settings-not-saved'], 'once per outage');
   const { rm } = await import('node:fs/promises');
   await rm(join(dir, 'sub'));
   await s.save();
-  assert.deepEqual(Object.keys(JSON.parse(await readFile(path, 'utf8')).marks).sort(), ['p1', 'p2']);
-  assert.deepEqual(audits.map((a) => a.type), ['state-unwritable', 'quota-marks-not-saved', 'state-writable', 'quota-marks-saved']);
+  assert.deepEqual(Object.keys(JSON.parse(await readFile(path, 'utf8')).sessions).sort(), ['s1', 's2']);
+  assert.deepEqual(audits.map((a) => a.type), ['state-unwritable', 'quota-settings-not-saved', 'state-writable', 'quota-settings-saved']);
 });
 
 test('the backup store: a cleared choice is written (its version goes on), a corrupt file is set aside', async () => {

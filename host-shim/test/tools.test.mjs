@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { carryOut, EVENTS } from '../effects.js';
 import { compileModule, Policy } from '../policy.js';
-import { retryDeadlineResult, toolAuditRecord, toolResultEvent, toolRetryListener, withNote } from '../tools.js';
+import { retryDeadlineResult, toolAuditRecord, toolRetryListener, withNote } from '../tools.js';
+import { toolResultEvent } from '../events.js';
 import { Waits } from '../wait.js';
 
 const quiet = { info() {}, warn() {} };

@@ -56,20 +56,50 @@ test('an aborted long poll ends at once', async () => {
   assert.equal((await p).revision, s.revision);
 });
 
-test('a session: its route, the channel it left, a give-up until its next request, and the return record', () => {
-  const { web, audit, report, policy, records } = half();
+test('a session: its route, the channel it left, a give-up until its next request, and its return, all from the module\'s effects', async () => {
+  const { carryOut } = await import('../effects.js');
+  const { web, audit, policy, records } = half();
+  const env = { ctx: { emit() {} }, audit, logger: { info() {}, warn() {} }, healthChanged() {}, scheduleWake() {}, probe() {}, observe: (fx) => web.effect(fx) };
+  const step = (at, event) => {
+    const out = policy.decide(at, event);
+    carryOut(out.effects, env);
+    return out;
+  };
   const agent = { id: 'session-s1' };
-  web.routed(agent, { provider: 'p', model: 'a' }, report);
-  policy.decide(1000, { kind: 'request', agent: 'session-s1', proposed: CHAIN[0] });
-  audit.write({ type: 'failover', agent: 'session-s1', from: 'p/a', to: 'p/b', code: 'QUOTA', class: 'quota' });
-  web.routed(agent, { provider: 'p', model: 'b' }, report);
+  step(1000, { kind: 'request', agent: 'session-s1', proposed: CHAIN[0] });
+  web.routed(agent, CHAIN[0]);
+  step(1001, quota);
+  assert.equal(step(1002, { kind: 'request', agent: 'session-s1', proposed: CHAIN[0] }).verdict.model, 'b'); // the retry, sent to p/b
+  web.routed(agent, CHAIN[1]);
   // The browser knows the session without the prefix.
   assert.deepEqual(web.status('s1').session, { id: 's1', route: 'p/b', home: 'p/a', giveUp: null });
-  audit.write({ type: 'give-up', agent: 'session-s1', channel: 'p/b', reason: 'budget-exhausted', code: 'QUOTA' });
+  web.effect({ kind: 'give-up', agent: 'session-s1', channel: CHAIN[1], reason: 'budget-exhausted', code: 'QUOTA', failovers: 1 });
   assert.equal(web.status('session-s1').session.giveUp.reason, 'budget-exhausted');
-  web.routed(agent, { provider: 'p', model: 'a' }, report);
+  // The host proposes p/a again before the module says so: a route, not a return.
+  web.routed(agent, CHAIN[0]);
+  assert.deepEqual(records.filter((r) => r.type === 'return'), [], 'no return is inferred from a route');
+  assert.deepEqual(web.status('s1').session, { id: 's1', route: 'p/a', home: 'p/a', giveUp: null });
+  // p/a is back (its probe answered): the module sends the session home and says so.
+  const back = 1001 + policy.resolved.cooldownMs + 1;
+  step(back, { kind: 'wake' });
+  step(back, { kind: 'probe-result', channel: CHAIN[0], ok: true });
+  const out = step(back + 1, { kind: 'request', agent: 'session-s1', proposed: CHAIN[0] });
+  assert.deepEqual(out.effects.filter((fx) => fx.kind === 'returned').map((fx) => [fx.from, fx.to]), [[CHAIN[1], CHAIN[0]]]);
+  web.routed(agent, CHAIN[0]);
   assert.deepEqual(records.filter((r) => r.type === 'return').map(({ agent: a, from, to }) => ({ a, from, to })), [{ a: 'session-s1', from: 'p/b', to: 'p/a' }]);
   assert.deepEqual(web.status('s1').session, { id: 's1', route: 'p/a', home: null, giveUp: null });
+});
+
+test('channels whose joined names collide are not mistaken for each other: {a/b, c} and {a, b/c}', () => {
+  const { web, records } = half();
+  const left = { provider: 'a/b', model: 'c' };
+  const target = { provider: 'a', model: 'b/c' };
+  web.effect({ kind: 'failover', agent: 'session-s1', from: left, to: target, code: 'QUOTA', class: 'quota', failovers: 1 });
+  web.routed({ id: 'session-s1' }, target); // "a/b/c" both ways: once read as a return home
+  assert.deepEqual(records.filter((r) => r.type === 'return'), []);
+  assert.equal(web.status('s1').session.home, 'a/b/c', 'still away: its home is the channel it left');
+  web.effect({ kind: 'returned', agent: 'session-s1', from: target, to: left });
+  assert.equal(web.status('s1').session.home, null);
 });
 
 test('candidates: the chain and the adapters\' models, those the host cannot resolve left out', async () => {

@@ -90,7 +90,7 @@ func decodeStepInput(v gjson.Result, hr *hostRetryCache) (int64, policy.Event, e
 			ev = d.toolResult(e)
 		case "restore-route":
 			ev = d.restoreRoute(e)
-		case "set-quota", "set-pool", "balance-reading", "restore-mark":
+		case "set-quota", "set-pool", "balance-reading":
 			ev = d.quotaEvent(kind, e)
 		case "settled", "disposed":
 			f, _ := d.fields(e, "event", agentEventKeys)

@@ -131,6 +131,9 @@ func (m *Module) Snapshot([]byte) ([]byte, error) {
 		w.str("lastCode", h.LastCode)
 		w.int("changedAtMs", h.ChangedAtMs)
 		w.int("version", int64(h.Version))
+		if h.MarkedAtMs != 0 {
+			w.int("markedAtMs", h.MarkedAtMs)
+		}
 		w.endObject()
 	}
 	w.endArray()
@@ -212,7 +215,7 @@ func (m *Module) Restore(input []byte) ([]byte, error) {
 func decodeHealth(c gjson.Result, i int) (policy.ChannelHealth, error) {
 	d := decoder{prefix: "health"}
 	p := fmt.Sprintf("channels[%d]", i)
-	if !d.object(c, p, "channel", "state", "failures", "opens", "openUntilMs", "lastCode", "changedAtMs", "version") {
+	if !d.object(c, p, "channel", "state", "failures", "opens", "openUntilMs", "lastCode", "changedAtMs", "version", "markedAtMs") {
 		return policy.ChannelHealth{}, d.err
 	}
 	f, _ := d.uint(c.Get("failures"), p+".failures", true, math.MaxInt32)
@@ -220,6 +223,7 @@ func decodeHealth(c gjson.Result, i int) (policy.ChannelHealth, error) {
 	until, _ := d.uint(c.Get("openUntilMs"), p+".openUntilMs", true, maxMs)
 	changed, _ := d.uint(c.Get("changedAtMs"), p+".changedAtMs", false, maxMs)
 	version, _ := d.uint(c.Get("version"), p+".version", false, maxMs)
+	marked, _ := d.uint(c.Get("markedAtMs"), p+".markedAtMs", false, maxMs)
 	h := policy.ChannelHealth{
 		Channel:     d.channel(c.Get("channel"), p+".channel"),
 		State:       policy.CircuitState(d.oneOf(c.Get("state"), p+".state", true, "closed", "open", "half-open")),
@@ -228,6 +232,7 @@ func decodeHealth(c gjson.Result, i int) (policy.ChannelHealth, error) {
 		OpenUntilMs: int64(until),
 		ChangedAtMs: int64(changed),
 		Version:     version,
+		MarkedAtMs:  int64(marked),
 		LastCode:    d.str(c.Get("lastCode"), p+".lastCode", true),
 	}
 	return h, d.err

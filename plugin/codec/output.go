@@ -138,6 +138,9 @@ func writeVerdict(w *writer, v policy.Verdict) {
 		}
 	case policy.Wait:
 		w.int("delayMs", v.DelayMs)
+		if v.Held {
+			w.boolean("held", true)
+		}
 	case policy.Watch, policy.Cut:
 		writeStallVerdict(w, v)
 	case policy.Delegate:

@@ -173,7 +173,7 @@ func writeQuotaConfig(w *writer, c policy.Config) {
 	w.endObject()
 }
 
-// quotaEvent reads the quota events: set-quota, set-pool, balance-reading, restore-mark.
+// quotaEvent reads the quota events: set-quota, set-pool, balance-reading.
 func (d *decoder) quotaEvent(kind string, e gjson.Result) policy.Event {
 	switch kind {
 	case "set-quota":
@@ -193,11 +193,6 @@ func (d *decoder) quotaEvent(kind string, e gjson.Result) policy.Event {
 			d.fail("event.pool", "is required with mode pool")
 		}
 		return ev
-	case "restore-mark":
-		d.object(e, "event", "kind", "provider", "markedAtMs", "untilMs")
-		at, _ := d.uint(e.Get("markedAtMs"), "event.markedAtMs", true, maxMs)
-		until, _ := d.uint(e.Get("untilMs"), "event.untilMs", true, maxMs)
-		return policy.RestoreMark{Provider: d.str(e.Get("provider"), "event.provider", true), MarkedAtMs: int64(at), UntilMs: int64(until)}
 	default: // balance-reading
 		d.object(e, "event", "kind", "provider", "ok", "remaining", "resetsAtMs")
 		ev := policy.BalanceReading{Provider: d.str(e.Get("provider"), "event.provider", true), OK: d.boolean(e.Get("ok"), "event.ok")}

@@ -174,6 +174,16 @@ func Run(ctx context.Context, rt *testhost.Runtime, inputs []Input, configB []by
 			}
 			ev := gjson.GetBytes(inp.Body, "event")
 			kind := ev.Get("kind").String()
+			if kind == "restore-mark" {
+				// A log from before marks travelled in health: the mark as the
+				// provider's health record that now carries it, both sides'.
+				for _, s := range sides {
+					if _, err := s.in.Call("restore", restoreInput(markRecord(ev), inp.NowMs)); err != nil {
+						return nil, fmt.Errorf("restore (restore-mark): %w", err)
+					}
+				}
+				continue
+			}
 			agent := ev.Get("agent").String()
 			var got [2]string
 			for i, s := range sides {
@@ -350,4 +360,13 @@ func restoreInput(health []byte, nowMs int64) []byte {
 		nowMs = at.Int()
 	}
 	return []byte(fmt.Sprintf(`{"nowMs":%d,"channels":%s}`, nowMs, channels))
+}
+
+// markRecord is a recorded restore-mark event (logs written before marks
+// travelled in health) as the provider health record that carries it now.
+func markRecord(ev gjson.Result) []byte {
+	provider, _ := json.Marshal(ev.Get("provider").String())
+	at := ev.Get("markedAtMs").Int()
+	return []byte(fmt.Sprintf(`{"channels":[{"channel":{"provider":%s,"model":"*"},"state":"open","failures":0,"opens":1,"openUntilMs":%d,"lastCode":"","changedAtMs":%d,"version":1,"markedAtMs":%d}]}`,
+		provider, ev.Get("untilMs").Int(), at, at))
 }

@@ -150,3 +150,17 @@ func TestReplayLateRestoreReachesBothSides(t *testing.T) {
 		t.Errorf("the shared health reached one side only: %+v", rep.Diffs)
 	}
 }
+
+// A log written before marks travelled in health holds restore-mark inputs:
+// each is replayed as the provider record that carries the mark now, on both
+// sides, so the old log still replays (an unknown event kind stopped it).
+func TestReplayOldRestoreMark(t *testing.T) {
+	var l logBuilder
+	l.configure(c1, false).
+		decide(1_000, `{"kind":"restore-mark","provider":"p","markedAtMs":`+fmt.Sprint(t0+500)+`,"untilMs":`+fmt.Sprint(t0+60_000)+`}`).
+		request(2_000, "s1", "p", "a")
+	rep := replayLog(t, l.b.String(), c1)
+	if len(rep.Diffs) != 0 || rep.A.Decisions != 1 {
+		t.Fatalf("diffs %+v, decisions %d", rep.Diffs, rep.A.Decisions)
+	}
+}
