@@ -176,6 +176,13 @@ type ChannelHealth struct {
 	// Version orders records of one breaker across hosts (merge.go); 0 in
 	// records written before versions existed.
 	Version uint64
+	// LastFailureMs is the writer's time of the last failure counted in the
+	// burst (Failures): a closed channel's burst is kept across processes, so
+	// short runs one after another against a dead primary (a headless job
+	// each, each spilling after spillAfter failures) add up to
+	// failureThreshold within the burst window instead of starting from 0 in
+	// every process and never opening. 0: none recorded (older records).
+	LastFailureMs int64
 }
 
 // Health lists every channel breaker and every provider breaker (model "*",

@@ -131,6 +131,9 @@ func (m *Module) Snapshot([]byte) ([]byte, error) {
 		w.str("lastCode", h.LastCode)
 		w.int("changedAtMs", h.ChangedAtMs)
 		w.int("version", int64(h.Version))
+		if h.LastFailureMs > 0 { // only a burst in progress (or a trip's) has one
+			w.int("lastFailureMs", h.LastFailureMs)
+		}
 		w.endObject()
 	}
 	w.endArray()
@@ -211,7 +214,7 @@ func (m *Module) Restore(input []byte) ([]byte, error) {
 func decodeHealth(c gjson.Result, i int) (policy.ChannelHealth, error) {
 	d := decoder{prefix: "health"}
 	p := fmt.Sprintf("channels[%d]", i)
-	if !d.object(c, p, "channel", "state", "failures", "opens", "openUntilMs", "lastCode", "changedAtMs", "version") {
+	if !d.object(c, p, "channel", "state", "failures", "opens", "openUntilMs", "lastCode", "changedAtMs", "version", "lastFailureMs") {
 		return policy.ChannelHealth{}, d.err
 	}
 	f, _ := d.uint(c.Get("failures"), p+".failures", true, math.MaxInt32)
@@ -219,15 +222,17 @@ func decodeHealth(c gjson.Result, i int) (policy.ChannelHealth, error) {
 	until, _ := d.uint(c.Get("openUntilMs"), p+".openUntilMs", true, maxMs)
 	changed, _ := d.uint(c.Get("changedAtMs"), p+".changedAtMs", false, maxMs)
 	version, _ := d.uint(c.Get("version"), p+".version", false, maxMs)
+	lastFailure, _ := d.uint(c.Get("lastFailureMs"), p+".lastFailureMs", false, maxMs)
 	h := policy.ChannelHealth{
-		Channel:     d.channel(c.Get("channel"), p+".channel"),
-		State:       policy.CircuitState(d.oneOf(c.Get("state"), p+".state", true, "closed", "open", "half-open")),
-		Failures:    int(f),
-		Opens:       int(opens),
-		OpenUntilMs: int64(until),
-		ChangedAtMs: int64(changed),
-		Version:     version,
-		LastCode:    d.str(c.Get("lastCode"), p+".lastCode", true),
+		Channel:       d.channel(c.Get("channel"), p+".channel"),
+		State:         policy.CircuitState(d.oneOf(c.Get("state"), p+".state", true, "closed", "open", "half-open")),
+		Failures:      int(f),
+		Opens:         int(opens),
+		OpenUntilMs:   int64(until),
+		ChangedAtMs:   int64(changed),
+		Version:       version,
+		LastCode:      d.str(c.Get("lastCode"), p+".lastCode", true),
+		LastFailureMs: int64(lastFailure),
 	}
 	return h, d.err
 }
