@@ -249,3 +249,26 @@ func TestSimRegressionSpillOffThePick(t *testing.T) {
 		},
 	})
 }
+
+// give-up-horizon (a false alarm of the checker, fixed in it; issue #17):
+// a-35's session is on my-openai-route|🙂-mini, a route of pool-0, so it
+// walks pool-0, not the chain. Its route is rate limited for ten years (the
+// open capped at a week), and both other pool routes are 代理商-α's, whose
+// account a quota failure marked spent for an hour: nothing in its pool is
+// back before its deadline, and it rightly gave up. The checker counted the
+// chain's primary, back by then, which a pooled session never uses: pools
+// keep sessions off each other's accounts.
+func TestSimRegressionGiveUpHorizonPoolSeed1(t *testing.T) {
+	requireClean(t, Schedule{Seed: 1, EndMs: 9713473,
+		Channels: []Channel{{"local", "claude/sonnet-4.5"}, {"local", "gpt-x"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "deepseek-v4-flash"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "gpt-x"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "🙂-mini"}, {"代理商-α", "claude/sonnet-4.5"}, {"代理商-α", "meta-llama/llama-4-maverick"}, {"my-openai-route", "🙂-mini"}},
+		Homes:    []int{0, 0, 0, 6, 7},
+		Config:   "{\"chain\":[{\"provider\":\"local\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"代理商-α\",\"model\":\"meta-llama/llama-4-maverick\"}],\"failureThreshold\":4,\"burstWindowMs\":61957,\"cooldownMs\":4721,\"maxCooldownMs\":141630,\"providerThreshold\":0,\"backoffBaseMs\":1100,\"backoffMaxMs\":59805,\"maxFailovers\":3,\"giveUpAfterMs\":1064538,\"retryBudgetPercent\":3,\"retryBudgetFloor\":3,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":1,\"backoffMs\":157},\"pools\":[{\"name\":\"pool-0\",\"routes\":[{\"provider\":\"代理商-α\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"my-openai-route\",\"model\":\"🙂-mini\"},{\"provider\":\"代理商-α\",\"model\":\"meta-llama/llama-4-maverick\"}]}],\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"代理商-α\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]}}",
+		Ops: []Op{
+			{ID: 2746, At: 9246334, Kind: OpTurn, Ch: 0, Agent: "a-63", N: 9},
+			{ID: 24789, At: 9247029, Kind: OpOutage, Ch: 0, Dur: 63838, Mode: ModeRateLimit},
+			{ID: 24790, At: 9247096, Kind: OpOutage, Ch: 6, Dur: 3600000, Mode: ModeQuota},
+			{ID: 2849, At: 9569683, Kind: OpTurn, Ch: 7, Agent: "a-35", N: 11},
+			{ID: 9, At: 9573836, Kind: OpOutage, Ch: 7, Dur: 2131584, Mode: ModeRateLimit, RetryAfterMs: 315360000000},
+		},
+	})
+}

@@ -234,7 +234,9 @@ func (r *runner) restoreRoute(a *simAgent) {
 			return
 		}
 		r.brk("export-error", "restore-route: %v (input %s)", err, clip(string(in)))
+		return
 	}
+	a.modHome, a.modPick, a.modRestored = a.savedHome, a.savedPick, a.savedHome != (Channel{})
 }
 
 // usable is what the route checks call a channel a request may go to: its
