@@ -86,10 +86,11 @@ func (r *runner) send(a *simAgent) {
 	// (a headless agent's new turn on another channel reads the same way).
 	choice := a.routedHere && a.routed != prop && a.lastProp != (Channel{}) && a.lastProp != prop
 	pickNews := choice && a.pick != (Channel{}) && prop == a.pick
-	switch { // the module's own reading of the proposal (noteProposal)
+	modFresh := !a.modStarted && !a.modRestored // a new session to the module
+	switch {                                    // the module's own reading of the proposal (noteProposal)
 	case choice:
 		a.modHome, a.modPick = prop, prop
-	case !a.modStarted && !a.modRestored:
+	case modFresh:
 		a.modHome = prop
 	}
 	a.modStarted = true
@@ -123,6 +124,16 @@ func (r *runner) send(a *simAgent) {
 	r.checkRouteWorld(a, prop, target, first, pickNews, afterRestart)
 	if target == a.savedHome {
 		a.savedHome = Channel{} // home again (a module from before returned says nothing)
+	}
+	if modFresh && target != prop {
+		// A new session the module starts elsewhere may belong there from
+		// now on: one whose proposal reads low starts on the first
+		// preference with allowance, its home (policy onRequest), and goes
+		// on there after that preference (a backup since cleared, seed 33)
+		// is no longer one. The target is one of its homes; which one the
+		// module took the checker cannot tell, so agentPrefs counts neither.
+		a.proposed[target] = true
+		a.modHome = Channel{}
 	}
 	a.header, a.lastProp = target, prop
 	a.touchedPool = a.touchedPool || r.inPool(target)

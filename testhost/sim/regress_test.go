@@ -272,3 +272,23 @@ func TestSimRegressionGiveUpHorizonPoolSeed1(t *testing.T) {
 		},
 	})
 }
+
+// route-outside-preferences (a false alarm of the checker, fixed in it; issue
+// #17): my-openai-route reads below its minimum, so sub/agent-33's new session
+// on my-openai-route|llama starts on the user's backup, deepseek-official|gpt-x,
+// which becomes its home (policy onRequest). The user then clears the backup;
+// the session's next request goes home, to deepseek-official|gpt-x. The
+// checker knew only the channels the agent proposed as its homes.
+func TestSimRegressionReadingHomeSeed33(t *testing.T) {
+	requireClean(t, Schedule{Seed: 33, EndMs: 1065084,
+		Channels: []Channel{{"代理商-α", "deepseek-v4-pro"}, {"代理商-α", "deepseek-v4-flash"}, {"代理商-α", "meta-llama/llama-4-maverick"}, {"openrouter/eu", "deepseek-v4-flash"}, {"openrouter/eu", "模型-β"}, {"my-openai-route", "deepseek-v4-pro"}, {"my-openai-route", "meta-llama/llama-4-maverick"}, {"my-openai-route", "🙂-mini"}, {"local", "deepseek-v4-pro"}, {"local", "gpt-x"}, {"local", "模型-β"}, {"deepseek-official", "deepseek-v4-flash"}, {"deepseek-official", "模型-β"}, {"deepseek-official", "gpt-x"}},
+		Homes:    []int{6, 6, 6, 1, 8},
+		Config:   "{\"chain\":[{\"provider\":\"my-openai-route\",\"model\":\"meta-llama/llama-4-maverick\"},{\"provider\":\"代理商-α\",\"model\":\"deepseek-v4-flash\"}],\"failureThreshold\":2,\"burstWindowMs\":190625,\"cooldownMs\":112369,\"maxCooldownMs\":3820546,\"providerThreshold\":1,\"backoffBaseMs\":956,\"backoffMaxMs\":43989,\"maxFailovers\":1,\"giveUpAfterMs\":2547357,\"retryBudgetPercent\":27,\"retryBudgetFloor\":6,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":3,\"backoffMs\":678},\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"my-openai-route\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1},{\"provider\":\"代理商-α\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]}}",
+		Ops: []Op{
+			{ID: 4025, At: 639731, Kind: OpReading, Prov: "my-openai-route"},
+			{ID: 4110, At: 723151, Kind: OpBackup, Ch: 13},
+			{ID: 294, At: 1060169, Kind: OpTurn, Ch: 6, Agent: "sub/agent-33", N: 4},
+			{ID: 4115, At: 1062183, Kind: OpBackup, Ch: -1},
+		},
+	})
+}
