@@ -292,3 +292,25 @@ func TestSimRegressionReadingHomeSeed33(t *testing.T) {
 		},
 	})
 }
+
+// new-session-reading (a false alarm of the checker, fixed in it; issue #17):
+// openrouter/eu read 0 at 1h46m41; a host restart at 1h50m59 runs the
+// balance scripts at boot, a new reading the module dates then. At 1h56m43
+// the checker, dating the reading at its first run, took it as stale and
+// openrouter/eu|llama as usable, while for the module it was fresh and low:
+// the new session rightly found no preference with allowance.
+func TestSimRegressionReadingAtBootSeed39(t *testing.T) {
+	requireClean(t, Schedule{Seed: 39, EndMs: 7003027,
+		Channels: []Channel{{"代理商-α", "deepseek-v4-flash"}, {"代理商-α", "meta-llama/llama-4-maverick"}, {"代理商-α", "deepseek-v4-pro"}, {"deepseek-official", "🙂-mini"}, {"deepseek-official", "gpt-x"}, {"deepseek-official", "claude/sonnet-4.5"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "claude/sonnet-4.5"}, {"openrouter/eu", "🙂-mini"}, {"openrouter/eu", "meta-llama/llama-4-maverick"}, {"openrouter/eu", "deepseek-v4-pro"}},
+		Homes:    []int{0, 0, 0, 7, 9},
+		Config:   "{\"chain\":[{\"provider\":\"代理商-α\",\"model\":\"deepseek-v4-flash\"},{\"provider\":\"openrouter/eu\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"代理商-α\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"openrouter/eu\",\"model\":\"meta-llama/llama-4-maverick\"},{\"provider\":\"openrouter/eu\",\"model\":\"🙂-mini\"}],\"failureThreshold\":4,\"burstWindowMs\":178482,\"cooldownMs\":16226,\"maxCooldownMs\":584136,\"providerThreshold\":0,\"backoffBaseMs\":1526,\"backoffMaxMs\":26756,\"maxFailovers\":5,\"giveUpAfterMs\":704053,\"retryBudgetPercent\":6,\"retryBudgetFloor\":0,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":1,\"backoffMs\":118},\"pools\":[{\"name\":\"pool-0\",\"routes\":[{\"provider\":\"openrouter/eu\",\"model\":\"meta-llama/llama-4-maverick\"},{\"provider\":\"代理商-α\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"代理商-α\",\"model\":\"deepseek-v4-flash\"}]}],\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"openrouter/eu\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1},{\"provider\":\"代理商-α\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]}}",
+		Ops: []Op{
+			{ID: 4262, At: 4812706, Kind: OpOutage, Ch: 9, Dur: 3600000, Mode: ModeQuota},
+			{ID: 1349, At: 4862864, Kind: OpStream, Ch: 9, N: 2, Dur: 390596},
+			{ID: 4190, At: 6401083, Kind: OpReading, Prov: "openrouter/eu"},
+			{ID: 4254, At: 6659244, Kind: OpRestart},
+			{ID: 4233, At: 6986821, Kind: OpReading, Prov: "代理商-α"},
+			{ID: 1991, At: 7003027, Kind: OpTurn, Ch: 9, Agent: "sub/agent-29", N: 12},
+		},
+	})
+}

@@ -325,12 +325,15 @@ func (r *runner) trkHeld(ch Channel) bool {
 }
 
 // readingEvents hands a new instance the latest readings, as the shim's
-// first balance run at boot would (its refresh is due at once).
+// first balance run at boot would (its refresh is due at once). That run is
+// a new reading, taken now: the picture dates it so too (seed 39: dated at
+// its first run, the checker saw it stale minutes before the module did).
 func (r *runner) readingEvents(m *Module) {
 	for p, rd := range r.readings {
 		if r.now-rd.at >= readingRefreshMs {
 			continue // stale: it steers nothing
 		}
+		r.readings[p] = simReading{r.now, rd.remaining}
 		r.res.Events++
 		if _, in, err := m.decide(r.now, func(b []byte) []byte {
 			b = append(b, `{"kind":"balance-reading","provider":`...)
