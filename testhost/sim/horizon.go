@@ -104,6 +104,9 @@ func (r *runner) checkGiveUpHorizon(a *simAgent, out Output) {
 		}
 		deadline := a.recoverSince + r.cfg.giveUpAfterMs
 		for _, ch := range r.agentPrefs(a) {
+			if r.unavailable(ch) {
+				continue // the host may have said it cannot serve it: the module skips it
+			}
 			if at := r.backAt(ch, a.id); at+horizonSlackMs <= deadline {
 				r.brk("give-up-horizon", "agent %q gave up (recovery-timeout) though %s is back at %s, before its deadline %s",
 					a.id, ch, fmtVirtual(at-Epoch), fmtVirtual(deadline-Epoch))
@@ -134,7 +137,7 @@ func (r *runner) checkHeld() {
 		}
 		usable := false
 		for _, ch := range r.agentPrefs(a) {
-			if r.closed(ch) {
+			if r.closed(ch) && !r.unavailable(ch) { // (one the host cannot serve is not usable)
 				usable = true
 				break
 			}
