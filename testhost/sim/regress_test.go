@@ -314,3 +314,21 @@ func TestSimRegressionReadingAtBootSeed39(t *testing.T) {
 		},
 	})
 }
+
+// restore-same-decisions (a false alarm of the checker, fixed in it; issue
+// #17): my-openai-route read low; 10 min 19 s later (the reading stale) a
+// rebuild. The old instance's pool route choice still went by the reading,
+// while the sim handed the new one only fresh readings. The shim's boot
+// balance run reads every provider, so the sim now hands over every reading,
+// dated at the boot.
+func TestSimRegressionStaleReadingAtBootSeed15(t *testing.T) {
+	requireClean(t, Schedule{Seed: 15, EndMs: 23543496,
+		Channels: []Channel{{"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "deepseek-v4-flash"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "模型-β"}, {"代理商-α", "🙂-mini"}, {"代理商-α", "gpt-x"}, {"my-openai-route", "gpt-x"}, {"my-openai-route", "meta-llama/llama-4-maverick"}, {"my-openai-route", "deepseek-v4-flash"}, {"deepseek-official", "🙂-mini"}, {"openrouter/eu", "gpt-x"}, {"openrouter/eu", "模型-β"}, {"local", "meta-llama/llama-4-maverick"}, {"local", "模型-β"}},
+		Homes:    []int{10, 10, 10, 0, 2},
+		Config:   "{\"chain\":[{\"provider\":\"local\",\"model\":\"meta-llama/llama-4-maverick\"},{\"provider\":\"deepseek-official\",\"model\":\"🙂-mini\"},{\"provider\":\"my-openai-route\",\"model\":\"meta-llama/llama-4-maverick\"},{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"deepseek-v4-flash\"}],\"failureThreshold\":3,\"burstWindowMs\":285939,\"cooldownMs\":30279,\"maxCooldownMs\":242232,\"providerThreshold\":0,\"backoffBaseMs\":1949,\"backoffMaxMs\":30398,\"maxFailovers\":1,\"giveUpAfterMs\":1446850,\"retryBudgetPercent\":34,\"retryBudgetFloor\":2,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":5,\"backoffMs\":726},\"pools\":[{\"name\":\"pool-0\",\"routes\":[{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"模型-β\"},{\"provider\":\"my-openai-route\",\"model\":\"gpt-x\"},{\"provider\":\"local\",\"model\":\"模型-β\"}]}],\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"my-openai-route\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]}}",
+		Ops: []Op{
+			{ID: 24838, At: 22924628, Kind: OpReading, Prov: "my-openai-route"},
+			{ID: 25047, At: 23543496, Kind: OpRebuild},
+		},
+	})
+}
