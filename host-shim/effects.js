@@ -163,6 +163,7 @@ export function carryOut(effects, env) {
         record = { type: 'spill', agent: fx.agent, from: channelId(fx.from), to: channelId(fx.to), code: fx.code, failures: fx.failures };
         event = EVENTS.spill;
         logger.info('spill %s -> %s after %d failures (%s)', ch(fx.from), ch(fx.to), fx.failures, fx.code);
+        env.healthChanged(); // `from`'s burst grew, with no transition: the next process goes on from it
         break;
       case 'wait-cut':
         record = { type: 'wait-cut', agent: fx.agent, channel: channelId(fx.channel) };

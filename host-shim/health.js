@@ -98,10 +98,10 @@ export class HealthStore {
     await this.queue;
   }
 
-  /** Closed records older than pruneMs carry nothing worth keeping. */
+  /** Closed records older than pruneMs (by their change and their last counted failure) carry nothing worth keeping. */
   prune(channels) {
     const horizon = this.now() - this.pruneMs;
-    return channels.filter((c) => !(c?.state === 'closed' && Number(c?.changedAtMs ?? 0) < horizon));
+    return channels.filter((c) => !(c?.state === 'closed' && Math.max(Number(c?.changedAtMs ?? 0), Number(c?.lastFailureMs ?? 0)) < horizon));
   }
 
   /**

@@ -783,7 +783,9 @@ export interface TriedChannel {
 /**
  * A request that failed `failures` times in a row on `from` goes to `to`
  * at once (a retry verdict, no backoff); `from` stays closed. Audit a
- * `spill` record and append the host's `llm/retry` row for it.
+ * `spill` record and append the host's `llm/retry` row for it. Save the
+ * health too: `from`'s burst grew without a circuit transition, and the
+ * next process continues it (channel-health.last-failure-ms).
  */
 export interface SpillEffect {
   agent: string;
@@ -1131,6 +1133,13 @@ export interface ChannelHealth {
    * and reaches other hosts with the record; a lapsed one is not taken.
    */
   markedAtMs?: number | null;
+  /**
+   * The writer's time of the last failure counted in `failures` (absent:
+   * none, or a record from before it existed). A closed channel's burst goes
+   * on in the next process within the burst window, so short runs one after
+   * another against a dead primary add up to failure-threshold.
+   */
+  lastFailureMs?: number | null;
 }
 
 /**

@@ -217,7 +217,7 @@ export class SharedHealth {
       try {
         for (const [k, r] of [...this.pending]) {
           const json = JSON.stringify(r);
-          const expireAt = Math.max(r.openUntilMs ?? 0, r.changedAtMs ?? 0) + this.pruneMs;
+          const expireAt = Math.max(r.openUntilMs ?? 0, r.changedAtMs ?? 0, r.lastFailureMs ?? 0) + this.pruneMs;
           const wrote = await withTimeout(this.client.sendCommand(['EVAL', MERGE, '1', `${this.prefix}health:${r.channel.provider}`,
             r.channel.model, json, String(r.changedAtMs ?? 0), String(expireAt), this.channel]), COMMAND_TIMEOUT_MS, 'redis write');
           if (Number(wrote) === 1) this.writes++;

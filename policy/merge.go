@@ -57,7 +57,7 @@ func stateRank(s CircuitState) int {
 func (c *circuit) record(st CircuitState) ChannelHealth {
 	return ChannelHealth{Channel: c.channel, State: st, Failures: c.failures, Opens: c.opens,
 		OpenUntilMs: c.openUntilMs, LastCode: c.lastCode, ChangedAtMs: c.changedAtMs, Version: c.version,
-		MarkedAtMs: c.markedAtMs}
+		MarkedAtMs: c.markedAtMs, LastFailureMs: c.lastFailureMs}
 }
 
 // recordedState is the state a channel breaker is recorded in: half-open as
@@ -98,7 +98,13 @@ func (c *circuit) adopt(h ChannelHealth, now, maxSkewMs int64) {
 	}
 	c.failures, c.opens, c.lastCode, c.version = h.Failures, h.Opens, h.LastCode, h.Version
 	c.changedAtMs = min(h.ChangedAtMs, now)
+	// The burst goes on from the writer's last failure (never later than now:
+	// a writer's clock ahead must not stretch the burst window); a record
+	// without one dates its burst from its change.
 	c.lastFailureMs = c.changedAtMs
+	if h.LastFailureMs > 0 {
+		c.lastFailureMs = min(h.LastFailureMs, now)
+	}
 	c.probeAgent, c.probeSinceMs = "", 0
 	c.markedAtMs = 0
 	// A provider's exhaustion mark comes with its record, while the open time

@@ -185,6 +185,13 @@ type ChannelHealth struct {
 	// as long as the record's open time (OpenUntilMs, the provider's reset or
 	// the exhausted cooldown) and LastCode is the failure that set it.
 	MarkedAtMs int64
+	// LastFailureMs is the writer's time of the last failure counted in the
+	// burst (Failures): a closed channel's burst is kept across processes, so
+	// short runs one after another against a dead primary (a headless job
+	// each, each spilling after spillAfter failures) add up to
+	// failureThreshold within the burst window instead of starting from 0 in
+	// every process and never opening. 0: none recorded (older records).
+	LastFailureMs int64
 }
 
 // Health lists every channel breaker and every provider breaker (model "*",

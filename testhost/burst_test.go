@@ -2,6 +2,7 @@ package testhost
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -38,6 +39,11 @@ func fxSpill(agent string, from, to ch, code string, failures int) string {
 	return fmt.Sprintf(`{"kind":"spill","agent":%s,"from":%s,"to":%s,"code":%s,"failures":%d}`, js(agent), from.json(), to.json(), js(code), failures)
 }
 
+// hcBurst is a closed channel's record with a burst in progress.
+func hcBurst(c ch, failures int, lastCode string, lastFailureMs int64) string {
+	return strings.TrimSuffix(hc(c, "closed", failures, 0, lastCode), "}") + fmt.Sprintf(`,"lastFailureMs":%d}`, lastFailureMs)
+}
+
 func fxWaitCut(agent string, c ch) string {
 	return fmt.Sprintf(`{"kind":"wait-cut","agent":%s,"channel":%s}`, js(agent), c.json())
 }
@@ -59,6 +65,30 @@ func burstScenarios() []scenario {
 			snapshot(health(hc(chA, "closed", 2, 0, "SERVER"))),
 			// Home again: the session left it for one request, so its return is said (the row).
 			decide(request(3000, "a1", chA), out(vPass, fxReturned("a1", chB, chA))),
+		}},
+		{name: "spill across processes (issue #17 item 7): short runs one after another against a dead primary; the second run's first failure is the burst's third and opens it", steps: []step{
+			// Run 1 (one host process): two primary requests, then the spill. The
+			// shim saves health on the spill (its burst grew without a transition).
+			engConfigure([]ch{chA, chB}, spill...),
+			decide(request(1000, "job", chA), out(vPass)),
+			decide(requestErr(1100, "job", "mock", beforeHost, code("TRANSPORT"), hostRetryStock, 0), out(vDefer)),
+			decide(request(1600, "job", chA), out(vPass)),
+			decide(requestErr(1700, "job", "mock", beforeHost, code("TRANSPORT"), hostRetryStock, 0),
+				out(vRetry, fxSpill("job", chA, chB, "TRANSPORT", 2))),
+			snapshot(health(hcBurst(chA, 2, "TRANSPORT", 1700))),
+			// Run 2, a new process 20 s later, within the burst window: it goes on from the record.
+			{export: "configure", in: configJSON([]ch{chA, chB}, spill...), want: resolved([]ch{chA, chB}, spill...), on: 1},
+			{export: "restore", in: restoreAt(21_000, health(hcBurst(chA, 2, "TRANSPORT", 1700))), want: restored(1, 1), on: 1},
+			{export: "decide", in: request(21_000, "job", chA), want: out(vPass), on: 1},
+			{export: "decide", in: requestErr(21_100, "job", "mock", beforeHost, code("TRANSPORT"), hostRetryStock, 0),
+				want: out(vRetry, fxCircuit(chA, "closed", "open", "TRANSPORT", "transient", 81_100), fxFailover("job", chA, chB, "TRANSPORT", "transient")), on: 1},
+		}},
+		{name: "spill across processes: a run past the burst window after the last one's last failure starts a new burst", steps: []step{
+			engConfigure([]ch{chA, chB}, spill...),
+			restore(restoreAt(200_000, health(hcBurst(chA, 2, "TRANSPORT", 1700))), restored(1, 1)),
+			decide(request(200_000, "job", chA), out(vPass)),
+			decide(requestErr(200_100, "job", "mock", beforeHost, code("TRANSPORT"), hostRetryStock, 0), out(vDefer)),
+			snapshot(health(hcBurst(chA, 1, "TRANSPORT", 200_100))),
 		}},
 		{name: "wait-cut (issue #17): a turn held for the first channel back is cut when a usable backup is chosen", steps: []step{
 			engConfigure([]ch{chA, chC}, engClassic(`"failureThreshold":1`)...),

@@ -29,9 +29,10 @@ test('give-up tried, spill and wait-cut records', () => {
   const audit = [];
   const emitted = [];
   const cut = [];
+  const saves = [];
   const env = {
     ctx: { emit: (e, p) => emitted.push([e, p]) }, audit: { write: (r) => audit.push(r) }, logger: { info() {}, warn() {} },
-    scheduleWake() {}, probe() {}, healthChanged() {}, cutWait: (agent) => cut.push(agent),
+    scheduleWake() {}, probe() {}, healthChanged: () => saves.push(audit.length), cutWait: (agent) => cut.push(agent),
   };
   const flash = { provider: 'deepseek', model: 'flash' };
   const secondary = { provider: 'tokenplan', model: 'secondary' };
@@ -46,4 +47,7 @@ test('give-up tried, spill and wait-cut records', () => {
   assert.deepEqual(audit[1], { type: 'spill', agent: 'a1', from: flash, to: secondary, code: 'SERVER', failures: 2 });
   assert.deepEqual(emitted.map(([e]) => e), ['dsh-resilience/give-up', 'dsh-resilience/spill']);
   assert.deepEqual(cut, ['a1']);
+  // The spill's channel stays closed, its burst grown: the health is saved so
+  // the next process goes on from it (issue #17 item 7).
+  assert.equal(saves.length, 1, 'the spill (and only it, of these) saves the health');
 });

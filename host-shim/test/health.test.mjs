@@ -87,13 +87,15 @@ test('closed records older than the prune age are dropped, on read and on write'
     record('old-closed', 'closed', now - 3 * DAY),
     record('new-closed', 'closed', now - 1000),
     record('old-open', 'open', now - 3 * DAY, { openUntilMs: now + DAY }),
+    // Closed long ago, but a burst in progress: kept (issue #17 item 7).
+    record('old-closed-burst', 'closed', now - 3 * DAY, { failures: 2, lastCode: 'SERVER', lastFailureMs: now - 1000 }),
   ] }));
   const h = host(path, [], { pruneMs: DAY });
   await h.store.refresh();
-  assert.deepEqual(h.policy.snapshot().channels.map((c) => c.channel.model), ['new-closed', 'old-open'], 'not adopted');
+  assert.deepEqual(h.policy.snapshot().channels.map((c) => c.channel.model), ['new-closed', 'old-closed-burst', 'old-open'], 'not adopted');
   trip(h.policy, now);
   await h.store.save();
-  assert.deepEqual((await saved(path)).map((c) => c.channel.model).sort(), ['a', 'new-closed', 'old-open']);
+  assert.deepEqual((await saved(path)).map((c) => c.channel.model).sort(), ['a', 'new-closed', 'old-closed-burst', 'old-open']);
 
   // A record the module already holds ages out of the file too.
   const later = host(path, [], { pruneMs: DAY, now: () => now + 2 * DAY });

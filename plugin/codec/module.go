@@ -134,6 +134,9 @@ func (m *Module) Snapshot([]byte) ([]byte, error) {
 		if h.MarkedAtMs != 0 {
 			w.int("markedAtMs", h.MarkedAtMs)
 		}
+		if h.LastFailureMs > 0 { // only a burst in progress (or a trip's) has one
+			w.int("lastFailureMs", h.LastFailureMs)
+		}
 		w.endObject()
 	}
 	w.endArray()
@@ -215,7 +218,7 @@ func (m *Module) Restore(input []byte) ([]byte, error) {
 func decodeHealth(c gjson.Result, i int) (policy.ChannelHealth, error) {
 	d := decoder{prefix: "health"}
 	p := fmt.Sprintf("channels[%d]", i)
-	if !d.object(c, p, "channel", "state", "failures", "opens", "openUntilMs", "lastCode", "changedAtMs", "version", "markedAtMs") {
+	if !d.object(c, p, "channel", "state", "failures", "opens", "openUntilMs", "lastCode", "changedAtMs", "version", "markedAtMs", "lastFailureMs") {
 		return policy.ChannelHealth{}, d.err
 	}
 	f, _ := d.uint(c.Get("failures"), p+".failures", true, math.MaxInt32)
@@ -224,16 +227,18 @@ func decodeHealth(c gjson.Result, i int) (policy.ChannelHealth, error) {
 	changed, _ := d.uint(c.Get("changedAtMs"), p+".changedAtMs", false, maxMs)
 	version, _ := d.uint(c.Get("version"), p+".version", false, maxMs)
 	marked, _ := d.uint(c.Get("markedAtMs"), p+".markedAtMs", false, maxMs)
+	lastFailure, _ := d.uint(c.Get("lastFailureMs"), p+".lastFailureMs", false, maxMs)
 	h := policy.ChannelHealth{
-		Channel:     d.channel(c.Get("channel"), p+".channel"),
-		State:       policy.CircuitState(d.oneOf(c.Get("state"), p+".state", true, "closed", "open", "half-open")),
-		Failures:    int(f),
-		Opens:       int(opens),
-		OpenUntilMs: int64(until),
-		ChangedAtMs: int64(changed),
-		Version:     version,
-		MarkedAtMs:  int64(marked),
-		LastCode:    d.str(c.Get("lastCode"), p+".lastCode", true),
+		Channel:       d.channel(c.Get("channel"), p+".channel"),
+		State:         policy.CircuitState(d.oneOf(c.Get("state"), p+".state", true, "closed", "open", "half-open")),
+		Failures:      int(f),
+		Opens:         int(opens),
+		OpenUntilMs:   int64(until),
+		ChangedAtMs:   int64(changed),
+		Version:       version,
+		LastCode:      d.str(c.Get("lastCode"), p+".lastCode", true),
+		LastFailureMs: int64(lastFailure),
+		MarkedAtMs:    int64(marked),
 	}
 	return h, d.err
 }

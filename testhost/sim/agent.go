@@ -38,6 +38,13 @@ type simAgent struct {
 	homeBefore           Channel // savedHome at the last restart: the home the module said it left
 	started              bool    // it sent a request before (ever)
 	restartPending       bool    // no request since the last restart
+	// What the module holds as the session's home and pick since it last
+	// forgot the agent (policy/session.go noteProposal, restore-route), and
+	// whether any of its requests proposed or went to a pool route (a session
+	// that did may walk its pool instead of the chain): agentPrefs.
+	modHome, modPick        Channel
+	modStarted, modRestored bool
+	touchedPool             bool
 }
 
 func (r *runner) agent(id string) *simAgent {
@@ -52,6 +59,7 @@ func (r *runner) agent(id string) *simAgent {
 // forget resets what the checks know of the agent: the policy forgot it.
 func (a *simAgent) forget() {
 	a.routedHere, a.failovers, a.held, a.recoverSince = false, 0, false, 0
+	a.modHome, a.modPick, a.modStarted, a.modRestored, a.touchedPool = Channel{}, Channel{}, false, false, false
 	clear(a.proposed)
 }
 
@@ -78,6 +86,15 @@ func (r *runner) send(a *simAgent) {
 	// (a headless agent's new turn on another channel reads the same way).
 	choice := a.routedHere && a.routed != prop && a.lastProp != (Channel{}) && a.lastProp != prop
 	pickNews := choice && a.pick != (Channel{}) && prop == a.pick
+	modFresh := !a.modStarted && !a.modRestored // a new session to the module
+	switch {                                    // the module's own reading of the proposal (noteProposal)
+	case choice:
+		a.modHome, a.modPick = prop, prop
+	case modFresh:
+		a.modHome = prop
+	}
+	a.modStarted = true
+	a.touchedPool = a.touchedPool || r.inPool(prop)
 	first, afterRestart := !a.started, a.restartPending
 	a.started, a.restartPending = true, false
 	prefs := r.beforeRoute(a)
@@ -108,7 +125,18 @@ func (r *runner) send(a *simAgent) {
 	if target == a.savedHome {
 		a.savedHome = Channel{} // home again (a module from before returned says nothing)
 	}
+	if modFresh && target != prop {
+		// A new session the module starts elsewhere may belong there from
+		// now on: one whose proposal reads low starts on the first
+		// preference with allowance, its home (policy onRequest), and goes
+		// on there after that preference (a backup since cleared, seed 33)
+		// is no longer one. The target is one of its homes; which one the
+		// module took the checker cannot tell, so agentPrefs counts neither.
+		a.proposed[target] = true
+		a.modHome = Channel{}
+	}
 	a.header, a.lastProp = target, prop
+	a.touchedPool = a.touchedPool || r.inPool(target)
 	r.budget(target.Provider).requests = append(r.budget(target.Provider).requests, r.now)
 	a.inFlight, a.routed, a.routedHere = true, target, true
 	a.req++

@@ -15,18 +15,63 @@ const (
 )
 
 // agentPrefs are the channels the module may route the agent's next request
-// to: its home (under "return") or the channel it is on (under "stay"), the
-// backup, the chain.
+// to, as the module orders them (policy preferences): first the channel it is
+// on (under "stay"), else the user's pick, else its home, as the module reads
+// them from the proposals (modPick, modHome); then the backup; then the chain,
+// or, for a pick a pool holds, that pool. A session on a pool route walks its
+// pool instead of the chain (policy poolPreferences), and which of the two an
+// agent that touched a pool route walks the checker cannot always tell (a
+// quota failure on a pool route reached along the chain puts it into the
+// pool): for it only what both orders hold counts. Issue #17, seed 1: a pooled
+// session gave up while the chain's primary, not in its pool, was back; that
+// was right, the pool keeps sessions off the chain's accounts.
 func (r *runner) agentPrefs(a *simAgent) []Channel {
-	first := a.home
-	if r.cfg.stay && a.routed != (Channel{}) {
+	first := a.modHome
+	switch {
+	case r.cfg.stay && a.routed != (Channel{}):
 		first = a.routed
+	case a.modPick != (Channel{}):
+		first = a.modPick
 	}
-	out := []Channel{first}
+	var out []Channel
+	if first != (Channel{}) { // zero: no request since the module forgot the agent
+		out = append(out, first)
+	}
 	if r.backup != nil {
 		out = append(out, *r.backup)
 	}
-	return append(out, r.cfg.chain...)
+	switch {
+	case len(r.cfg.pools) == 0:
+		return append(out, r.cfg.chain...)
+	case a.modPick != (Channel{}):
+		if p := r.poolOf(a.modPick); p != nil {
+			return append(out, p...)
+		}
+		return append(out, r.cfg.chain...)
+	case !a.touchedPool:
+		return append(out, r.cfg.chain...)
+	}
+	if len(out) > 0 && out[0] == first && !r.inPool(first) { // a pooled session's first is its pool route
+		out = out[1:]
+	}
+	for _, ch := range r.cfg.chain {
+		if r.inPool(ch) {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// inPool reports whether a pool holds ch.
+func (r *runner) inPool(ch Channel) bool {
+	for _, p := range r.cfg.pools {
+		for _, c := range p {
+			if c == ch {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // backAt is when the picture says ch next lets a request through.
@@ -59,6 +104,9 @@ func (r *runner) checkGiveUpHorizon(a *simAgent, out Output) {
 		}
 		deadline := a.recoverSince + r.cfg.giveUpAfterMs
 		for _, ch := range r.agentPrefs(a) {
+			if r.unavailable(ch) {
+				continue // the host may have said it cannot serve it: the module skips it
+			}
 			if at := r.backAt(ch, a.id); at+horizonSlackMs <= deadline {
 				r.brk("give-up-horizon", "agent %q gave up (recovery-timeout) though %s is back at %s, before its deadline %s",
 					a.id, ch, fmtVirtual(at-Epoch), fmtVirtual(deadline-Epoch))
@@ -89,7 +137,7 @@ func (r *runner) checkHeld() {
 		}
 		usable := false
 		for _, ch := range r.agentPrefs(a) {
-			if r.closed(ch) {
+			if r.closed(ch) && !r.unavailable(ch) { // (one the host cannot serve is not usable)
 				usable = true
 				break
 			}

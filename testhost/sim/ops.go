@@ -196,6 +196,11 @@ func (r *runner) restart(host bool) {
 		check.close()
 		return
 	}
+	// The restored instance has the boot's balance readings (readingEvents);
+	// the old one, about to be replaced, gets the same, so the two are
+	// compared on the same knowledge (a boot reading makes a stale one
+	// fresh again: seed 15).
+	r.readingEvents(r.m)
 	r.compareRouting(r.m, check)
 	check.close()
 	next := fresh()

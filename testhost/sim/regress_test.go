@@ -249,3 +249,86 @@ func TestSimRegressionSpillOffThePick(t *testing.T) {
 		},
 	})
 }
+
+// give-up-horizon (a false alarm of the checker, fixed in it; issue #17):
+// a-35's session is on my-openai-route|🙂-mini, a route of pool-0, so it
+// walks pool-0, not the chain. Its route is rate limited for ten years (the
+// open capped at a week), and both other pool routes are 代理商-α's, whose
+// account a quota failure marked spent for an hour: nothing in its pool is
+// back before its deadline, and it rightly gave up. The checker counted the
+// chain's primary, back by then, which a pooled session never uses: pools
+// keep sessions off each other's accounts.
+func TestSimRegressionGiveUpHorizonPoolSeed1(t *testing.T) {
+	requireClean(t, Schedule{Seed: 1, EndMs: 9713473,
+		Channels: []Channel{{"local", "claude/sonnet-4.5"}, {"local", "gpt-x"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "deepseek-v4-flash"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "gpt-x"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "🙂-mini"}, {"代理商-α", "claude/sonnet-4.5"}, {"代理商-α", "meta-llama/llama-4-maverick"}, {"my-openai-route", "🙂-mini"}},
+		Homes:    []int{0, 0, 0, 6, 7},
+		Config:   "{\"chain\":[{\"provider\":\"local\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"代理商-α\",\"model\":\"meta-llama/llama-4-maverick\"}],\"failureThreshold\":4,\"burstWindowMs\":61957,\"cooldownMs\":4721,\"maxCooldownMs\":141630,\"providerThreshold\":0,\"backoffBaseMs\":1100,\"backoffMaxMs\":59805,\"maxFailovers\":3,\"giveUpAfterMs\":1064538,\"retryBudgetPercent\":3,\"retryBudgetFloor\":3,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":1,\"backoffMs\":157},\"pools\":[{\"name\":\"pool-0\",\"routes\":[{\"provider\":\"代理商-α\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"my-openai-route\",\"model\":\"🙂-mini\"},{\"provider\":\"代理商-α\",\"model\":\"meta-llama/llama-4-maverick\"}]}],\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"代理商-α\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]}}",
+		Ops: []Op{
+			{ID: 2746, At: 9246334, Kind: OpTurn, Ch: 0, Agent: "a-63", N: 9},
+			{ID: 24789, At: 9247029, Kind: OpOutage, Ch: 0, Dur: 63838, Mode: ModeRateLimit},
+			{ID: 24790, At: 9247096, Kind: OpOutage, Ch: 6, Dur: 3600000, Mode: ModeQuota},
+			{ID: 2849, At: 9569683, Kind: OpTurn, Ch: 7, Agent: "a-35", N: 11},
+			{ID: 9, At: 9573836, Kind: OpOutage, Ch: 7, Dur: 2131584, Mode: ModeRateLimit, RetryAfterMs: 315360000000},
+		},
+	})
+}
+
+// route-outside-preferences (a false alarm of the checker, fixed in it; issue
+// #17): my-openai-route reads below its minimum, so sub/agent-33's new session
+// on my-openai-route|llama starts on the user's backup, deepseek-official|gpt-x,
+// which becomes its home (policy onRequest). The user then clears the backup;
+// the session's next request goes home, to deepseek-official|gpt-x. The
+// checker knew only the channels the agent proposed as its homes.
+func TestSimRegressionReadingHomeSeed33(t *testing.T) {
+	requireClean(t, Schedule{Seed: 33, EndMs: 1065084,
+		Channels: []Channel{{"代理商-α", "deepseek-v4-pro"}, {"代理商-α", "deepseek-v4-flash"}, {"代理商-α", "meta-llama/llama-4-maverick"}, {"openrouter/eu", "deepseek-v4-flash"}, {"openrouter/eu", "模型-β"}, {"my-openai-route", "deepseek-v4-pro"}, {"my-openai-route", "meta-llama/llama-4-maverick"}, {"my-openai-route", "🙂-mini"}, {"local", "deepseek-v4-pro"}, {"local", "gpt-x"}, {"local", "模型-β"}, {"deepseek-official", "deepseek-v4-flash"}, {"deepseek-official", "模型-β"}, {"deepseek-official", "gpt-x"}},
+		Homes:    []int{6, 6, 6, 1, 8},
+		Config:   "{\"chain\":[{\"provider\":\"my-openai-route\",\"model\":\"meta-llama/llama-4-maverick\"},{\"provider\":\"代理商-α\",\"model\":\"deepseek-v4-flash\"}],\"failureThreshold\":2,\"burstWindowMs\":190625,\"cooldownMs\":112369,\"maxCooldownMs\":3820546,\"providerThreshold\":1,\"backoffBaseMs\":956,\"backoffMaxMs\":43989,\"maxFailovers\":1,\"giveUpAfterMs\":2547357,\"retryBudgetPercent\":27,\"retryBudgetFloor\":6,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":3,\"backoffMs\":678},\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"my-openai-route\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1},{\"provider\":\"代理商-α\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]}}",
+		Ops: []Op{
+			{ID: 4025, At: 639731, Kind: OpReading, Prov: "my-openai-route"},
+			{ID: 4110, At: 723151, Kind: OpBackup, Ch: 13},
+			{ID: 294, At: 1060169, Kind: OpTurn, Ch: 6, Agent: "sub/agent-33", N: 4},
+			{ID: 4115, At: 1062183, Kind: OpBackup, Ch: -1},
+		},
+	})
+}
+
+// new-session-reading (a false alarm of the checker, fixed in it; issue #17):
+// openrouter/eu read 0 at 1h46m41; a host restart at 1h50m59 runs the
+// balance scripts at boot, a new reading the module dates then. At 1h56m43
+// the checker, dating the reading at its first run, took it as stale and
+// openrouter/eu|llama as usable, while for the module it was fresh and low:
+// the new session rightly found no preference with allowance.
+func TestSimRegressionReadingAtBootSeed39(t *testing.T) {
+	requireClean(t, Schedule{Seed: 39, EndMs: 7003027,
+		Channels: []Channel{{"代理商-α", "deepseek-v4-flash"}, {"代理商-α", "meta-llama/llama-4-maverick"}, {"代理商-α", "deepseek-v4-pro"}, {"deepseek-official", "🙂-mini"}, {"deepseek-official", "gpt-x"}, {"deepseek-official", "claude/sonnet-4.5"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "claude/sonnet-4.5"}, {"openrouter/eu", "🙂-mini"}, {"openrouter/eu", "meta-llama/llama-4-maverick"}, {"openrouter/eu", "deepseek-v4-pro"}},
+		Homes:    []int{0, 0, 0, 7, 9},
+		Config:   "{\"chain\":[{\"provider\":\"代理商-α\",\"model\":\"deepseek-v4-flash\"},{\"provider\":\"openrouter/eu\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"代理商-α\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"openrouter/eu\",\"model\":\"meta-llama/llama-4-maverick\"},{\"provider\":\"openrouter/eu\",\"model\":\"🙂-mini\"}],\"failureThreshold\":4,\"burstWindowMs\":178482,\"cooldownMs\":16226,\"maxCooldownMs\":584136,\"providerThreshold\":0,\"backoffBaseMs\":1526,\"backoffMaxMs\":26756,\"maxFailovers\":5,\"giveUpAfterMs\":704053,\"retryBudgetPercent\":6,\"retryBudgetFloor\":0,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":1,\"backoffMs\":118},\"pools\":[{\"name\":\"pool-0\",\"routes\":[{\"provider\":\"openrouter/eu\",\"model\":\"meta-llama/llama-4-maverick\"},{\"provider\":\"代理商-α\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"代理商-α\",\"model\":\"deepseek-v4-flash\"}]}],\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"openrouter/eu\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1},{\"provider\":\"代理商-α\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]}}",
+		Ops: []Op{
+			{ID: 4262, At: 4812706, Kind: OpOutage, Ch: 9, Dur: 3600000, Mode: ModeQuota},
+			{ID: 1349, At: 4862864, Kind: OpStream, Ch: 9, N: 2, Dur: 390596},
+			{ID: 4190, At: 6401083, Kind: OpReading, Prov: "openrouter/eu"},
+			{ID: 4254, At: 6659244, Kind: OpRestart},
+			{ID: 4233, At: 6986821, Kind: OpReading, Prov: "代理商-α"},
+			{ID: 1991, At: 7003027, Kind: OpTurn, Ch: 9, Agent: "sub/agent-29", N: 12},
+		},
+	})
+}
+
+// restore-same-decisions (a false alarm of the checker, fixed in it; issue
+// #17): my-openai-route read low; 10 min 19 s later (the reading stale) a
+// rebuild. The old instance's pool route choice still went by the reading,
+// while the sim handed the new one only fresh readings. The shim's boot
+// balance run reads every provider, so the sim now hands over every reading,
+// dated at the boot.
+func TestSimRegressionStaleReadingAtBootSeed15(t *testing.T) {
+	requireClean(t, Schedule{Seed: 15, EndMs: 23543496,
+		Channels: []Channel{{"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "deepseek-v4-flash"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "模型-β"}, {"代理商-α", "🙂-mini"}, {"代理商-α", "gpt-x"}, {"my-openai-route", "gpt-x"}, {"my-openai-route", "meta-llama/llama-4-maverick"}, {"my-openai-route", "deepseek-v4-flash"}, {"deepseek-official", "🙂-mini"}, {"openrouter/eu", "gpt-x"}, {"openrouter/eu", "模型-β"}, {"local", "meta-llama/llama-4-maverick"}, {"local", "模型-β"}},
+		Homes:    []int{10, 10, 10, 0, 2},
+		Config:   "{\"chain\":[{\"provider\":\"local\",\"model\":\"meta-llama/llama-4-maverick\"},{\"provider\":\"deepseek-official\",\"model\":\"🙂-mini\"},{\"provider\":\"my-openai-route\",\"model\":\"meta-llama/llama-4-maverick\"},{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"deepseek-v4-flash\"}],\"failureThreshold\":3,\"burstWindowMs\":285939,\"cooldownMs\":30279,\"maxCooldownMs\":242232,\"providerThreshold\":0,\"backoffBaseMs\":1949,\"backoffMaxMs\":30398,\"maxFailovers\":1,\"giveUpAfterMs\":1446850,\"retryBudgetPercent\":34,\"retryBudgetFloor\":2,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":5,\"backoffMs\":726},\"pools\":[{\"name\":\"pool-0\",\"routes\":[{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"模型-β\"},{\"provider\":\"my-openai-route\",\"model\":\"gpt-x\"},{\"provider\":\"local\",\"model\":\"模型-β\"}]}],\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"my-openai-route\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]}}",
+		Ops: []Op{
+			{ID: 24838, At: 22924628, Kind: OpReading, Prov: "my-openai-route"},
+			{ID: 25047, At: 23543496, Kind: OpRebuild},
+		},
+	})
+}

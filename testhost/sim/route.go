@@ -234,7 +234,9 @@ func (r *runner) restoreRoute(a *simAgent) {
 			return
 		}
 		r.brk("export-error", "restore-route: %v (input %s)", err, clip(string(in)))
+		return
 	}
+	a.modHome, a.modPick, a.modRestored = a.savedHome, a.savedPick, a.savedHome != (Channel{})
 }
 
 // usable is what the route checks call a channel a request may go to: its
@@ -323,12 +325,15 @@ func (r *runner) trkHeld(ch Channel) bool {
 }
 
 // readingEvents hands a new instance the latest readings, as the shim's
-// first balance run at boot would (its refresh is due at once).
+// first balance run at boot would (it runs every script at once). That run is
+// a new reading, taken now: the picture dates it so too (seed 39: dated at
+// its first run, the checker saw it stale minutes before the module did).
+// A stale reading is handed over too: the boot run reads every provider,
+// and the old instance's pool route choice still went by the stale value
+// (seed 15: restore-same-decisions, a rebuild 10 min 19 s after a low reading).
 func (r *runner) readingEvents(m *Module) {
 	for p, rd := range r.readings {
-		if r.now-rd.at >= readingRefreshMs {
-			continue // stale: it steers nothing
-		}
+		r.readings[p] = simReading{r.now, rd.remaining}
 		r.res.Events++
 		if _, in, err := m.decide(r.now, func(b []byte) []byte {
 			b = append(b, `{"kind":"balance-reading","provider":`...)
