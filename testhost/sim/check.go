@@ -56,6 +56,7 @@ func (r *runner) applyEffects(out Output, subject, prev Channel) {
 	for _, fx := range out.Effects {
 		switch fx.Kind {
 		case "circuit":
+			r.picture++
 			ch := fx.Channel
 			// A request moves two breakers besides its proposed channel's, whatever
 			// their keys: its swap target's, taking the half-open slot when its

@@ -1,5 +1,7 @@
 package sim
 
+import "math"
+
 // Two invariants about holding a turn (issue #17): a give-up for taking too
 // long must not come while a channel the agent may use is back in time, and a
 // turn held because nothing was usable must not stay held once something is.
@@ -15,18 +17,27 @@ const (
 )
 
 // agentPrefs are the channels the module may route the agent's next request
-// to: its home (under "return") or the channel it is on (under "stay"), the
-// backup, the chain.
+// to: its own first one (firstPref), then the ones every agent shares
+// (sharedPrefs). checkHeld relies on that split to look at the shared ones
+// once per step rather than once per agent.
 func (r *runner) agentPrefs(a *simAgent) []Channel {
-	first := a.home
+	return append([]Channel{r.firstPref(a)}, r.sharedPrefs()...)
+}
+
+// firstPref: its home (under "return") or the channel it is on (under "stay").
+func (r *runner) firstPref(a *simAgent) Channel {
 	if r.cfg.stay && a.routed != (Channel{}) {
-		first = a.routed
+		return a.routed
 	}
-	out := []Channel{first}
-	if r.backup != nil {
-		out = append(out, *r.backup)
+	return a.home
+}
+
+// sharedPrefs: the backup, the chain.
+func (r *runner) sharedPrefs() []Channel {
+	if r.backup == nil {
+		return r.cfg.chain
 	}
-	return append(out, r.cfg.chain...)
+	return append([]Channel{*r.backup}, r.cfg.chain...)
 }
 
 // backAt is when the picture says ch next lets a request through.
@@ -79,31 +90,67 @@ func (r *runner) noteHeld(a *simAgent) {
 			return
 		}
 	}
+	r.heldDirty = true
+	if !a.heldListed {
+		a.heldListed = true
+		r.heldAgents = append(r.heldAgents, a)
+	}
 }
 
 // checkHeld: no turn stays held while a channel it may use is closed.
+// It runs after every step: a scan of every agent there was half the
+// bench-day's time. So it walks only the agents noteHeld listed, and only
+// when what decides them may have changed: an agent's channels are closed
+// or not by the breakers' states (which change only by effects, counted in
+// r.picture) and providers' open times running out; its own channels do not
+// change while it waits. The check on each agent is unchanged.
 func (r *runner) checkHeld() {
-	for _, a := range r.agents {
-		if !a.waiting || !a.held {
-			continue
+	if !r.heldDirty && r.picture == r.heldPicture && r.now < r.heldRecheckAt {
+		return
+	}
+	r.heldDirty, r.heldPicture, r.heldRecheckAt = false, r.picture, math.MaxInt64
+	// usableNow says whether ch is closed, noting when a provider's open
+	// time ends (it may close then).
+	usableNow := func(ch Channel) bool {
+		if r.closed(ch) {
+			return true
 		}
-		usable := false
-		for _, ch := range r.agentPrefs(a) {
-			if r.closed(ch) {
-				usable = true
+		if p := r.track[providerOf(ch)]; p != nil && p.state == "open" && r.now < p.openUntil {
+			r.heldRecheckAt = min(r.heldRecheckAt, p.openUntil)
+		}
+		return false
+	}
+	shared := false
+	if len(r.heldAgents) > 0 {
+		for _, ch := range r.sharedPrefs() {
+			if shared = usableNow(ch); shared {
 				break
 			}
 		}
+	}
+	kept := r.heldAgents[:0]
+	for _, a := range r.heldAgents {
+		if !a.waiting || !a.held || r.agents[a.id] != a {
+			a.heldListed = false
+			continue
+		}
+		kept = append(kept, a)
+		usable := shared || usableNow(r.firstPref(a))
 		switch {
 		case !usable:
 			a.usableSince = 0
 		case a.usableSince == 0:
 			a.usableSince = r.now
-		case r.now-a.usableSince > heldSlackMs:
+			r.heldRecheckAt = min(r.heldRecheckAt, r.now+heldSlackMs+1)
+		case r.now-a.usableSince <= heldSlackMs:
+			r.heldRecheckAt = min(r.heldRecheckAt, a.usableSince+heldSlackMs+1)
+		default:
 			r.brk("held-while-usable", "agent %q is still held in a wait %s after a channel it may use closed", a.id, fmtVirtual(r.now-a.usableSince))
 			a.held = false
 		}
 	}
+	clear(r.heldAgents[len(kept):])
+	r.heldAgents = kept
 }
 
 // cutWaits carries out wait-cut effects: the held turn is retried now.
