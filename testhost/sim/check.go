@@ -236,6 +236,13 @@ func (r *runner) checkAgentEffects(a *simAgent, out Output) {
 			}
 		case "give-up":
 			a.failovers = 0
+		case "quota-wait":
+			// A long-term quota wait is not bounded by maxFailovers, and the
+			// module starts the agent's budgets afresh when it holds the turn
+			// there (docs/quota.md, policy enterWait): failovers after the wait
+			// count from it (seed 11, 120 agents, 4 h: one failover, a quota
+			// wait, then a quota failover along the chain).
+			a.failovers = 0
 		}
 	}
 }
