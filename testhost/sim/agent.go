@@ -165,9 +165,14 @@ func (r *runner) fail(a *simAgent, f failure, phase string) {
 	if !ok {
 		return
 	}
-	if f.Code == "ABORTED" {
-		r.releaseHolder(a.id, a.routed) // a cancel says nothing about the channel: the slot is free again
-	}
+	// The agent's request is over: a half-open slot it held is free, whether
+	// the step reopened the breaker (which clears the holder) or not. The
+	// module frees it without a transition when the failure says nothing
+	// about the channel: a cancel, a permanent failure, an unservable one,
+	// or a quota failure under the quota rules, where the provider's mark
+	// says more (policy onQuotaFailure; seed 14, 120 agents, 6 h: an HTTP 402
+	// on a half-open route, then its probe once the mark lifted).
+	r.releaseHolder(a.id, a.routed)
 	r.checkAgentEffects(a, out)
 	r.checkGiveUpHorizon(a, out)
 	switch out.Kind {
