@@ -227,6 +227,7 @@ func (r *runner) cancel(a *simAgent) {
 
 func (r *runner) dispose(a *simAgent) {
 	a.gen++
+	a.held = false // checkHeld drops it (a lookup per held agent per step cost more)
 	delete(r.agents, a.id)
 	r.decide("disposed", Channel{}, nil, func(b []byte) []byte {
 		b = append(b, `{"kind":"disposed","agent":`...)

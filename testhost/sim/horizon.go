@@ -130,7 +130,7 @@ func (r *runner) checkHeld() {
 	}
 	kept := r.heldAgents[:0]
 	for _, a := range r.heldAgents {
-		if !a.waiting || !a.held || r.agents[a.id] != a {
+		if !a.waiting || !a.held { // (dispose clears held)
 			a.heldListed = false
 			continue
 		}
