@@ -314,6 +314,13 @@ func (s *State) onQuotaFailure(now int64, a *agent, e RequestError, ch Channel, 
 	if on.IsZero() {
 		on = ch
 	}
+	if !a.pick.IsZero() {
+		// The next request walks the pick's pool, else the chain
+		// (quotaBeforeRequest, pickPreferences): a move within the pool of
+		// the route it failed on would be undone there, sending every retry
+		// back to the exhausted provider.
+		on = a.pick
+	}
 	p, _ := s.sessionPool(a, on)
 	if p != nil {
 		if r, ok := s.chooseRoute(now, p, ch); ok {

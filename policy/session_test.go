@@ -242,3 +242,40 @@ func TestHomeOfASessionStartedAway(t *testing.T) {
 		t.Fatalf("back home: %+v", out)
 	}
 }
+
+// A quota failure of a session whose pick lies outside every pool, while it
+// is on a pool's route (the chain's failover took it there), moves it where
+// its next request will go: the pick's preferences, the chain. A move within
+// the route's pool, which the next request ignored, sent every retry back to
+// the exhausted provider, each one a failover past maxFailovers (sim
+// bench-day seed 1, failover-budget).
+func TestQuotaFailureOfAPickOutsideThePools(t *testing.T) {
+	for _, recovery := range []Recovery{Return, Stay} {
+		t.Run(string(recovery), func(t *testing.T) {
+			m := quotaSim(t, func(c *Config) {
+				c.Chain = []Channel{chX, rA.Channel}
+				c.Recovery = recovery
+			})
+			m.request("s1", rA.Channel)
+			m.request("s1", chX) // the pick, outside the pool
+			m.step(ModelInfo{Channel: chX, Known: false, Code: "NO_ADAPTER"})
+			proposed := chX
+			for i := range 4 {
+				target := routeOf(m.request("s1", proposed), proposed)
+				if i > 0 && target == rA.Channel {
+					t.Fatalf("request %d went back to %s, whose provider is marked exhausted", i, target)
+				}
+				if target != rA.Channel {
+					return
+				}
+				out := m.quotaFail("s1", "pa", "HTTP_402", "")
+				if out.Verdict.Kind == Wait {
+					return // nothing on its preferences is usable: held
+				}
+				if fo := effectsOf[FailedOver](out); len(fo) == 1 {
+					proposed = fo[0].From // the host proposes the route its log last used
+				}
+			}
+		})
+	}
+}

@@ -27,6 +27,7 @@ type simAgent struct {
 	// and usableSince when the picture first saw one of them closed since.
 	recoverSince, usableSince int64
 	held                      bool
+	heldListed                bool // in runner.heldAgents
 	// The routing worlds (route.go).
 	web                  bool    // selects as the web host does: its pick, else its last route
 	pick, header         Channel // the user's pick; the route its log last used
@@ -192,9 +193,14 @@ func (r *runner) fail(a *simAgent, f failure, phase string) {
 	if !ok {
 		return
 	}
-	if f.Code == "ABORTED" {
-		r.releaseHolder(a.id, a.routed) // a cancel says nothing about the channel: the slot is free again
-	}
+	// The agent's request is over: a half-open slot it held is free, whether
+	// the step reopened the breaker (which clears the holder) or not. The
+	// module frees it without a transition when the failure says nothing
+	// about the channel: a cancel, a permanent failure, an unservable one,
+	// or a quota failure under the quota rules, where the provider's mark
+	// says more (policy onQuotaFailure; seed 14, 120 agents, 6 h: an HTTP 402
+	// on a half-open route, then its probe once the mark lifted).
+	r.releaseHolder(a.id, a.routed)
 	r.checkAgentEffects(a, out)
 	r.checkGiveUpHorizon(a, out)
 	switch out.Kind {
@@ -249,6 +255,7 @@ func (r *runner) cancel(a *simAgent) {
 
 func (r *runner) dispose(a *simAgent) {
 	a.gen++
+	a.held = false // checkHeld drops it (a lookup per held agent per step cost more)
 	delete(r.agents, a.id)
 	r.decide("disposed", Channel{}, nil, func(b []byte) []byte {
 		b = append(b, `{"kind":"disposed","agent":`...)

@@ -56,6 +56,7 @@ func (r *runner) applyEffects(out Output, subject, prev Channel) {
 	for _, fx := range out.Effects {
 		switch fx.Kind {
 		case "circuit":
+			r.picture++
 			ch := fx.Channel
 			// A request moves two breakers besides its proposed channel's, whatever
 			// their keys: its swap target's, taking the half-open slot when its
@@ -234,6 +235,13 @@ func (r *runner) checkAgentEffects(a *simAgent, out Output) {
 				r.spendRetry(fx.Channel.Provider)
 			}
 		case "give-up":
+			a.failovers = 0
+		case "quota-wait":
+			// A long-term quota wait is not bounded by maxFailovers, and the
+			// module starts the agent's budgets afresh when it holds the turn
+			// there (docs/quota.md, policy enterWait): failovers after the wait
+			// count from it (seed 11, 120 agents, 4 h: one failover, a quota
+			// wait, then a quota failover along the chain).
 			a.failovers = 0
 		}
 	}

@@ -1,5 +1,7 @@
 package sim
 
+import "math"
+
 // Two invariants about holding a turn (issue #17): a give-up for taking too
 // long must not come while a channel the agent may use is back in time, and a
 // turn held because nothing was usable must not stay held once something is.
@@ -127,31 +129,69 @@ func (r *runner) noteHeld(a *simAgent) {
 			return
 		}
 	}
+	r.heldDirty = true
+	if !a.heldListed {
+		a.heldListed = true
+		r.heldAgents = append(r.heldAgents, a)
+	}
 }
 
 // checkHeld: no turn stays held while a channel it may use is closed.
+// It runs after every step: a scan of every agent there was half the
+// bench-day's time. So it walks only the agents noteHeld listed, and only
+// when what decides them may have changed: an agent's channels are closed
+// or not by the breakers' states (which change only by effects, counted in
+// r.picture) and providers' open times running out; its own channels do not
+// change while it waits. The check on each agent is unchanged.
 func (r *runner) checkHeld() {
-	for _, a := range r.agents {
-		if !a.waiting || !a.held {
-			continue
+	if !r.heldDirty && r.picture == r.heldPicture && r.now < r.heldRecheckAt {
+		return
+	}
+	r.heldDirty, r.heldPicture, r.heldRecheckAt = false, r.picture, math.MaxInt64
+	// usableNow says whether ch is closed, noting when a provider's open
+	// time ends (it may close then).
+	usableNow := func(ch Channel) bool {
+		if r.closed(ch) {
+			return true
 		}
-		usable := false
+		if p := r.track[providerOf(ch)]; p != nil && p.state == "open" && r.now < p.openUntil {
+			r.heldRecheckAt = min(r.heldRecheckAt, p.openUntil)
+		}
+		return false
+	}
+	// An agent's preferences are its own (its pick, its pool: agentPrefs), so
+	// each held agent's are looked at; that only happens when something changed.
+	usableFor := func(a *simAgent) bool {
 		for _, ch := range r.agentPrefs(a) {
-			if r.closed(ch) && !r.unavailable(ch) { // (one the host cannot serve is not usable)
-				usable = true
-				break
+			if !r.unavailable(ch) && usableNow(ch) { // (one the host cannot serve is not usable)
+				return true
 			}
 		}
+		return false
+	}
+	kept := r.heldAgents[:0]
+	for _, a := range r.heldAgents {
+		if !a.waiting || !a.held { // (dispose clears held)
+			a.heldListed = false
+			continue
+		}
+		kept = append(kept, a)
+		usable := usableFor(a)
 		switch {
 		case !usable:
 			a.usableSince = 0
 		case a.usableSince == 0:
 			a.usableSince = r.now
-		case r.now-a.usableSince > heldSlackMs:
+			r.heldRecheckAt = min(r.heldRecheckAt, r.now+heldSlackMs+1)
+		case r.now-a.usableSince <= heldSlackMs:
+			r.heldRecheckAt = min(r.heldRecheckAt, a.usableSince+heldSlackMs+1)
+		default:
 			r.brk("held-while-usable", "agent %q is still held in a wait %s after a channel it may use closed", a.id, fmtVirtual(r.now-a.usableSince))
 			a.held = false
 		}
 	}
+	clear(r.heldAgents[len(kept):])
+	r.heldAgents = kept
 }
 
 // cutWaits carries out wait-cut effects: the held turn is retried now.

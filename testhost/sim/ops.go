@@ -34,6 +34,7 @@ func (r *runner) doOp(op *Op) {
 			c := r.s.Channels[op.Ch]
 			r.backup = &c
 		}
+		r.picture++ // held agents may use the backup
 		r.decide("set-backup", Channel{}, nil, r.backupEvent)
 	case OpStream:
 		r.stream(op)
@@ -279,6 +280,7 @@ func (r *runner) compareRouting(old, restored *Module) {
 // is still marked open (seed 31: counting it derived a provider open that
 // the module rightly left closed).
 func (r *runner) resync(snap []byte) {
+	r.picture++
 	clear(r.track)
 	down, until := map[string]int{}, map[string]int64{}
 	gjson.GetBytes(snap, "channels").ForEach(func(_, h gjson.Result) bool {

@@ -332,3 +332,57 @@ func TestSimRegressionStaleReadingAtBootSeed15(t *testing.T) {
 		},
 	})
 }
+
+// failover-budget (the module was wrong, fixed in policy onQuotaFailure):
+// 子代理-78 picked a channel outside every pool and was on a pool's route
+// when its provider's allowance ran out. The quota failure moved it within
+// that route's pool, but its next request walked the pick's preferences (the
+// chain), found nothing routable and fell back to the exhausted route: every
+// retry a failover, past maxFailovers. Now the failure uses the pick's pool.
+func TestSimRegressionSeed16QuotaPickOutsidePool(t *testing.T) {
+	requireClean(t, Schedule{Seed: 16, EndMs: 9108460,
+		Channels: []Channel{{"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "deepseek-v4-pro"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "claude/sonnet-4.5"}, {"local", "🙂-mini"}, {"local", "claude/sonnet-4.5"}, {"local", "模型-β"}, {"代理商-α", "deepseek-v4-flash"}},
+		Homes:    []int{4, 4, 4, 1, 2},
+		Config:   "{\"chain\":[{\"provider\":\"local\",\"model\":\"模型-β\"},{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"claude/sonnet-4.5\"}],\"failureThreshold\":4,\"burstWindowMs\":226310,\"cooldownMs\":117876,\"maxCooldownMs\":2475396,\"providerThreshold\":1,\"backoffBaseMs\":1497,\"backoffMaxMs\":50277,\"maxFailovers\":2,\"giveUpAfterMs\":791103,\"retryBudgetPercent\":17,\"retryBudgetFloor\":2,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":2,\"backoffMs\":929},\"pools\":[{\"name\":\"pool-0\",\"routes\":[{\"provider\":\"local\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"代理商-α\",\"model\":\"deepseek-v4-flash\"},{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"claude/sonnet-4.5\"}]}],\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"local\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]}}",
+		Ops: []Op{
+			{ID: 2199, At: 7905938, Kind: OpTurn, Ch: 4, Agent: "子代理-2", N: 1},
+			{ID: 2240, At: 8023426, Kind: OpTurn, Ch: 2, Agent: "子代理-78", N: 3},
+			{ID: 2383, At: 8572474, Kind: OpTurn, Ch: 4, Agent: "子代理-78", N: 3},
+			{ID: 4014, At: 8606290, Kind: OpRebuild},
+			{ID: 2519, At: 9028683, Kind: OpTurn, Ch: 4, Agent: "agent-64", N: 11},
+			{ID: 2531, At: 9068636, Kind: OpTurn, Ch: 4, Agent: "子代理-2", N: 10},
+			{ID: 2535, At: 9073182, Kind: OpTurn, Ch: 1, Agent: "子代理-78", N: 3},
+			{ID: 2537, At: 9078743, Kind: OpTurn, Ch: 4, Agent: "sub/agent-81", N: 3},
+			{ID: 4028, At: 9096599, Kind: OpOutage, Ch: 4, Dur: 44133, Mode: ModeRateLimit},
+			{ID: 4029, At: 9096883, Kind: OpOutage, Ch: 1, Dur: 7200000, Mode: ModeQuota},
+		},
+	})
+}
+
+// half-open-one-probe (a false alarm of the checker, fixed in it): a-47's
+// request on half-open 代理商-α|🙂-mini failed HTTP 402 under the quota
+// rules; the module frees the slot without a transition (the provider's mark
+// says more), and probed the channel once the mark lifted. The checker still
+// had a-47 holding the slot, though its request was over.
+func TestSimRegressionSeed14QuotaReleasesProbeSlot(t *testing.T) {
+	requireClean(t, Schedule{Seed: 14, EndMs: 2579881,
+		Channels: []Channel{{"local", "🙂-mini"}, {"local", "deepseek-v4-pro"}, {"local", "gpt-x"}, {"deepseek-official", "gpt-x"}, {"deepseek-official", "🙂-mini"}, {"代理商-α", "🙂-mini"}, {"代理商-α", "meta-llama/llama-4-maverick"}},
+		Homes:    []int{6, 6, 6, 3, 1},
+		Config:   "{\"chain\":[{\"provider\":\"代理商-α\",\"model\":\"meta-llama/llama-4-maverick\"},{\"provider\":\"代理商-α\",\"model\":\"🙂-mini\"},{\"provider\":\"local\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"deepseek-official\",\"model\":\"gpt-x\"}],\"failureThreshold\":4,\"burstWindowMs\":187618,\"cooldownMs\":31830,\"maxCooldownMs\":222810,\"providerThreshold\":1,\"backoffBaseMs\":1581,\"backoffMaxMs\":2044,\"maxFailovers\":2,\"giveUpAfterMs\":2853408,\"retryBudgetPercent\":28,\"retryBudgetFloor\":3,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":2,\"backoffMs\":581},\"pools\":[{\"name\":\"pool-0\",\"routes\":[{\"provider\":\"local\",\"model\":\"🙂-mini\"},{\"provider\":\"deepseek-official\",\"model\":\"gpt-x\"},{\"provider\":\"代理商-α\",\"model\":\"🙂-mini\"}]}],\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"代理商-α\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]}}",
+		Ops: []Op{
+			{ID: 243, At: 800209, Kind: OpTurn, Ch: 6, Agent: "子代理-106", N: 9},
+			{ID: 316, At: 1026645, Kind: OpTurn, Ch: 6, Agent: "a-47", N: 2},
+			{ID: 413, At: 1344667, Kind: OpTurn, Ch: 6, Agent: "子代理-106", N: 10},
+			{ID: 1, At: 2305311, Kind: OpOutage, Ch: 3, Dur: 933468, Mode: ModeTransient},
+			{ID: 6272, At: 2381800, Kind: OpOutage, Ch: 6, Dur: 112319, Mode: ModeRateLimit},
+			{ID: 6273, At: 2382487, Kind: OpOutage, Ch: 5, Dur: 7200000, Mode: ModeQuota},
+			{ID: 750, At: 2401241, Kind: OpTurn, Ch: 6, Agent: "agent-116", N: 8},
+			{ID: 758, At: 2455890, Kind: OpStream, Ch: 5, N: 4, Dur: 373017},
+			{ID: 769, At: 2466062, Kind: OpTurn, Ch: 3, Agent: "agent-76", N: 10},
+			{ID: 6177, At: 2497586, Kind: OpPick, Ch: 5, Agent: "a-47"},
+			{ID: 802, At: 2557352, Kind: OpTurn, Ch: 6, Agent: "子代理-106", N: 2},
+			{ID: 809, At: 2567068, Kind: OpTurn, Ch: 6, Agent: "a-47", N: 12},
+			{ID: 791, At: 2569071, Kind: OpStream, Ch: 0, N: 4, Dur: 185632},
+		},
+	})
+}

@@ -114,24 +114,32 @@ func (r *runner) finish(start time.Time) Result {
 const memoryCapBytes = 64 << 20
 
 type runner struct {
-	s          Schedule
-	rt         *testhost.Runtime
-	m          *Module
-	now        int64
-	q          queue
-	seq        int64
-	opIdx      int
-	res        Result
-	agents     map[string]*simAgent
-	track      map[Channel]*breaker // by exact channel; providers as {provider, "*"}
-	budgets    map[string]*budgetTrack
-	backup     *Channel
-	wakeGen    int
-	probeGen   int // a host restart drops the probes in flight
-	channelSet map[Channel]bool
-	active     []int // outages in force, by start
-	restoredAt int64
-	readings   map[string]simReading
+	s      Schedule
+	rt     *testhost.Runtime
+	m      *Module
+	now    int64
+	q      queue
+	seq    int64
+	opIdx  int
+	res    Result
+	agents map[string]*simAgent
+	// checkHeld's memo: the agents whose wait was held; picture counts the
+	// changes to the breakers and the backup, and heldPicture the one it
+	// last looked at; it looks again then, at heldRecheckAt (a provider's
+	// open time ends, an agent's slack runs out) or when heldDirty.
+	heldAgents           []*simAgent
+	picture, heldPicture int
+	heldRecheckAt        int64
+	heldDirty            bool
+	track                map[Channel]*breaker // by exact channel; providers as {provider, "*"}
+	budgets              map[string]*budgetTrack
+	backup               *Channel
+	wakeGen              int
+	probeGen             int // a host restart drops the probes in flight
+	channelSet           map[Channel]bool
+	active               []int // outages in force, by start
+	restoredAt           int64
+	readings             map[string]simReading
 	// noRestoreRoute: the module predates restore-route (before-fix runs).
 	noRestoreRoute bool
 	cfg            struct {

@@ -64,6 +64,8 @@ func main() {
 			os.Exit(2)
 		}
 		defer pprof.StopCPUProfile()
+		// os.Exit skips deferred calls: a failing run's profile is the one wanted.
+		exit = func(code int) { pprof.StopCPUProfile(); os.Exit(code) }
 	}
 	if *trace != "" {
 		f, err := os.Create(*trace)
@@ -195,8 +197,11 @@ func main() {
 		small, b := sim.Shrink(rt, s, *shrink)
 		fmt.Printf("\nseed %d shrunk from %d ops to %d; as a test case:\n\n%s", failing[0].Seed, len(s.Ops), len(small.Ops), sim.GoTest(fmt.Sprintf("Seed%d", failing[0].Seed), small, b))
 	}
-	os.Exit(1)
+	exit(1)
 }
+
+// exit ends the run; with -cpuprofile it first writes the profile.
+var exit = os.Exit
 
 // benchDay is `make bench`'s simulation target: a bad day through the wasm
 // module, timed, with the targets checked. The day is two 12-hour seeds run
@@ -228,7 +233,7 @@ func benchDay(rt *wazeroRuntime) {
 		2*float64(wall.Microseconds())/float64(max(events, 1)), float64(mem)/(1<<20))
 	if virtual < 24*3600_000-60_000 || failures < 100_000 || wall >= 10*time.Second || breaks > 0 {
 		fmt.Println("bench-day: MISSED: the target is >= 24 virtual hours with >= 10^5 failures in < 10 s and no break")
-		os.Exit(1)
+		exit(1)
 	}
 }
 
