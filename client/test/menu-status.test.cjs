@@ -152,3 +152,15 @@ test('settings card: a wait left unset stays unset, so persistent from the card 
   assert.equal(sectionOf({ ...d, persistent: true, backoffMaxMs: '30000' }).backoffMaxMs, 30000);
   assert.equal(waitChoice('  '), 'default');
 });
+
+test('chip: enabled: false in the row (the host answers OFF) says the plugin is off, in English and Chinese', () => {
+  const { chipReason } = require('../status.cjs');
+  const off = { connection: true, session: 's1', live: { status: undefined, error: 'OFF' } };
+  assert.equal(chipReason(off, 'en'), 'Resilience: off (enabled: false)');
+  assert.equal(chipReason(off, 'zh-CN'), '容灾：已关闭（总开关已关）');
+  assert.equal(chipReason({ ...off, session: undefined }, 'en'), 'Resilience: off (enabled: false)', 'off before any session is opened too');
+  // The other reasons are unchanged; a working status gives none.
+  assert.equal(chipReason({ connection: false, session: 's1', live: {} }, 'en'), 'Resilience: no host connection');
+  assert.equal(chipReason({ connection: true, session: 's1', live: { error: 'CALL_FAILED' } }, 'en'), 'Resilience: the host does not answer');
+  assert.equal(chipReason({ connection: true, session: 's1', live: { status: { chain: [] } } }, 'en'), undefined);
+});
