@@ -58,7 +58,7 @@ function makeChip(ctx) {
 
     const reason = chipReason({ connection: !!service(ctx, 'connection'), session, live }, locale);
     if (reason) {
-      return h('button', { type: 'button', disabled: true, className: 'dshr-chip', 'data-testid': 'dsh-resilience-chip', 'data-tone': 'off', 'data-off': live.error === 'OFF' ? 'true' : undefined, 'data-disabled-reason': reason, title: reason, style: chipStyle('off') }, reason);
+      return h('button', { type: 'button', disabled: true, className: 'dshr-chip', 'data-testid': 'dsh-resilience-chip', 'data-tone': 'off', 'data-off': live.error === 'OFF' ? 'true' : undefined, 'data-error': live.error || undefined, 'data-disabled-reason': reason, title: reason, style: chipStyle('off') }, reason);
     }
     const nowMs = hostNow(live.status, live.receivedAt, Date.now());
     const view = chipView(live.status, nowMs, locale);

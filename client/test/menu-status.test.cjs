@@ -164,3 +164,12 @@ test('chip: enabled: false in the row (the host answers OFF) says the plugin is 
   assert.equal(chipReason({ connection: true, session: 's1', live: { error: 'CALL_FAILED' } }, 'en'), 'Resilience: the host does not answer');
   assert.equal(chipReason({ connection: true, session: 's1', live: { status: { chain: [] } } }, 'en'), undefined);
 });
+
+test('shell call: the host\'s off answer (a success carrying off: true) becomes OFF for every caller', async () => {
+  const { call } = require('../shell.cjs');
+  const ctxAnswering = (result) => ({ get: (name) => (name === 'connection' ? { rpc: { call: async () => result } } : undefined) });
+  const message = 'dsh-resilience is off (enabled: false in its row)';
+  assert.deepEqual(await call(ctxAnswering({ ok: true, value: { off: true, message } }), 'status', {}), { ok: false, error: { code: 'OFF', message } });
+  const fine = { ok: true, value: { revision: 1, chain: [] } };
+  assert.equal(await call(ctxAnswering(fine), 'status', {}), fine);
+});

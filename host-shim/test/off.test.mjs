@@ -1,5 +1,5 @@
 // enabled: false (off.js): the plugin installs nothing but `/resilience` and
-// a web channel that answers every call with OFF, so the client bundle (which
+// a web channel that answers every call "off", so the client bundle (which
 // the host loads whatever the row says) tells the user instead of polling.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,7 +21,7 @@ function fakeCtx() {
   return { ctx, handled, commands, dispose: () => Promise.all(disposers.map((d) => d?.())) };
 }
 
-test('off: every web call answers OFF with the reason, and /resilience says the same', async () => {
+test('off: every web call answers off, with the reason, and /resilience says the same', async () => {
   const f = fakeCtx();
   applyOff(/** @type {any} */ (f.ctx));
   const served = f.handled.get(RPC_CHANNEL);
@@ -31,10 +31,12 @@ test('off: every web call answers OFF with the reason, and /resilience says the 
     const r = await served.fn(endpoint, {});
     assert.deepEqual(r, OFF_ANSWER, endpoint);
   }
-  assert.equal(OFF_ANSWER.error.code, 'OFF');
-  assert.match(OFF_ANSWER.error.message, /enabled: false/);
+  // A success: the browser's caller throws on an error code outside the host's list.
+  assert.equal(OFF_ANSWER.ok, true);
+  assert.equal(OFF_ANSWER.value.off, true);
+  assert.match(OFF_ANSWER.value.message, /enabled: false/);
   const text = (await f.commands[0].handler()).text;
-  assert.equal(text, OFF_ANSWER.error.message);
+  assert.equal(text, OFF_ANSWER.value.message);
   await f.dispose();
   assert.equal(f.handled.size, 0, 'the channel goes with the plugin');
 });
