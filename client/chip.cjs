@@ -63,10 +63,10 @@ function makeChip(ctx) {
     const nowMs = hostNow(live.status, live.receivedAt, Date.now());
     const view = chipView(live.status, nowMs, locale);
     const status = live.status;
-    const menu = menuItems(answer ? { ...answer, backup: status ? status.backup : answer.backup } : undefined, locale);
+    const menu = menuItems(answer ? { ...answer, backup: status ? status.backup : answer.backup, slow: status ? status.slow : undefined } : undefined, locale);
     const items = menu.items.map((it) => (it.type ? it : {
       id: it.id,
-      label: h('span', { 'data-channel': it.channel || '', 'data-testid': 'dsh-resilience-menu-item', className: 'dshr-item', title: it.hint ? `${it.label} · ${it.hint}` : it.label },
+      label: h('span', { 'data-channel': it.channel || '', 'data-slow': it.slow ? 'true' : undefined, 'data-testid': 'dsh-resilience-menu-item', className: 'dshr-item', title: it.hint ? `${it.label} · ${it.hint}` : it.label },
         h('span', null, it.label), it.hint ? h('span', { className: 'dshr-hint' }, it.hint) : null),
     }));
     // The Menu marks one selected item (the backup): the quota and pool

@@ -14,7 +14,8 @@ const QUOTA_PREFIX = 'dsh-resilience:quota:';
 const POOL_PREFIX = 'dsh-resilience:pool:';
 
 /**
- * @param {{chain: string[], backup: string|null, candidates: {channel, source, name?}[]}} answer
+ * @param {{chain: string[], backup: string|null, candidates: {channel, source, name?}[], slow?: {channel: string, state: string}[]}} answer
+ *   `slow`: the status's slow-call breakers; a slow channel's item says so.
  * @returns {{items: object[], selectedId: string}} plain items; the UI adds the hooks.
  */
 function menuItems(answer, locale) {
@@ -27,9 +28,17 @@ function menuItems(answer, locale) {
   if (cands.length) items.push({ type: 'separator', id: 'sep' });
   for (const c of cands) {
     const n = chain.indexOf(c.channel);
-    items.push({ id: c.channel, label: c.channel, hint: n >= 0 ? t('menu.inChain', { n: n + 1 }) : c.name && c.name !== c.channel.split('/')[1] ? c.name : undefined, channel: c.channel });
+    const hint = n >= 0 ? t('menu.inChain', { n: n + 1 }) : c.name && c.name !== c.channel.split('/')[1] ? c.name : undefined;
+    const slow = isSlow(answer.slow, c.channel);
+    items.push({ id: c.channel, label: c.channel, hint: slow ? [hint, t('menu.slow')].filter(Boolean).join(' · ') : hint, channel: c.channel, slow });
   }
   return { items, selectedId: answer.backup || CHAIN_ORDER };
+}
+
+/** Whether the slow-call breaker (policy/slow.go) holds `channel` slow: slow, or half-open on its probe. */
+function isSlow(slow, channel) {
+  const s = (slow || []).find((x) => x.channel === channel);
+  return !!s && (s.state === 'slow' || s.state === 'half-open');
 }
 
 /**
@@ -75,4 +84,4 @@ function rank(chain, c) {
   return n >= 0 ? n : chain.length + (c.source === 'backup' ? 0 : 1);
 }
 
-module.exports = { CHAIN_ORDER, menuItems, quotaItems, quotaChoice };
+module.exports = { CHAIN_ORDER, menuItems, quotaItems, quotaChoice, isSlow };

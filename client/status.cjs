@@ -97,6 +97,16 @@ function dockView(status, nowMs, locale) {
     } else if (b.state === 'half-open') {
       state = 'half-open';
       text = t('dock.halfOpen');
+    } else {
+      // Closed, but the slow-call breaker (policy/slow.go) may hold it slow: it answers, late.
+      const s = ((status && status.slow) || []).find((x) => x.channel === channel);
+      if (s && s.state === 'slow') {
+        state = 'slow';
+        text = t('dock.slow', { seconds: (Math.round((s.firstTokenMs || 0) / 100) / 10).toFixed(1) });
+      } else if (s && s.state === 'half-open') {
+        state = 'slow';
+        text = t('dock.slowProbe');
+      }
     }
     return { channel, state, text, failures: b.failures || 0, lastCode: b.lastCode };
   };

@@ -27,6 +27,7 @@ const CSS = `
 .dshr-dock [data-state=healthy] [data-role=state]{color:var(--dsw-alias-state-success-primary)}
 .dshr-dock [data-state=open] [data-role=state]{color:var(--dsw-alias-state-warn-primary)}
 .dshr-dock [data-state=half-open] [data-role=state]{color:var(--dsw-alias-brand-primary)}
+.dshr-dock [data-state=slow] [data-role=state]{color:color-mix(in srgb,var(--dsw-alias-state-warn-primary) 55%,var(--dsw-alias-state-success-primary))}
 .dshr-dock p{margin:6px 0 0;overflow-wrap:anywhere}
 .dshr-row{margin:4px 0;padding:4px 10px;border-left:3px solid var(--dsw-alias-state-warn-primary);background:var(--dsw-alias-state-warn-tertiary);border-radius:4px;font-size:13px;color:var(--dsw-alias-label-primary);overflow-wrap:anywhere}
 .dshr-row[data-kind=return]{border-left-color:var(--dsw-alias-state-success-primary);background:var(--dsw-alias-state-success-tertiary)}

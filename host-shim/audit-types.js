@@ -30,6 +30,9 @@ export const AUDIT_TYPES = Object.freeze({
   'unroutable': 'a chain or backup target the host cannot serve: the config keys, the channel, the code',
   'routable': 'a target reported unroutable can be served again',
   'stall': 'a silent stream was cut: the channel, bound, silence, limit, chunks, purpose',
+  'slow': 'a channel turned slow: slow.minCalls calls in a row were slower than slow.firstTokenMs to their first token; new sessions and spills prefer another',
+  'slow-probe': 'a slow channel\'s cooldown ended: one new session was let through to it as the probe',
+  'slow-closed': 'a slow channel answered a call in time: it is no longer slow',
   // Backup and settings
   'backup': 'the backup channel was set or cleared: the channel and its source (command, web)',
   'backup-ignored': 'backup.json could not be read as a backup at start; no backup is used',

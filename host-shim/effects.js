@@ -62,6 +62,7 @@ export const EVENTS = /** @type {const} */ ({
   spill: 'dsh-resilience/spill',
   probe: 'dsh-resilience/probe',
   stall: 'dsh-resilience/stall',
+  slow: 'dsh-resilience/slow',
   toolRetry: 'dsh-resilience/tool-retry',
 });
 
@@ -175,6 +176,15 @@ export function carryOut(effects, env) {
         event = EVENTS.stall;
         logger.info('stalled stream cut on %s: no output for %d ms (%s limit %d ms)', ch(fx.channel), fx.silenceMs, fx.bound, fx.limitMs);
         break;
+      case 'slow': {
+        // The slow-call breaker (policy/slow.go): slow, its half-open probe, closed by a fast call.
+        const type = fx.to === 'slow' ? 'slow' : fx.to === 'half-open' ? 'slow-probe' : 'slow-closed';
+        record = { type, channel: channelId(fx.channel), from: fx.from, agent: fx.agent, firstTokenMs: fx.firstTokenMs, estimateMs: fx.estimateMs, limitMs: fx.limitMs, calls: fx.calls };
+        event = EVENTS.slow;
+        logger.info('slow-call breaker %s: %s -> %s (first token %s ms, estimate %d ms, limit %d ms)', ch(fx.channel), fx.from, fx.to, fx.firstTokenMs ?? '-', fx.estimateMs, fx.limitMs);
+        env.healthChanged();
+        break;
+      }
       case 'tool-retry': // tools.js: tool, call, attempt, outcome, reason, delay; no arguments or output
         record = toolAuditRecord(fx);
         event = EVENTS.toolRetry;

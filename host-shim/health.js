@@ -83,6 +83,7 @@ export class HealthStore {
       const snapshot = this.policy.snapshot();
       if (!snapshot) return;
       snapshot.channels = this.prune(snapshot.channels);
+      delete snapshot.slow; // slowness is local and re-learned (policy/slow.go): never persisted
       await this.file.write(snapshot, 1);
       this.seen = identity(await stat(this.path));
     }));

@@ -25,6 +25,7 @@ declare module '@deepseek-ai/cordis' {
     'dsh-resilience/probe'(payload: object): void;
     'dsh-resilience/spill'(payload: object): void;
     'dsh-resilience/stall'(payload: object): void;
+    'dsh-resilience/slow'(payload: object): void;
     'dsh-resilience/tool-retry'(payload: object): void;
   }
 }

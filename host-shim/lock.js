@@ -9,6 +9,13 @@
 // of a few KB, or one audit rotation), so a lock older than `staleMs`, or one
 // whose holder on this machine is gone, belongs to a crashed process.
 //
+// A lock's age is read on the machine's monotonic clock (the third field of
+// its text: CLOCK_MONOTONIC, one clock for every process of a machine), not
+// from the file's mtime against the waiter's wall clock: a waiter whose wall
+// clock runs ahead (a forward step, a faked clock) would otherwise take over
+// a live lock, and one behind would never call a hung holder's lock stale.
+// A holder on another machine (a shared filesystem) is judged by mtime.
+//
 // A lock file appears whole: its text (pid, host, time, a nonce) is written
 // to a temp file that is then hard-linked to the lock's name (link fails if
 // the name is taken, like O_EXCL). So an empty or unreadable lock file never
@@ -38,6 +45,8 @@ export class LockTimeout extends Error {
 }
 
 const HOST = hostname();
+/** Milliseconds on the machine's monotonic clock (the same in every process of it). */
+const mono = () => Number(process.hrtime.bigint() / 1_000_000n);
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Whether a process with this pid runs on this machine. */
@@ -88,7 +97,7 @@ async function acquire(path, staleMs, waitMs) {
 async function create(path) {
   const nonce = randomBytes(6).toString('hex');
   const tmp = `${path}.${process.pid}.${nonce}.new`;
-  const text = `${process.pid} ${HOST} ${Date.now()} ${nonce}\n`;
+  const text = `${process.pid} ${HOST} ${mono()} ${nonce}\n`;
   await writeFile(tmp, text, { mode: 0o600, flag: 'wx' });
   try {
     await link(tmp, path);
@@ -115,10 +124,14 @@ async function staleText(path, staleMs) {
     if (e.code === 'ENOENT') return undefined;
     text = ''; // unreadable (no permission, a directory): no live holder wrote it
   }
-  const [pid, host] = text.split(' ');
+  const [pid, host, held] = text.split(' ');
   const whole = /^\d+ \S+ \d+( [0-9a-f]+)?\n$/.test(text); // (an older version wrote no nonce)
-  const gone = !whole || (host === HOST && Number(pid) > 0 && !alive(Number(pid)));
-  return gone || Date.now() - st.mtimeMs >= staleMs ? text : undefined;
+  const here = host === HOST;
+  const gone = !whole || (here && Number(pid) > 0 && !alive(Number(pid)));
+  // Held since: on this machine, its monotonic time (an older version wrote
+  // its wall time there, far ahead of any monotonic reading: judged by mtime).
+  const age = here && mono() - Number(held) >= 0 ? mono() - Number(held) : Date.now() - st.mtimeMs;
+  return gone || age >= staleMs ? text : undefined;
 }
 
 async function recoverStale(path, staleMs) {

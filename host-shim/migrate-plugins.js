@@ -195,7 +195,7 @@ const modelFailover = {
 };
 
 /** Our own row: its keys carry over unchanged, nested objects key by key so a clash is seen. */
-const NESTED = ['tools', 'stall', 'quota', 'shared'];
+const NESTED = ['tools', 'stall', 'slow', 'quota', 'shared'];
 const own = {
   plugin: 'dsh-resilience',
   names: ['dsh-resilience'],

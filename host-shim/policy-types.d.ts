@@ -91,6 +91,20 @@ export interface StallConfig {
 }
 
 /**
+ * The slow-call breaker (policy/slow.go): a channel whose agent-loop calls
+ * took longer than `first-token-ms` to their first chunk `min-calls` times
+ * in a row is slow; new sessions and spills prefer one that is not.
+ */
+export interface SlowConfig {
+  /** 0 (the default) turns the breaker off; else 100 to 86400000. */
+  firstTokenMs?: number | null;
+  /** Slow calls in a row that make a channel slow (1 to 1000, default 3). */
+  minCalls?: number | null;
+  /** Move a running session off a slow channel too (default false). */
+  moveRunning?: boolean | null;
+}
+
+/**
  * The row's `tools` object: tool-call retry (policy/toolretry.go). Nothing
  * is repeated until the operator names the tools safe to run twice.
  */
@@ -253,6 +267,8 @@ export interface Config {
   classes?: ClassOverride[] | null;
   /** When a silent model stream is cut. */
   stall?: StallConfig | null;
+  /** When a channel is too slow to its first token for new sessions. */
+  slow?: SlowConfig | null;
   /** Tool-call retry: which tools may be repeated after a transient failure, and how. */
   tools?: ToolRetryConfig | null;
   /** Named failover orders sessions may use instead of the chain. */
@@ -297,6 +313,8 @@ export interface ResolvedConfig {
   classes: ClassOverride[];
   /** Every limit spelled out, each purpose's included. */
   stall: StallConfig;
+  /** Every field spelled out. */
+  slow: SlowConfig;
   tools: ResolvedToolRetry;
   pools: Pool[];
   quota: ResolvedQuota;
@@ -399,6 +417,11 @@ export interface StreamCheckEvent {
   lastChunkMs?: number | null;
   /** The caller's own signal aborted: a cancel, never a stall. */
   cancelled: boolean;
+  /**
+   * Only on the check sent when the first chunk arrived: ms from the
+   * call's start to it, the slow-call breaker's sample.
+   */
+  firstTokenMs?: number | null;
 }
 
 /** A failed tool attempt's error, as the host's tool registry reports it. */
@@ -848,6 +871,35 @@ export interface StallEffect {
   chunks: number;
 }
 
+/** Where a channel's slow-call breaker is. */
+export type SlowState =
+  | 'closed'
+  | 'slow'
+  /** The cooldown is up and one new session was let through as the probe. */
+  | 'half-open';
+
+/**
+ * A slow-call breaker transition: audit `slow`, `slow-probe` or
+ * `slow-closed`, emit `dsh-resilience/slow`.
+ */
+export interface SlowEffect {
+  channel: Channel;
+  from: SlowState;
+  to: SlowState;
+  /**
+   * The probe's session: let through (to half-open), or gone before
+   * its first token (half-open to slow). Absent when a call decided it.
+   */
+  agent?: string | null;
+  /** The call that decided it; absent when `agent` is there. */
+  firstTokenMs?: number | null;
+  /** The decayed estimate of the channel's time to first token. */
+  estimateMs: number;
+  limitMs: number;
+  /** Slow calls in a row so far. */
+  calls: number;
+}
+
 /** Why a tool call failed, as far as repeating it is concerned. */
 export type ToolCause =
   | 'socket'
@@ -959,6 +1011,7 @@ export type Effect =
   | EffectUnroutable
   | EffectRoutable
   | EffectStall
+  | EffectSlow
   | EffectToolRetry
   | EffectQuotaWait
   | EffectQuotaRouted
@@ -1009,6 +1062,10 @@ export interface EffectRoutable extends RoutableEffect {
 
 export interface EffectStall extends StallEffect {
   kind: 'stall';
+}
+
+export interface EffectSlow extends SlowEffect {
+  kind: 'slow';
 }
 
 export interface EffectToolRetry extends ToolRetryEffect {
@@ -1086,6 +1143,20 @@ export interface ChannelHealth {
  */
 export interface Health {
   channels: ChannelHealth[];
+  /**
+   * The slow-call breaker of every measured channel, for display only:
+   * slowness is local, never persisted nor merged (policy/slow.go).
+   */
+  slow?: SlowHealth[] | null;
+}
+
+export interface SlowHealth {
+  channel: Channel;
+  state: SlowState;
+  /** The decayed estimate of the time to first token. */
+  firstTokenMs: number;
+  /** While slow: when one new session may probe it. */
+  untilMs?: number | null;
 }
 
 /**
@@ -1096,6 +1167,8 @@ export interface Health {
 export interface RestoreInput {
   nowMs: number;
   channels: ChannelHealth[];
+  /** A snapshot's `slow` list, passed back with it: ignored. */
+  slow?: SlowHealth[] | null;
 }
 
 export interface Configured {

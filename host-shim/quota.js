@@ -175,7 +175,7 @@ export class QuotaRules {
     } else if (fx.phase === 'left') {
       this.waits.get(fx.agent)?.abort(new Error(`quota wait left: ${fx.reason}`));
       this.waits.delete(fx.agent); // a listener of `left` reads stateOf undefined, isRetrying false
-      const leftAt = Date.now();
+      const leftAt = clockNow(); // the module's clock, as enteredAtMs is
       this.emit(QUOTA_EVENTS.left, { ...base, ...leftFields(fx.enteredAtMs, leftAt), reason: fx.reason, leftAt });
     }
   }
@@ -440,7 +440,7 @@ export class QuotaRules {
     if (!r) return { kind: 'error', text: 'dsh-resilience: the policy module failed; see the audit log' };
     const pools = r.pools.filter((p) => !only || p.name === only);
     if (only && pools.length === 0) return { kind: 'error', text: this.noPool(only) };
-    const now = Date.now();
+    const now = clockNow(); // the module's clock, as its times are
     const prov = new Map(r.providers.map((p) => [p.provider, p]));
     const out = [];
     for (const p of pools) {

@@ -30,7 +30,7 @@ export function reconfigure(policy, config) {
   const health = policy.snapshot();
   if (health) next.restore(JSON.stringify(health));
   // The backup, the model info and the exhaustion marks, as the new config takes them.
-  policy.retell(next.instance, Date.now(), next.resolved);
+  policy.retell(next.instance, undefined, next.resolved); // at the module's (monotonic) now
   policy.instance = next.instance;
   policy.configJson = next.configJson;
   policy.resolved = next.resolved;

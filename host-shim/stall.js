@@ -21,6 +21,7 @@
 // than a throw: a throw from a listener bypasses agent/request-error and the
 // host's retries (measured in the real host: docs/decisions.md, "Stalled streams").
 
+import { now as clockNow } from './clock.js';
 import { hostLlm } from './host-llm.js';
 
 import { laterTimers } from './timers.js';
@@ -34,7 +35,7 @@ const noop = () => {};
  * The `stream-check` event (wit/policy.wit) of one watched call. Its times
  * are taken on the monotonic clock and expressed on the wall clock of this
  * moment, so a wall clock that jumps never turns into silence.
- * @param {{openedAt: number, chunks: number, lastChunkAt: number}} call
+ * @param {{openedAt: number, chunks: number, lastChunkAt: number, firstTokenMs?: number}} call
  * @param {{provider?: unknown, model?: unknown, purpose?: unknown, signal?: AbortSignal}} options
  * @param {number} wall
  * @param {number} mono
@@ -53,6 +54,9 @@ export function streamCheckEvent(call, options, wall, mono) {
   };
   if (typeof options.purpose === 'string') ev.purpose = options.purpose;
   if (call.chunks > 0) ev.lastChunkMs = at(call.lastChunkAt);
+  // The check at the first chunk carries its time: the slow-call breaker's
+  // sample (policy/slow.go), on the same clocks as the stall bounds.
+  if (call.firstTokenMs !== undefined) ev.firstTokenMs = Math.max(0, Math.round(call.firstTokenMs));
   return ev;
 }
 
@@ -84,12 +88,14 @@ export class StallWatcher {
    *   service; without one a call is not watched (its socket could not be closed).
    * @param {(from: object, to: object) => void} [o.carryMarks] - carries the
    *   agent loop's mark from the request to the copy.
-   * @param {() => number} [o.wall] - the wall clock the policy runs on.
+   * @param {() => number} [o.wall] - the clock the policy runs on (clock.js, as index.js's
+   *   decide): on Date.now() a wall step back of 10 min made every call look 10 min silent,
+   *   and each was cut as a stall (measured: 5 false trips of a healthy primary).
    * @param {() => number} [o.mono] - a monotonic clock, for silences.
    * @param {{set: Function, clear: Function}} [o.timers] - set and clear a
    *   timer (timers.js: clamped, so any wake time is safe).
    */
-  constructor({ decide, llm, carryMarks = noop, wall = Date.now, mono = () => performance.now(),
+  constructor({ decide, llm, carryMarks = noop, wall = clockNow, mono = () => performance.now(),
     timers = laterTimers }) {
     this.decide = decide;
     this.llm = llm;
@@ -107,7 +113,7 @@ export class StallWatcher {
     if (this.disposed || this.copies.has(options)) return next();
     const llm = this.llm();
     if (typeof llm?.stream !== 'function') return next();
-    const call = { openedAt: this.mono(), chunks: 0, lastChunkAt: 0, askedAt: 0, timer: undefined,
+    const call = { openedAt: this.mono(), chunks: 0, lastChunkAt: 0, firstTokenMs: /** @type {number|undefined} */ (undefined), askedAt: 0, timer: undefined,
       reading: false, due: false, stopped: false, cut: undefined, fire: /** @type {(value?: unknown) => void} */ (noop) };
     call.cutting = new Promise((resolve) => { call.fire = resolve; });
     const verdict = this.ask(call, options);
@@ -152,7 +158,9 @@ export class StallWatcher {
         }
         if (++call.chunks === 1) {
           call.lastChunkAt = this.mono();
+          call.firstTokenMs = call.lastChunkAt - call.openedAt;
           this.check(call, options); // the idle bound takes over from the first-chunk bound
+          call.firstTokenMs = undefined; // one sample per call
         }
         yield step.value;
         call.lastChunkAt = this.mono(); // waiting again: a slow consumer is not the provider's silence

@@ -31,6 +31,9 @@ export const TELEMETRY_SEVERITY = Object.freeze({
   'tool-recovered': 'info',
   'tool-failed': 'info',
   stall: 'info',
+  slow: 'info',
+  'slow-probe': 'info',
+  'slow-closed': 'info',
 });
 
 /** The seam's operation attribute: receivers filter on it (the host's own are agent-error, shutdown). */

@@ -150,6 +150,8 @@ export class WebHalf {
         channel: key(h.channel), state: h.state, failures: h.failures, opens: h.opens ?? 0,
         openUntilMs: h.openUntilMs, lastCode: h.lastCode || undefined,
       })),
+      // The slow-call breaker (policy/slow.go): each measured channel's state and time to first token.
+      slow: (health?.slow ?? []).map((s) => ({ channel: key(s.channel), state: s.state, firstTokenMs: s.firstTokenMs, untilMs: s.untilMs })),
       lastDecision: this.lastDecision,
       moduleOk: health !== undefined,
     };

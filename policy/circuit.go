@@ -42,6 +42,9 @@ type circuit struct {
 	// probeAgent holds the HalfOpen slot since probeSinceMs; "" when free.
 	probeAgent   string
 	probeSinceMs int64
+	// slow is the channel's slow-call breaker (slow.go): apart from the
+	// failure breaker, since a slow channel still answers.
+	slow slowness
 
 	// Indexing, not state: a channel breaker's provider breaker (parent) and
 	// the wake index it is filed in; a provider breaker's channel breakers

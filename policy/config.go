@@ -130,6 +130,8 @@ type Config struct {
 	Tools ToolRetryConfig
 	// Stall bounds the silence of streaming model calls, the row's `stall` object (stall.go).
 	Stall StallConfig
+	// Slow is the slow-call breaker, the row's `slow` object (slow.go).
+	Slow SlowConfig
 	// Pools are named failover orders a session may use instead of the chain (pools.go).
 	Pools []Pool
 	// Quota is the quota rules, the row's `quota` object (quota.go, balance.go).
@@ -157,6 +159,7 @@ func DefaultConfig() Config {
 		ProbeMaxTokens:     DefaultProbeMaxTokens,
 		Tools:              DefaultToolRetryConfig(),
 		Stall:              DefaultStallConfig(),
+		Slow:               DefaultSlowConfig(),
 		Quota:              DefaultQuotaConfig(),
 	}
 }
@@ -196,6 +199,9 @@ func (c Config) Validate() error {
 		}
 	}
 	if err := c.Stall.validate(); err != nil {
+		return err
+	}
+	if err := c.Slow.validate(); err != nil {
 		return err
 	}
 	if err := validatePools(c.Pools); err != nil {

@@ -75,6 +75,7 @@ func FuzzStep(f *testing.F) {
 		cfg := DefaultConfig()
 		cfg.Chain = chans[1:4]
 		cfg.FailureThreshold = 1 + int(len(in)%3)
+		cfg.Slow = SlowConfig{FirstTokenMs: 5000, MinCalls: 1 + len(in)%2}
 		s, err := NewState(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -94,7 +95,7 @@ func FuzzStep(f *testing.F) {
 			agent := []string{"a1", "a2", "a3", "", "\x00probe"}[x%5]
 			ch := chans[int(x/5)%len(chans)]
 			var ev Event
-			switch k % 9 {
+			switch k % 10 {
 			case 0:
 				ev = Request{Agent: agent, Proposed: ch, ReasoningEffort: []string{"", "high"}[y%2]}
 			case 1:
@@ -114,6 +115,9 @@ func FuzzStep(f *testing.F) {
 				ev = SetBackup{Channel: []Channel{{}, ch}[y%2]}
 			case 8:
 				ev = ToolResult{Agent: agent, Call: "c", Tool: "fetch", Attempt: 1 + int(y%4), Failure: &ToolFailure{Message: "ECONNRESET"}, Rand: uint64(y)}
+			case 9: // a first token, fast or slow (slow.go)
+				ms := int64(y) * 40
+				ev = StreamCheck{Channel: ch, OpenedMs: now - ms, Chunks: 1, LastChunkMs: now, FirstToken: true, FirstTokenMs: ms}
 			}
 			out := Step(s, now, ev)
 			ok := map[VerdictKind]bool{}
@@ -124,6 +128,8 @@ func FuzzStep(f *testing.F) {
 				ok[Defer], ok[Retry], ok[Wait], ok[Delegate] = true, true, true, true
 			case ToolResult:
 				ok[RetryTool], ok[ReturnTool] = true, true
+			case StreamCheck:
+				ok[Watch], ok[Pass] = true, true
 			default:
 				ok[Pass] = true
 			}
@@ -137,6 +143,15 @@ func FuzzStep(f *testing.F) {
 				if w, isWake := fx.(ScheduleWake); isWake && w.AtMs != 0 && w.AtMs < now {
 					t.Fatalf("a wake asked for in the past: %d < %d", w.AtMs, now)
 				}
+			}
+			slow := 0
+			for _, c := range s.circuits {
+				if c.slow.slow() {
+					slow++
+				}
+			}
+			if slow != s.slowCount {
+				t.Fatalf("%d channels slow, the count says %d", slow, s.slowCount)
 			}
 			if s.agents.idle.n > maxIdleAgents {
 				t.Fatalf("%d idle agents, more than the table's %d", s.agents.idle.n, maxIdleAgents)

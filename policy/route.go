@@ -30,13 +30,13 @@ func (s *State) preferences(a *agent, current Channel) prefs {
 // firstRoutable returns the first preference that could take a request now,
 // skipping avoid and every channel the host said it cannot serve. It changes nothing.
 func (s *State) firstRoutable(now int64, ps prefs, avoid Channel) (Channel, bool) {
-	to, ok, _, _ := s.walk(now, ps, avoid, Channel{}, false, false)
+	to, ok, _, _ := s.walk(now, ps, avoid, Channel{}, false, false, false)
 	return to, ok
 }
 
 // firstRoutableAvoiding is firstRoutable skipping two channels.
 func (s *State) firstRoutableAvoiding(now int64, ps prefs, avoid, also Channel) (Channel, bool) {
-	to, ok, _, _ := s.walk(now, ps, avoid, also, false, false)
+	to, ok, _, _ := s.walk(now, ps, avoid, also, false, false, false)
 	return to, ok
 }
 
@@ -47,14 +47,20 @@ func (s *State) firstRoutableAvoiding(now int64, ps prefs, avoid, also Channel) 
 // preferences twice, and at a hundred channels the second walk was most of
 // the slowest decisions (make bench: the 10^4 x 100 scale case).
 func (s *State) routeOrReopen(now int64, ps prefs, avoid Channel) (to Channel, ok bool, next Channel, at int64) {
-	return s.walk(now, ps, avoid, Channel{}, true, true)
+	return s.walk(now, ps, avoid, Channel{}, true, true, false)
+}
+
+// walkFast is walk for a routable preference the slow-call breaker does not avoid (slow.go).
+func (s *State) walkFast(now int64, ps prefs, avoid, also Channel, fast bool) (to Channel, ok bool, next Channel, at int64) {
+	return s.walk(now, ps, avoid, also, false, false, fast)
 }
 
 // walk goes through the preferences in order: the first routable one that
-// is neither avoid nor also ends it; on the way, with reopen, it keeps the earliest to
-// come back (avoid among them only with reopenAvoid). A channel the host
-// cannot serve never comes back by waiting.
-func (s *State) walk(now int64, ps prefs, avoid, also Channel, reopen, reopenAvoid bool) (to Channel, ok bool, next Channel, at int64) {
+// is neither avoid nor also (nor, with fast, avoided as slow) ends it; on the
+// way, with reopen, it keeps the earliest to come back (avoid among them only
+// with reopenAvoid). A channel the host cannot serve never comes back by waiting.
+func (s *State) walk(now int64, ps prefs, avoid, also Channel, reopen, reopenAvoid, fast bool) (to Channel, ok bool, next Channel, at int64) {
+	fast = fast && s.slowCount > 0
 	at = -1
 	offer := func(ch Channel, t int64) {
 		if at < 0 || t < at {
@@ -67,7 +73,7 @@ func (s *State) walk(now int64, ps prefs, avoid, also Channel, reopen, reopenAvo
 		if !s.servable(now, ch) {
 			return false
 		}
-		if ch != avoid && ch != also && s.routable(now, ch) {
+		if ch != avoid && ch != also && s.routable(now, ch) && !(fast && s.slowAvoided(now, ch)) {
 			return true
 		}
 		if reopen && (reopenAvoid || ch != avoid) {
@@ -84,7 +90,7 @@ func (s *State) walk(now int64, ps prefs, avoid, also Channel, reopen, reopenAvo
 		if !s.servable(now, ch) {
 			continue
 		}
-		if ch != avoid && ch != also && s.routableInChain(now, i) {
+		if ch != avoid && ch != also && s.routableInChain(now, i) && !(fast && s.slowAvoidedInChain(now, i)) {
 			return ch, true, Channel{}, 0
 		}
 		if reopen && (reopenAvoid || ch != avoid) {

@@ -33,7 +33,12 @@ func (s *State) spillTarget(now int64, a *agent, ch Channel) (Channel, bool) {
 	if s.cfg.SpillAfter == 0 || a.burstCh != ch || a.burstN < s.cfg.SpillAfter || a.failovers >= s.cfg.MaxFailovers {
 		return Channel{}, false
 	}
-	return s.firstRoutableAvoiding(now, s.preferences(a, ch), ch, a.spillFrom) // not back where it spilled from
+	ps := s.preferences(a, ch)
+	to, ok := s.firstRoutableAvoiding(now, ps, ch, a.spillFrom) // not back where it spilled from
+	if ok {
+		to = s.preferFast(now, ps, to, ch, a.spillFrom) // slow.go
+	}
+	return to, ok
 }
 
 // spill sends the agent's next attempt to `to` at once: a retry verdict,

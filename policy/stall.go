@@ -130,6 +130,11 @@ type StreamCheck struct {
 	LastChunkMs int64
 	// Cancelled: the caller's own signal aborted. That is a cancel, not a stall.
 	Cancelled bool
+	// FirstToken is set on the one check sent when the first chunk arrived,
+	// with FirstTokenMs from the call's start to it: the slow-call breaker's
+	// sample (slow.go), measured by the watchdog's own clocks.
+	FirstToken   bool
+	FirstTokenMs int64
 }
 
 func (StreamCheck) isEvent() {}
@@ -173,14 +178,19 @@ func (s *State) onStreamCheck(now int64, e StreamCheck, fx *[]Effect) Verdict {
 	if e.Cancelled {
 		return Verdict{Kind: Pass}
 	}
+	if e.FirstToken && e.Purpose == "" {
+		s.onFirstToken(now, e.Channel, e.FirstTokenMs, fx) // slow.go
+	}
 	lim, key := s.cfg.Stall.For(e.Purpose)
 	bound, since, limit, name := FirstChunk, e.OpenedMs, lim.FirstChunkMs, "firstChunkMs"
 	if e.Chunks > 0 {
 		bound, since, limit, name = Idle, e.LastChunkMs, lim.IdleMs, "idleMs"
 	}
 	if limit == 0 {
-		if e.Chunks == 0 && lim.IdleMs > 0 {
-			return Verdict{Kind: Watch} // unbounded first chunk; the idle bound starts with it
+		if e.Chunks == 0 && (lim.IdleMs > 0 || (s.cfg.Slow.On() && e.Purpose == "")) {
+			// Unbounded first chunk; the idle bound starts with it, and the
+			// slow-call breaker needs to hear when it came.
+			return Verdict{Kind: Watch}
 		}
 		return Verdict{Kind: Pass}
 	}
@@ -189,6 +199,9 @@ func (s *State) onStreamCheck(now int64, e StreamCheck, fx *[]Effect) Verdict {
 	}
 	silence := now - since
 	*fx = append(*fx, Stalled{Channel: e.Channel, Purpose: e.Purpose, Bound: bound, SilenceMs: silence, LimitMs: limit, Chunks: e.Chunks})
+	if bound == FirstChunk && e.Purpose == "" {
+		s.onFirstToken(now, e.Channel, silence, fx) // at least this slow: a slow call for slow.go
+	}
 	s.tripOnStall(now, e.Channel, fx)
 	return Verdict{Kind: Cut, Stall: StallVerdict{Code: StallCode, Message: stallMessage(bound, silence, e.Chunks, key+"."+name, limit)}}
 }

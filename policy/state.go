@@ -36,6 +36,10 @@ type State struct {
 	due []*circuit // onWake's scratch, reused
 
 	held []*agent // agents whose turn a wait holds (hold.go)
+
+	// slowCount counts the channels the slow-call breaker holds slow
+	// (slow.go); at 0, routing asks nothing about slowness.
+	slowCount int
 }
 
 // provider is what the policy keeps per provider: its breaker (whose kids are

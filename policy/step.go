@@ -32,6 +32,7 @@ func StepInto(s *State, now int64, ev Event, buf []Effect) Output {
 		if a := s.agents.lookup(e.Agent); a != nil {
 			if c := s.circuits[a.routed]; c != nil {
 				c.release(e.Agent)
+				s.releaseSlowProbe(c, e.Agent, &fx) // slow.go
 			}
 			s.unhold(a)
 			s.agents.remove(a)
@@ -124,6 +125,19 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 		if t, found := s.withAllowance(now, ps); found {
 			target, a.home = t, s.intern(t)
 		}
+	}
+	if ok && (fresh || s.cfg.Slow.MoveRunning) && a.spillTo.IsZero() {
+		// slow.go: a new session starts on a channel that is not slow, and
+		// stays there; a running one stays where it is unless MoveRunning.
+		if t := s.preferFast(now, ps, target, a.spillFrom, Channel{}); t != target {
+			target = t
+			if fresh {
+				a.home = s.intern(t)
+			}
+		}
+	}
+	if ok && fresh {
+		s.admitSlowProbe(now, e.Agent, target, fx)
 	}
 	if !ok {
 		// Nothing is routable (a wait ran out early, or another agent took the
@@ -325,7 +339,7 @@ func (s *State) waitFor(now int64, a *agent, e RequestError, failed, next Channe
 // soonestOther is when the first of the agent's preferences other than ch
 // can take a request (now, if one can), and false when none ever will.
 func (s *State) soonestOther(now int64, a *agent, ch Channel) (int64, bool) {
-	_, ok, _, at := s.walk(now, s.preferences(a, ch), ch, Channel{}, true, false)
+	_, ok, _, at := s.walk(now, s.preferences(a, ch), ch, Channel{}, true, false, false)
 	if ok {
 		return now, true
 	}

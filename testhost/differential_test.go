@@ -175,6 +175,9 @@ func (g *eventGen) config() string {
 		extra = append(extra, fmt.Sprintf(`"stall":{"firstChunkMs":%d,"idleMs":%d,"purposes":{"compaction":{"idleMs":%d}}}`,
 			g.pick(5)*1000, g.pick(5)*1000, 100+g.pick(5000)))
 	}
+	// The slow-call breaker on in every config, with no draw of its own, so
+	// the rest of the stream stays as it was (its samples ride on stream-check).
+	extra = append(extra, `"slow":{"firstTokenMs":3000,"minCalls":1}`)
 	g.quota = g.pick(2) == 0
 	if g.quota {
 		// Two pools sharing one route (so inference is sometimes ambiguous), and a balance script.
@@ -365,6 +368,11 @@ func (g *eventGen) event() (string, []byte, bool) {
 			last = fmt.Sprintf(`,"lastChunkMs":%d`, opened+int64(g.pick(int(g.now-opened)+1)))
 		}
 		purpose := []string{"", `,"purpose":"compaction"`, `,"purpose":"session-title"`}[g.pick(3)]
+		if chunks == 1 { // the check at the first chunk carries its time (the slow-call breaker's sample)
+			var at int64
+			fmt.Sscanf(last, `,"lastChunkMs":%d`, &at)
+			last += fmt.Sprintf(`,"firstTokenMs":%d`, at-opened)
+		}
 		ev = fmt.Sprintf(`{"kind":"stream-check","channel":%s%s,"openedMs":%d,"chunks":%d%s,"cancelled":%v}`,
 			g.channel().json(), purpose, opened, chunks, last, g.pick(8) == 0)
 	case k < 94:
@@ -465,7 +473,7 @@ func TestDifferentialRandomEvents(t *testing.T) {
 		"effect effort-dropped", "verdict watch ", "verdict cut ", "verdict tool-retry ", "verdict tool-return ",
 		"effect stall", "effect tool-retry", "snapshot", "restore", "configure", "error",
 		"effect quota-wait", "effect quota-routed", "effect quota-session", "effect refresh-balance", "effect schedule-refresh", "inspect",
-		"effect spill", "effect wait-cut", "effect session-route", "effect returned"} {
+		"effect spill", "effect wait-cut", "effect session-route", "effect returned", "effect slow"} {
 		require.Positive(t, kinds[k], "the generated stream never produced %q", k)
 	}
 }

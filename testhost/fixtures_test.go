@@ -64,6 +64,7 @@ func resolved(chs []ch, overrides ...string) string {
 		{"giveUpAfterMs", "900000"}, {"retryBudgetPercent", "20"}, {"retryBudgetFloor", "5"}, {"spillAfter", "2"}, {"maxClockSkewMs", "180000"},
 		{"recovery", `"return"`}, {"probes", "true"}, {"classes", "[]"},
 		{"stall", stallDefault},                  // stall_test.go
+		{"slow", slowDefault},                    // slow_test.go
 		{"tools", toolsDefault},                  // toolretry_test.go
 		{"pools", "[]"}, {"quota", quotaDefault}, // quota_test.go
 		{"probeMaxTokens", "8"}, {"providerCooldownMs", "0"}, {"stripReasoningEffort", "[]"}, {"persistent", "false"},

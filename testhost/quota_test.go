@@ -60,7 +60,7 @@ func resolvedQuotaOff(defaultEnabled bool) string {
 	return `{"chain":[],"failureThreshold":3,"burstWindowMs":120000,"cooldownMs":60000,"maxCooldownMs":1800000,` +
 		`"providerThreshold":2,"backoffBaseMs":1000,"backoffMaxMs":30000,"maxFailovers":4,"giveUpAfterMs":900000,` +
 		`"retryBudgetPercent":20,"retryBudgetFloor":5,"spillAfter":2,"maxClockSkewMs":180000,"recovery":"return","probes":true,"classes":[],` +
-		`"stall":` + stallDefault + `,"tools":` + toolsDefault + `,"pools":[],` +
+		`"stall":` + stallDefault + `,"slow":` + slowDefault + `,"tools":` + toolsDefault + `,"pools":[],` +
 		fmt.Sprintf(`"quota":{"active":false,"longTermDelayMs":3600000,"defaultEnabled":%t,"failOpen":true,"exhaustedCooldownMs":3600000,"balances":[]},"probeMaxTokens":8,"providerCooldownMs":0,"stripReasoningEffort":[],"persistent":false}`, defaultEnabled)
 }
 
@@ -72,7 +72,7 @@ func quotaScenarios() []scenario {
 				`{"config":{"chain":[],"failureThreshold":3,"burstWindowMs":120000,"cooldownMs":60000,"maxCooldownMs":1800000,`+
 					`"providerThreshold":2,"backoffBaseMs":1000,"backoffMaxMs":30000,"maxFailovers":4,"giveUpAfterMs":900000,`+
 					`"retryBudgetPercent":20,"retryBudgetFloor":5,"spillAfter":2,"maxClockSkewMs":180000,"recovery":"return","probes":true,"classes":[],`+
-					`"stall":`+stallDefault+`,"tools":`+toolsDefault+`,`+
+					`"stall":`+stallDefault+`,"slow":`+slowDefault+`,"tools":`+toolsDefault+`,`+
 					`"pools":[{"name":"main","routes":[{"provider":"pa","model":"m1"}]}],`+
 					`"quota":{"active":true,"longTermDelayMs":3600000,"defaultEnabled":true,"failOpen":true,"exhaustedCooldownMs":3600000,"balances":[]},"probeMaxTokens":8,"providerCooldownMs":0,"stripReasoningEffort":[],"persistent":false}}`),
 			configureOnly(quotaRow),

@@ -86,6 +86,23 @@ test('dock: every channel with its state and a live countdown; providers apart; 
   assert.equal(v.last, 'failover → p/b (RATE_LIMIT) · 42s ago');
 });
 
+test('slow channels: the dock colours and words them, the picker says so (EN, ZH)', () => {
+  const st = status({
+    chain: ['p/a', 'p/b', 'q/c'],
+    channels: [{ channel: 'p/a', state: 'closed', failures: 0, openUntilMs: 0 }, { channel: 'p/b', state: 'open', failures: 3, openUntilMs: NOW + 5000 }],
+    slow: [{ channel: 'p/a', state: 'slow', firstTokenMs: 7049, untilMs: NOW + 9000 }, { channel: 'p/b', state: 'slow', firstTokenMs: 9000 }, { channel: 'q/c', state: 'half-open', firstTokenMs: 8000 }],
+  });
+  const lines = (loc) => dockView(st, NOW, loc).channels.map((l) => [l.channel, l.state, l.text]);
+  assert.deepEqual(lines('en'), [['p/a', 'slow', 'slow · first token 7.0 s'], ['p/b', 'open', 'open · 0:05'], ['q/c', 'slow', 'slow · probing']]);
+  assert.deepEqual(lines('zh').map((l) => l[2]), ['缓慢 · 首字 7.0 秒', '熔断 · 0:05', '缓慢 · 探测中']);
+  const items = menuItems({ ...answer, slow: [{ channel: 'mock/mock-b', state: 'slow', firstTokenMs: 9000 }] }, 'en').items;
+  const b = items.find((i) => i.channel === 'mock/mock-b');
+  assert.equal(b.hint, 'chain #2 · slow');
+  assert.equal(b.slow, true);
+  assert.equal(items.find((i) => i.channel === 'mock/mock-a').slow, false);
+  assert.equal(menuItems({ ...answer, slow: [{ channel: 'mock/mock-a', state: 'slow' }] }, 'zh').items.find((i) => i.channel === 'mock/mock-a').hint, '缓慢');
+});
+
 test('countdown and age formatting', () => {
   assert.deepEqual([0, 1, 999, 1000, 59_001, 60_000, 65_000, 3_599_000, 3_600_000, 3_723_000, -5].map(countdown),
     ['0:00', '0:01', '0:01', '0:01', '1:00', '1:00', '1:05', '59:59', '1:00:00', '1:02:03', '0:00']);

@@ -195,6 +195,21 @@ export async function startFakeProvider(options = {}) {
           return;
         }
         res.writeHead(200, SSE_HEADERS);
+        if (step.firstTokenMs > 0) {
+          // A provider that accepted the call and is slow to its first token: the
+          // headers and a keep-alive comment now (as DeepSeek does while it queues),
+          // the answer after firstTokenMs.
+          res.write(': keep-alive\n\n');
+          later(step.firstTokenMs, () => respond({ res, body, model, step: { kind: 'success_body', text }, later, id, seq }));
+          return;
+        }
+        sse(chunkEvent(id, model, created, { delta: { role: 'assistant', content: text }, finish_reason: null }));
+        sse(chunkEvent(id, model, created, { delta: {}, finish_reason: 'stop' }, { usage: usageFor(text) }));
+        sse('[DONE]');
+        res.end();
+        return;
+
+      case 'success_body': // the rest of a success whose headers went out already (firstTokenMs)
         sse(chunkEvent(id, model, created, { delta: { role: 'assistant', content: text }, finish_reason: null }));
         sse(chunkEvent(id, model, created, { delta: {}, finish_reason: 'stop' }, { usage: usageFor(text) }));
         sse('[DONE]');

@@ -235,6 +235,19 @@ test('slow_stream sends the configured number of chunks, spaced out', async () =
   assert.equal(events.at(-1), '[DONE]');
 });
 
+test('firstTokenMs sends the headers and a keep-alive at once, the first chunk later', async () => {
+  fp.script('m', [{ kind: 'success', firstTokenMs: 150, text: 'late' }]);
+  const started = Date.now();
+  const r = await chat('m');
+  assert.equal(r.status, 200, 'the headers come first');
+  const body = await r.text();
+  assert.ok(Date.now() - started >= 140, 'the first chunk waited');
+  assert.ok(body.startsWith(': keep-alive\n\n'));
+  const events = sseData(body.slice(': keep-alive\n\n'.length));
+  assert.equal(events[0].choices[0].delta.content, 'late');
+  assert.equal(events.at(-1), '[DONE]');
+});
+
 test('delayMs delays the answer', async () => {
   fp.script('m', [{ kind: 'success', delayMs: 150 }]);
   const started = Date.now();

@@ -66,6 +66,7 @@ async function dynamicTypes() {
   assert.ok(phases.length >= 3, `policy/quota.go names the wait phases (${phases})`);
   for (const phase of phases) effects.push({ kind: 'quota-wait', agent: 'a', phase, provider: 'p', attempts: 1, nextAttemptAtMs: 0 });
   for (const outcome of await witEnum('tool-outcome')) effects.push({ kind: 'tool-retry', tool: 't', call: 'c', attempt: 1, outcome, delayMs: 0 });
+  for (const to of await witEnum('slow-state')) effects.push({ kind: 'slow', channel, from: 'closed', to, estimateMs: 0, limitMs: 1, calls: 0 });
   carryOut(effects, env);
   return records.map((r) => r.type);
 }

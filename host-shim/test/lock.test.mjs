@@ -59,6 +59,22 @@ test('a lock older than staleMs is taken over; a young one is waited for, then L
   assert.deepEqual(await readdir(dir), []);
 });
 
+test('a live holder on this machine is aged on the monotonic clock, not by mtime against a wall clock', async () => {
+  const dir = await tmp();
+  const lock = join(dir, 'x.lock');
+  const monoNow = () => Number(process.hrtime.bigint() / 1_000_000n);
+  // Held just now by a live process of this machine, its mtime ten minutes old (as a waiter
+  // whose wall clock runs ten minutes ahead sees it): not stale.
+  await writeFile(lock, `${process.pid} ${hostname()} ${monoNow()} abc123\n`);
+  const old = (Date.now() - 600_000) / 1000;
+  await utimes(lock, old, old);
+  await assert.rejects(withLock(lock, async () => 'ran', { staleMs: 60_000, waitMs: 200 }), LockTimeout);
+  // Held for two minutes on the monotonic clock, its mtime fresh (a wall clock stepped back): stale.
+  await writeFile(lock, `${process.pid} ${hostname()} ${monoNow() - 120_000} abc123\n`);
+  assert.equal(await withLock(lock, async () => 'ran', { staleMs: 60_000, waitMs: 2_000 }), 'ran');
+  assert.deepEqual(await readdir(dir), []);
+});
+
 test('a task that throws releases the lock', async () => {
   const dir = await tmp();
   const lock = join(dir, 'x.lock');

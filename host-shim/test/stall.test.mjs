@@ -50,8 +50,8 @@ class FakeCall {
 }
 
 /** A watcher on the real module, with the fake adapter, and everything it emitted. */
-function rig(stall = LIMITS, extra = {}) {
-  const policy = new Policy(compiled, { chain: [ROUTE], stall }, quiet);
+function rig(stall = LIMITS, extra = {}, row = {}) {
+  const policy = new Policy(compiled, { chain: [ROUTE], stall, ...row }, quiet);
   const audit = [];
   const events = [];
   const env = {
@@ -75,6 +75,7 @@ function rig(stall = LIMITS, extra = {}) {
       return out?.verdict;
     },
     llm: () => ({ stream: (copy) => { const c = new FakeCall(copy); calls.push(c); return c; } }),
+    wall: () => Date.now(), // the clock its decide runs on (mocked here)
     mono: () => Date.now(),
     timers,
     ...extra,
@@ -113,6 +114,24 @@ test('a call that never answers is cut at its first-chunk limit, with a TIMEOUT 
   assert.deepEqual(audit, [{ type: 'stall', route: { provider: 'deepseek-official', model: 'deepseek-v4-flash' }, purpose: undefined, bound: 'first-chunk', silenceMs: 2000, limitMs: 2000, chunks: 0 }]);
   assert.deepEqual(events.map(([name, p]) => [name, p.bound, p.silenceMs]), [['dsh-resilience/stall', 'first-chunk', 2000]]);
   assert.equal(watcher.calls.size, 0);
+});
+
+test('the check at the first chunk carries its time: two slow first tokens make the channel slow (audited, emitted)', async () => {
+  const { watcher, audit, events, calls } = rig(LIMITS, {}, { slow: { firstTokenMs: 1000, minCalls: 2 } });
+  for (let i = 0; i < 2; i++) {
+    const { done } = consume(watcher.wrap(request(), notCalled));
+    await advance(1200); // under the 2 s first-chunk bound, over slow.firstTokenMs
+    calls[i].push(chunk('late'));
+    calls[i].end();
+    await advance(0);
+    await done;
+  }
+  const slow = audit.filter((r) => r.type === 'slow');
+  assert.equal(slow.length, 1, JSON.stringify(audit));
+  assert.deepEqual(slow[0].channel, ROUTE);
+  assert.equal(slow[0].firstTokenMs, 1200);
+  assert.equal(slow[0].calls, 2);
+  assert.deepEqual(events.filter(([n]) => n === 'dsh-resilience/slow').map(([, p]) => [p.from, p.to]), [['closed', 'slow']]);
 });
 
 test('chunks pass through untouched and in order; silence after them is cut at the idle limit', async () => {

@@ -5,6 +5,10 @@
 //   settings - sets its own session's quota switch and pool (two changes);
 //   marks    - marks its own provider exhausted;
 //   same     - sets one shared session's pool `rounds` times, one write each.
+// argv: kill9 key dir - writes into dir until killed (kill9.test.mjs): its
+//   own sessions' pools, the backup choice and audit lines, in turn, and
+//   prints `ack <store> <key> <value>` only once a write is on disk
+//   (and `audit <record>` for a file it set aside).
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 
@@ -35,6 +39,39 @@ async function round(dir) {
   }
 }
 
+/** The kill -9 writer: never stops by itself; every line it prints is acknowledged and must survive. */
+async function untilKilled(dir) {
+  const { QuotaSettings } = await import('../quota-settings.js');
+  const { StateFile } = await import('../store.js');
+  const { AuditLog } = await import('../audit.js');
+  // A small cap, so rotation (under its lock) happens under the kills too.
+  const log = new AuditLog(join(dir, 'audit.jsonl'), 16 * 1024, { strict: true });
+  const say = (line) => new Promise((resolve) => process.stdout.write(`${line}\n`, resolve));
+  const record = async (r) => {
+    if (/set-aside/.test(r.type)) await say(`audit ${JSON.stringify(r)}`);
+    if (/not-saved|unwritable|ignored/.test(r.type)) problems.push(r);
+    log.write(r);
+  };
+  const s = new QuotaSettings(join(dir, 'quota-sessions.json'), record);
+  await s.load();
+  const backup = new StateFile(join(dir, 'backup.json'), { audit: record, setAside: { type: 'backup-set-aside' } });
+  await say('ready');
+  for (let i = 0; ; i++) {
+    problems.length = 0;
+    const session = `${key}-${i % 3}`;
+    await s.set(session, 'pool', String(i));
+    if (problems.length === 0) await say(`ack settings ${session} ${i}`);
+    if (i % 2 === 0) {
+      const doc = await backup.update((d) => ({ channel: { provider: key, model: String(i) }, v: (Number.isSafeInteger(d?.v) ? d.v : 0) + 1 }));
+      await say(`ack backup ${key} ${doc.v}`);
+    }
+    await log.write({ type: 'quota-pool', session, pool: String(i) });
+  }
+}
+
+if (kind === 'kill9') {
+  await untilKilled(rounds);
+}
 process.stdout.write('ready\n');
 for await (const dir of createInterface({ input: process.stdin })) {
   problems.length = 0;

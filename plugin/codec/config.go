@@ -13,7 +13,7 @@ import (
 // configKeys are the config row's keys, as the WIT record `config` names them.
 var configKeys = []string{"chain", "failureThreshold", "burstWindowMs", "cooldownMs", "maxCooldownMs",
 	"providerThreshold", "backoffBaseMs", "backoffMaxMs", "maxFailovers", "giveUpAfterMs",
-	"retryBudgetPercent", "retryBudgetFloor", "spillAfter", "maxClockSkewMs", "recovery", "probes", "classes", "stall", "tools", "pools", "quota",
+	"retryBudgetPercent", "retryBudgetFloor", "spillAfter", "maxClockSkewMs", "recovery", "probes", "classes", "stall", "slow", "tools", "pools", "quota",
 	"probeMaxTokens", "providerCooldownMs", "stripReasoningEffort", "persistent"}
 
 const maxMs = 1 << 53 // JSON numbers are exact up to here
@@ -93,6 +93,7 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 		cfg.Classes[code] = policy.Class(d.oneOf(row.Get("class"), p+".class", true, classNames()...))
 	}
 	cfg.Stall = d.stall(v.Get("stall"), "stall")
+	cfg.Slow = d.slow(v.Get("slow"), "slow")
 	d.toolRetryConfig(v.Get("tools"), &cfg.Tools)
 	cfg.Pools = d.pools(v.Get("pools"))
 	d.quota(v.Get("quota"), &cfg.Quota)
@@ -159,6 +160,7 @@ func writeConfig(w *writer, c policy.Config) {
 	}
 	w.endArray()
 	writeStallConfig(w, c.Stall)
+	writeSlowConfig(w, c.Slow)
 	writeToolRetryConfig(w, c.Tools)
 	writeQuotaConfig(w, c)
 	// Keys added after the quota object go last, in the WIT's order.

@@ -14,11 +14,11 @@ import (
 // may make the encoder write invalid JSON. Seeds: testdata/fuzz/<target>/.
 // Run one with `go test -fuzz FuzzDecide ./plugin/codec`.
 
-const fuzzConfig = `{"chain":[{"provider":"p","model":"a"},{"provider":"q/r","model":"b/c"}],"failureThreshold":2,"cooldownMs":1000,"tools":{"retry":["fetch","db_*"]}}`
+const fuzzConfig = `{"chain":[{"provider":"p","model":"a"},{"provider":"q/r","model":"b/c"}],"failureThreshold":2,"cooldownMs":1000,"tools":{"retry":["fetch","db_*"]},"slow":{"firstTokenMs":1000,"minCalls":1}}`
 
 func FuzzConfigure(f *testing.F) {
 	for _, s := range []string{fuzzConfig, `{}`, `{"chain":[]}`, `{"stall":{"purposes":{"compaction":{"idleMs":0}}}}`,
-		`{"classes":[{"code":"X","class":"quota"}]}`, `{"recovery":"stay","probes":false}`, `[]`, `null`, `{"chain":[{"provider":"","model":"a"}]}`} {
+		`{"classes":[{"code":"X","class":"quota"}]}`, `{"recovery":"stay","probes":false}`, `{"slow":{"firstTokenMs":5000,"minCalls":2,"moveRunning":true}}`, `[]`, `null`, `{"chain":[{"provider":"","model":"a"}]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -59,6 +59,7 @@ func FuzzDecide(f *testing.F) {
 		`{"nowMs":1,"event":{"kind":"set-backup","channel":{"provider":"q/r","model":"b/c"}}}`,
 		`{"nowMs":1,"event":{"kind":"set-backup"}}`,
 		`{"nowMs":100000,"event":{"kind":"stream-check","channel":{"provider":"p","model":"a"},"purpose":"compaction","openedMs":1,"chunks":2,"lastChunkMs":50,"cancelled":false}}`,
+		`{"nowMs":100000,"event":{"kind":"stream-check","channel":{"provider":"p","model":"a"},"openedMs":1,"chunks":1,"lastChunkMs":9000,"cancelled":false,"firstTokenMs":8999}}`,
 		`{"nowMs":1,"event":{"kind":"tool-result","agent":"a1","call":"c1","tool":"fetch","attempt":1,"failure":{"code":"TOOL_TIMEOUT","message":"timed out"},"timeoutMs":5000,"rand":7}}`,
 		`{"nowMs":-1,"event":{"kind":"wake"}}`, `{"nowMs":1e3,"event":{"kind":"wake"}}`, `{"event":{}}`, `"x"`,
 	} {

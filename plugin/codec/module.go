@@ -134,6 +134,7 @@ func (m *Module) Snapshot([]byte) ([]byte, error) {
 		w.endObject()
 	}
 	w.endArray()
+	writeSlowHealth(&w, m.state.SlowHealth())
 	w.endObject()
 	return w.b, nil
 }
@@ -161,7 +162,7 @@ func (m *Module) Restore(input []byte) ([]byte, error) {
 		return nil, err
 	}
 	d := decoder{prefix: "health"}
-	d.object(v, "", "nowMs", "channels")
+	d.object(v, "", "nowMs", "channels", "slow") // slow: a snapshot's own, passed back; slowness is local
 	now, _ := d.uint(v.Get("nowMs"), "nowMs", true, maxMs)
 	records := v.Get("channels")
 	if d.err == nil && records.IsArray() {

@@ -100,6 +100,8 @@ func writeOutput(w *writer, out policy.Output) {
 			w.strings("keys", e.Keys)
 		case policy.Stalled:
 			writeStalled(w, e)
+		case policy.SlowChanged:
+			writeSlowChanged(w, e)
 		case policy.ToolRetried:
 			writeToolEffect(w, e)
 		case policy.SessionRoute:

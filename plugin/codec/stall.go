@@ -49,7 +49,7 @@ func (d *decoder) stallLimits(v gjson.Result, path string, l policy.StallLimits)
 }
 
 // streamCheck reads the WIT record `stream-check-event`.
-var streamCheckKeys = []string{"kind", "channel", "purpose", "openedMs", "chunks", "lastChunkMs", "cancelled"}
+var streamCheckKeys = []string{"kind", "channel", "purpose", "openedMs", "chunks", "lastChunkMs", "cancelled", "firstTokenMs"}
 
 func (d *decoder) streamCheck(e gjson.Result) policy.StreamCheck {
 	f, _ := d.fields(e, "event", streamCheckKeys)
@@ -59,16 +59,22 @@ func (d *decoder) streamCheck(e gjson.Result) policy.StreamCheck {
 	if chunks > 0 && !hasLast {
 		d.fail("event.lastChunkMs", "is required once chunks is above 0")
 	}
+	first, hasFirst := d.uint(f.get("firstTokenMs"), "event.firstTokenMs", false, maxMs)
+	if hasFirst && chunks == 0 {
+		d.fail("event.firstTokenMs", "is only sent once chunks is above 0")
+	}
 	if !present(f.get("cancelled")) {
 		d.fail("event.cancelled", "is required")
 	}
 	return policy.StreamCheck{
-		Channel:     d.channel(f.get("channel"), "event.channel"),
-		Purpose:     d.str(f.get("purpose"), "event.purpose", false),
-		OpenedMs:    int64(opened),
-		Chunks:      int64(chunks),
-		LastChunkMs: int64(last),
-		Cancelled:   d.boolean(f.get("cancelled"), "event.cancelled"),
+		Channel:      d.channel(f.get("channel"), "event.channel"),
+		Purpose:      d.str(f.get("purpose"), "event.purpose", false),
+		OpenedMs:     int64(opened),
+		Chunks:       int64(chunks),
+		LastChunkMs:  int64(last),
+		Cancelled:    d.boolean(f.get("cancelled"), "event.cancelled"),
+		FirstToken:   hasFirst,
+		FirstTokenMs: int64(first),
 	}
 }
 

@@ -179,6 +179,9 @@ func parseOutput(out []byte) Output {
 			fx.AtMs = e.Get("atMs").Int()
 		case "probe", "effort-dropped":
 			fx.Channel = channelOf(e.Get("channel"))
+		case "slow": // the slow-call breaker (slowworld.go)
+			fx.Channel = channelOf(e.Get("channel"))
+			fx.From, fx.To = e.Get("from").String(), e.Get("to").String()
 		}
 		o.Effects = append(o.Effects, fx)
 		return true

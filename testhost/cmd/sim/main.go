@@ -40,9 +40,15 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write the host side's CPU profile to this file (the guest shows as external code)")
 	wasm := flag.String("wasm", "", "simulate this build of the module instead of the repository's (e.g. another branch's)")
 	trace := flag.String("trace", "", "write every step's input and output to this file (use with -seeds 1)")
+	clockHours := flag.Float64("clock-hours", -1, "virtual hours of each seed's clock world (testhost/sim/clocks.go: hosts whose clocks are offset, drift and step, sharing health); default -hours, at most 4; 0: none")
+	clockWall := flag.Bool("clock-wall-shim", false, "clock worlds hand each module its host's wall clock, steps and all, as the shim did before host-shim/clock.js")
 	knownFlag := flag.String("known", "", "comma-separated invariants to count rather than stop on (to see, on an old build, each of several that it breaks)")
 	flag.Parse()
 	sim.Strict = *strict
+	sim.ClockWallShim = *clockWall
+	if *clockHours < 0 {
+		*clockHours = min(*hours, 4)
+	}
 	for _, k := range strings.Split(*knownFlag, ",") {
 		if k != "" {
 			sim.KnownFailing[k] = "named with -known"
@@ -92,7 +98,9 @@ func main() {
 	}
 
 	start := time.Now()
+	// Each seed's schedule, then (after them all) its clock world.
 	results := make([]sim.Result, *seeds)
+	clocks := make([]sim.Result, *seeds)
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range max(1, *workers) {
@@ -100,12 +108,21 @@ func main() {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i] = sim.Run(rt, sim.Generate(*from+int64(i), opts))
+				if i < *seeds {
+					results[i] = sim.Run(rt, sim.Generate(*from+int64(i), opts))
+				} else {
+					clocks[i-*seeds] = sim.RunClocks(rt, *from+int64(i-*seeds), sim.Options{Hours: *clockHours})
+				}
 			}
 		}()
 	}
 	for i := range *seeds {
 		next <- i
+	}
+	if *clockHours > 0 {
+		for i := range *seeds {
+			next <- *seeds + i
+		}
 	}
 	close(next)
 	wg.Wait()
@@ -132,7 +149,29 @@ func main() {
 	fmt.Printf("events simulated %d (%d failures)\n", events, failures)
 	fmt.Printf("virtual hours    %.1f\n", float64(virtual)/3600_000)
 	fmt.Printf("invariant breaks %d\n", len(failing))
-	fmt.Printf("wall time        %s (%.1f µs/event)\n", wall.Round(time.Millisecond), float64(wall.Microseconds())/float64(max(events, 1)))
+	if *clockHours > 0 {
+		var cev, cfail int64
+		cbreaks := 0
+		for _, r := range clocks {
+			cev, cfail = cev+r.Events, cfail+r.Failures
+			for k, n := range r.Known {
+				known[k] += n
+			}
+			if len(r.Breaks) > 0 {
+				cbreaks++
+				fmt.Printf("clock world seed %d: %s\n", r.Seed, r.Breaks[0])
+			}
+		}
+		fmt.Printf("clock worlds     %d of %.1f virtual hours, 3 hosts each: %d events (%d failures), %d broke\n", *seeds, *clockHours, cev, cfail, cbreaks)
+		if cbreaks > 0 && len(failing) == 0 {
+			defer os.Exit(1)
+		}
+	}
+	var clockEvents int64
+	for _, r := range clocks {
+		clockEvents += r.Events
+	}
+	fmt.Printf("wall time        %s (%.1f µs/event, clock worlds' included)\n", wall.Round(time.Millisecond), float64(wall.Microseconds())/float64(max(events+clockEvents, 1)))
 	fmt.Printf("guest memory     %.1f MiB at most at the end; %.1f MiB at most after an instance's first 10^5 events\n", float64(mem)/(1<<20), float64(early)/(1<<20))
 	if len(known) > 0 {
 		keys := make([]string, 0, len(known))
