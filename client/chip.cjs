@@ -10,7 +10,7 @@
 
 const { react, primitives, service, useLocale, call } = require('./shell.cjs');
 const { useLiveStatus, useTick } = require('./live.cjs');
-const { chipView } = require('./status.cjs');
+const { chipView, chipReason } = require('./status.cjs');
 const { menuItems, quotaItems, quotaChoice, CHAIN_ORDER } = require('./menu.cjs');
 const { hostNow } = require('./countdown.cjs');
 const { translate } = require('./i18n.cjs');
@@ -56,10 +56,9 @@ function makeChip(ctx) {
       return () => stop.abort();
     }, [open]);
 
-    const noConnection = !service(ctx, 'connection');
-    const reason = noConnection ? t('chip.noConnection') : !session ? t('chip.noSession') : live.status === undefined && live.error ? t('chip.noStatus') : undefined;
+    const reason = chipReason({ connection: !!service(ctx, 'connection'), session, live }, locale);
     if (reason) {
-      return h('button', { type: 'button', disabled: true, className: 'dshr-chip', 'data-testid': 'dsh-resilience-chip', 'data-tone': 'off', 'data-disabled-reason': reason, title: reason, style: chipStyle('off') }, reason);
+      return h('button', { type: 'button', disabled: true, className: 'dshr-chip', 'data-testid': 'dsh-resilience-chip', 'data-tone': 'off', 'data-off': live.error === 'OFF' ? 'true' : undefined, 'data-error': live.error || undefined, 'data-disabled-reason': reason, title: reason, style: chipStyle('off') }, reason);
     }
     const nowMs = hostNow(live.status, live.receivedAt, Date.now());
     const view = chipView(live.status, nowMs, locale);

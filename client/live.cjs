@@ -27,7 +27,9 @@ function useLiveStatus(ctx, session) {
             since = r.value.revision;
             setView({ status: r.value, receivedAt: Date.now(), error: undefined });
           } else {
-            setView((v) => ({ ...v, error: (r && r.error && r.error.code) || 'NO_STATUS' }));
+            const code = (r && r.error && r.error.code) || 'NO_STATUS';
+            setView((v) => ({ ...v, error: code }));
+            if (code === 'OFF') return; // enabled: false in the row: nothing will change until the host restarts
           }
         }
         const gap = MIN_GAP_MS - (Date.now() - started);

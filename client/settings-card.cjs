@@ -20,10 +20,18 @@ const FIELDS = [...NUMBERS, 'recovery', 'persistent', 'chain'];
 /** dsh-reconnect's presets for the longest single wait (backoffMaxMs), in ms. */
 const WAIT_PRESETS = [1000, 2000, 5000, 10000, 30000, 60000, 120000];
 const CUSTOM = 'custom';
+// The wait left unset: the module picks 30 s, or 60 s with persistent. The card
+// must not write the 30 s itself, or switching persistent on here would keep
+// a 30 s cap the user never chose (dsh-reconnect users expect 60 s).
+const DEFAULT = 'default';
+/** The module's caps for an unset backoffMaxMs (policy/config.go), shown in the option's label only. */
+const DEFAULT_WAIT_MS = { plain: 30000, persistent: 60000 };
 
-/** The preset a draft's wait is (its ms as text), or CUSTOM. */
+/** The preset a draft's wait is (its ms as text), DEFAULT when unset, or CUSTOM. */
 function waitChoice(text) {
-  return WAIT_PRESETS.map(String).includes(String(text).trim()) ? String(text).trim() : CUSTOM;
+  const v = String(text ?? '').trim();
+  if (v === '') return DEFAULT;
+  return WAIT_PRESETS.map(String).includes(v) ? v : CUSTOM;
 }
 
 const sameJson = (a, b) => JSON.stringify(a) === JSON.stringify(b);
@@ -44,6 +52,7 @@ function draftOf(value) {
 function sectionOf(draft) {
   const out = {};
   for (const k of NUMBERS) out[k] = /^\s*-?\d+\s*$/.test(draft[k]) ? Number(draft[k]) : draft[k];
+  if (String(draft.backoffMaxMs ?? '').trim() === '') delete out.backoffMaxMs; // unset: the module's default for the mode
   out.recovery = draft.recovery;
   out.persistent = draft.persistent === true;
   out.chain = draft.chain.map((c) => ({ provider: c.split('/')[0], model: c.slice(c.indexOf('/') + 1) }));
@@ -186,7 +195,8 @@ function makeSettingsCard(ctx) {
       if (problem) { setNote({ kind: 'error', text: localizeProblem(locale, problem), field: fieldOf(problem) }); return; }
       try {
         for (const k of FIELDS) {
-          if (resets.includes(k)) await s.unset(k);
+          if (resets.includes(k) || (section[k] === undefined && value[k] !== undefined)) await s.unset(k);
+          else if (section[k] === undefined) continue;
           else if (!sameJson(section[k], value[k])) await s.set(k, section[k]);
         }
         setResets([]);
@@ -221,8 +231,10 @@ function makeSettingsCard(ctx) {
     const wait = field('backoffMaxMs', t('settings.backoffMaxMs'), h('div', { style: { display: 'flex', gap: 6, flexWrap: 'wrap', minWidth: 0 } },
       h(Picker, {
         id: 'dshr-backoffMaxMs-preset', field: 'backoffMaxMs-preset', label: t('settings.backoffMaxMs'), value: choice,
-        options: [...WAIT_PRESETS.map((ms) => ({ id: String(ms), label: waitLabel(ms) })), { id: CUSTOM, label: `${t('settings.wait.custom')}…` }],
-        onChange: (v) => { setCustom(v === CUSTOM); if (v !== CUSTOM) set('backoffMaxMs', v); },
+        options: [
+          { id: DEFAULT, label: t('settings.wait.default', { wait: waitLabel(draft.persistent ? DEFAULT_WAIT_MS.persistent : DEFAULT_WAIT_MS.plain) }) },
+          ...WAIT_PRESETS.map((ms) => ({ id: String(ms), label: waitLabel(ms) })), { id: CUSTOM, label: `${t('settings.wait.custom')}…` }],
+        onChange: (v) => { setCustom(v === CUSTOM); if (v === DEFAULT) set('backoffMaxMs', ''); else if (v !== CUSTOM) set('backoffMaxMs', v); },
       }),
       choice === CUSTOM ? h(P.Input, {
         id: 'dshr-backoffMaxMs', 'data-field': 'backoffMaxMs', value: draft.backoffMaxMs, inputMode: 'numeric',
@@ -264,4 +276,4 @@ function makeSettingsCard(ctx) {
   };
 }
 
-module.exports = { makeSettingsCard, draftOf, sectionOf, fieldOf, waitChoice, WAIT_PRESETS };
+module.exports = { makeSettingsCard, draftOf, sectionOf, fieldOf, waitChoice, WAIT_PRESETS, DEFAULT_WAIT_MS };

@@ -45,7 +45,11 @@ async function call(ctx, endpoint, payload, signal) {
   const connection = service(ctx, 'connection');
   if (!connection || !connection.rpc) return { ok: false, error: { code: 'NO_CONNECTION', message: 'no host connection' } };
   try {
-    return await connection.rpc.call('/dsh-resilience', endpoint, payload, signal);
+    const r = await connection.rpc.call('/dsh-resilience', endpoint, payload, signal);
+    // enabled: false (host-shim/off.js): sent as a success, because the
+    // browser's caller throws on an error code the host does not list.
+    if (r && r.ok && r.value && r.value.off === true) return { ok: false, error: { code: 'OFF', message: String(r.value.message || 'off') } };
+    return r;
   } catch (e) {
     return { ok: false, error: { code: 'CALL_FAILED', message: String((e && e.message) || e) } };
   }

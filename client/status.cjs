@@ -48,6 +48,21 @@ function nextTarget(status, nowMs) {
 }
 
 /**
+ * Why the chip is a disabled label instead of a menu, or undefined: the
+ * plugin is off (`enabled: false`, the host's channel answers `OFF`), no
+ * host connection, no session, or no status answer yet but an error.
+ * @param {{connection: boolean, session: string | undefined, live: {status?: unknown, error?: string}}} s
+ */
+function chipReason(s, locale) {
+  const t = (k) => translate(locale, k);
+  if (!s.connection) return t('chip.noConnection');
+  if (s.live.error === 'OFF') return t('chip.off');
+  if (!s.session) return t('chip.noSession');
+  if (s.live.status === undefined && s.live.error) return t('chip.noStatus');
+  return undefined;
+}
+
+/**
  * The chip: `{tone, text}`. Red after a give-up in this session, amber while
  * the session's channel is open or avoided, neutral otherwise.
  */
@@ -106,4 +121,4 @@ function dockView(status, nowMs, locale) {
   return { channels, providers, backup: (status && status.backup) || t('dock.none'), last };
 }
 
-module.exports = { breaker, routable, currentChannel, nextTarget, chipView, dockView };
+module.exports = { chipReason, breaker, routable, currentChannel, nextTarget, chipView, dockView };

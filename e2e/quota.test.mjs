@@ -119,6 +119,8 @@ test('the whole pool exhausted: a long-term wait (entered, llm/retry row), then 
   assert.deepEqual(svc.pickRoute, { provider: A.provider, model: A.model }, 'a success lifted A\'s mark');
   assert.deepEqual([svc.projection.enabled, svc.projection.defaultEnabled, svc.projection.source, svc.projection.pool, svc.projection.poolSource],
     [true, true, 'default', 'main', 'inferred']);
+  // The quota plugin's own values: nothing set in this session (the service's setPool is not a session command).
+  assert.deepEqual([svc.projection.quotaRetry, svc.projection.poolChoice], ['inherited', 'inherited']);
 });
 
 test('/quota-retry off during a long-term wait ends it at once (left: disabled)', async (t) => {
@@ -157,7 +159,7 @@ test('/quota-pool survives a host restart: the resumed session keeps its pool', 
   const h = await makeHome({
     baseURL: fp.baseURL,
     plugin: { pools: POOLS, probes: false },
-    extraPlugins: [runner({ commands: ['/quota-pool spare'], resumeCommands: ['/quota-pool status', '/resilience quota status'] })],
+    extraPlugins: [runner({ commands: ['/quota-pool spare', '/quota-retry off'], resumeCommands: ['/quota-pool status', '/resilience quota status'] })],
   });
   t.after(h.cleanup);
 
@@ -177,6 +179,8 @@ test('/quota-pool survives a host restart: the resumed session keeps its pool', 
   const svc = (await lines(join(runnerDir, 'service.jsonl'))).find((x) => x.resumed === previous);
   assert.equal(svc.poolOf, 'spare');
   assert.deepEqual([svc.projection.pool, svc.projection.poolSource], ['spare', 'session']);
+  // The quota plugin's values, folded from the session's own commands in the resumed session.
+  assert.deepEqual([svc.projection.quotaRetry, svc.projection.poolChoice], ['off', 'spare']);
 });
 
 test('balance scripts: a reading, and a hanging, a garbage and a 10 MB script each a missing reading within their timeout; the credential reaches its script and no log', async (t) => {

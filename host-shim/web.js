@@ -377,15 +377,22 @@ export class WebHalf {
     ctx.effect(() => () => { for (const wake of this.waiters) wake(); this.waiters.clear(); });
   }
 
-  async serveSettings(sub, report) {
-    const { default: Schema } = await import('@deepseek-ai/schemastery');
+  /** @param {any} [Schema] - the host's schemastery (tests pass it; the host's is imported otherwise) */
+  async serveSettings(sub, report, Schema) {
+    Schema ??= (await import('@deepseek-ai/schemastery')).default;
     const { policy, rowPolicyConfig } = this.deps;
-    const defaults = new (policy.constructor)(policy.compiled, {}, policy.logger, () => {}).resolved;
+    const resolve = (config) => new (policy.constructor)(policy.compiled, config, policy.logger, () => {}).resolved;
+    const defaults = resolve({});
+    // backoffMaxMs has no schema default: its default depends on persistent
+    // (30 s, or 60 s as dsh-reconnect had), so a filled-in 30 s would pin a
+    // persistent row turned on from the card to the plain cap. Unset, the
+    // module picks the cap for the mode; the module is asked for both.
+    const defaultWait = { false: defaults.backoffMaxMs, true: resolve({ persistent: true }).backoffMaxMs };
     const channel = Schema.object({ provider: Schema.string().required(), model: Schema.string().required() });
     const schema = Schema.object({
       failureThreshold: Schema.natural().default(defaults.failureThreshold).description('failures in one burst before a channel opens'),
       cooldownMs: Schema.natural().default(defaults.cooldownMs).description('how long an opened channel is avoided first'),
-      backoffMaxMs: Schema.natural().default(defaults.backoffMaxMs).description('cap of the same-channel backoff'),
+      backoffMaxMs: Schema.natural().description('cap of the same-channel backoff; unset: 30 s, 60 s with persistent'),
       recovery: Schema.union(['return', 'stay']).default(defaults.recovery).description('once the channel failed over from is healthy'),
       persistent: Schema.boolean().default(defaults.persistent).description('with nowhere else to go, retry until the turn is cancelled'),
       chain: Schema.array(channel).default([]).description('failover order; the first is the primary'),
@@ -397,6 +404,7 @@ export class WebHalf {
     const running = () => tunables(policy.resolved);
     const apply = (section) => {
       const want = tunables(section);
+      if (want.backoffMaxMs === undefined) want.backoffMaxMs = this.deps.rowPolicyConfig.backoffMaxMs ?? defaultWait[String(want.persistent === true)];
       const now = running();
       const keys = TUNABLE.filter((k) => JSON.stringify(want[k]) !== JSON.stringify(now[k]));
       if (keys.length === 0) return;

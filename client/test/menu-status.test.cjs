@@ -151,3 +151,42 @@ test('settings card: reconnect\'s wait presets, custom for any other value; pers
   assert.equal(d.persistent, true);
   assert.deepEqual(sectionOf(d), { failureThreshold: 3, cooldownMs: 60000, backoffMaxMs: 60000, recovery: 'return', persistent: true, chain: [] });
 });
+
+test('settings card: a wait left unset stays unset, so persistent from the card alone gets its 60 s cap', () => {
+  const { waitChoice, draftOf, sectionOf, DEFAULT_WAIT_MS } = require('../settings-card.cjs');
+  const { translate } = require('../i18n.cjs');
+  // The section the host hands the card when neither the row nor the user set the wait.
+  const d = draftOf({ failureThreshold: 3, cooldownMs: 60000, recovery: 'return', persistent: false, chain: [] });
+  assert.equal(d.backoffMaxMs, '');
+  assert.equal(waitChoice(d.backoffMaxMs), 'default', 'shown as the default, not as a 30 s the user picked');
+  const on = sectionOf({ ...d, persistent: true });
+  assert.equal(on.persistent, true);
+  assert.equal('backoffMaxMs' in on, false, 'no backoffMaxMs written: the module picks 60 s for persistent');
+  assert.deepEqual(DEFAULT_WAIT_MS, { plain: 30000, persistent: 60000 });
+  assert.equal(translate('en', 'settings.wait.default', { wait: '1 min' }), 'Default (1 min)');
+  assert.equal(translate('zh-CN', 'settings.wait.default', { wait: '1 分钟' }), '默认（1 分钟）');
+  // A wait the user picked is written as picked, persistent or not.
+  assert.equal(sectionOf({ ...d, persistent: true, backoffMaxMs: '30000' }).backoffMaxMs, 30000);
+  assert.equal(waitChoice('  '), 'default');
+});
+
+test('chip: enabled: false in the row (the host answers OFF) says the plugin is off, in English and Chinese', () => {
+  const { chipReason } = require('../status.cjs');
+  const off = { connection: true, session: 's1', live: { status: undefined, error: 'OFF' } };
+  assert.equal(chipReason(off, 'en'), 'Resilience: off (enabled: false)');
+  assert.equal(chipReason(off, 'zh-CN'), '容灾：已关闭（总开关已关）');
+  assert.equal(chipReason({ ...off, session: undefined }, 'en'), 'Resilience: off (enabled: false)', 'off before any session is opened too');
+  // The other reasons are unchanged; a working status gives none.
+  assert.equal(chipReason({ connection: false, session: 's1', live: {} }, 'en'), 'Resilience: no host connection');
+  assert.equal(chipReason({ connection: true, session: 's1', live: { error: 'CALL_FAILED' } }, 'en'), 'Resilience: the host does not answer');
+  assert.equal(chipReason({ connection: true, session: 's1', live: { status: { chain: [] } } }, 'en'), undefined);
+});
+
+test('shell call: the host\'s off answer (a success carrying off: true) becomes OFF for every caller', async () => {
+  const { call } = require('../shell.cjs');
+  const ctxAnswering = (result) => ({ get: (name) => (name === 'connection' ? { rpc: { call: async () => result } } : undefined) });
+  const message = 'dsh-resilience is off (enabled: false in its row)';
+  assert.deepEqual(await call(ctxAnswering({ ok: true, value: { off: true, message } }), 'status', {}), { ok: false, error: { code: 'OFF', message } });
+  const fine = { ok: true, value: { revision: 1, chain: [] } };
+  assert.equal(await call(ctxAnswering(fine), 'status', {}), fine);
+});

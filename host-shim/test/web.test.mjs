@@ -159,3 +159,55 @@ test('the RPC handler never throws: unknown endpoints, bad channels and the back
   assert.equal((await h('set-backup', { clear: true })).value.backup, null);
   assert.deepEqual((await h('validate', { section: { recovery: 'stay' } })).value, { problem: null });
 });
+
+// The host's schemastery, from the installed host (the shim imports it from
+// the profile's packages at run time).
+async function hostSchema() {
+  const dir = process.env.DSH_HOST_DIR;
+  if (!dir) return undefined;
+  const { createRequire } = await import('node:module');
+  return createRequire(join(dir, 'host', 'package.json'))('@deepseek-ai/schemastery');
+}
+
+/** A settings service with one scope: the section is the schema applied to the row's base and the user's own values. */
+function fakeSettings(user) {
+  let registered;
+  const sub = {
+    effect() {},
+    settings: {
+      register(ns, schema, opts) {
+        registered = { ns, schema, opts };
+        return { get: () => schema({ ...opts.base, ...user }), watch: () => () => {} };
+      },
+    },
+  };
+  return { sub, get registered() { return registered; } };
+}
+
+test('persistent switched on from the card alone gets the 60 s cap: the schema leaves backoffMaxMs unset', async (t) => {
+  const Schema = await hostSchema();
+  if (!Schema) return t.skip('DSH_HOST_DIR unset (make test-shim sets it)');
+  const { web, policy } = half();
+  const reports = [];
+  const s = fakeSettings({ persistent: true });
+  await web.serveSettings(s.sub, (r) => reports.push(r), Schema);
+  const section = s.registered.schema({ ...s.registered.opts.base, persistent: true });
+  assert.equal(section.backoffMaxMs, undefined, 'the schema fills no 30 s the user never chose');
+  assert.equal(policy.resolved.persistent, true);
+  assert.equal(policy.resolved.backoffMaxMs, 60000, "persistent's own cap, as dsh-reconnect had");
+  assert.deepEqual(reports.map((r) => r.type), ['reconfigured']);
+  assert.deepEqual(reports[0].keys, ['backoffMaxMs', 'persistent']);
+});
+
+test('a card wait the user chose is kept with persistent; an untouched card reconfigures nothing', async (t) => {
+  const Schema = await hostSchema();
+  if (!Schema) return t.skip('DSH_HOST_DIR unset (make test-shim sets it)');
+  const chosen = half();
+  await chosen.web.serveSettings(fakeSettings({ persistent: true, backoffMaxMs: 10000 }).sub, () => {}, Schema);
+  assert.equal(chosen.policy.resolved.backoffMaxMs, 10000);
+  const untouched = half();
+  const reports = [];
+  await untouched.web.serveSettings(fakeSettings({}).sub, (r) => reports.push(r), Schema);
+  assert.deepEqual(reports, [], 'the schema defaults say what the module runs: nothing to apply');
+  assert.equal(untouched.policy.resolved.backoffMaxMs, 30000);
+});
