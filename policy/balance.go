@@ -334,10 +334,10 @@ func (s *State) routeTier(now int64, r Route) (int, string) {
 // one that just failed): a route with a reading showing allowance before one
 // nothing reported on, declared order breaking ties. When none is usable it
 // answers the pool's first route, and false.
-func (s *State) chooseRoute(now int64, p *Pool, avoid Channel) (Route, bool) {
+func (s *State) chooseRoute(now int64, p *Pool, avoid Channel, n fitNeed) (Route, bool) {
 	best, tier := -1, 2
 	for i, r := range p.Routes {
-		if r.Channel == avoid {
+		if r.Channel == avoid || n.any() && s.skip(r.Channel, n) { // too small for the request (fit.go)
 			continue
 		}
 		if t, _ := s.routeTier(now, r); t >= 0 && t < tier {
@@ -357,7 +357,7 @@ func (s *State) PickRoute(now int64, pool string) (Route, bool, bool) {
 	if p == nil {
 		return Route{}, false, false
 	}
-	r, usable := s.chooseRoute(now, p, Channel{})
+	r, usable := s.chooseRoute(now, p, Channel{}, fitNeed{})
 	return r, usable, true
 }
 

@@ -109,6 +109,12 @@ type Config struct {
 	Pools []Pool
 	// Quota is the quota rules, the row's `quota` object (quota.go, balance.go).
 	Quota QuotaConfig
+	// ContextReservePercent is the share of a target's window kept for the
+	// answer: a request whose context exceeds the rest skips it (fit.go).
+	ContextReservePercent int
+	// Targets holds per-target settings of chain entries and pool routes
+	// that set their own (targets.go); a channel not in it uses the row's.
+	Targets map[Channel]TargetSettings
 }
 
 // DefaultConfig returns a config with every default and an empty chain.
@@ -132,6 +138,8 @@ func DefaultConfig() Config {
 		Tools:              DefaultToolRetryConfig(),
 		Stall:              DefaultStallConfig(),
 		Quota:              DefaultQuotaConfig(),
+
+		ContextReservePercent: DefaultContextReservePercent,
 	}
 }
 
@@ -207,6 +215,11 @@ func (c Config) Validate() error {
 		return &FieldError{"maxClockSkewMs", "must be between 0 and one day"}
 	case c.Recovery != Return && c.Recovery != Stay:
 		return &FieldError{"recovery", `must be "return" or "stay"`}
+	case c.ContextReservePercent < 0 || c.ContextReservePercent > MaxContextReservePercent:
+		return &FieldError{"contextReservePercent", fmt.Sprintf("must be between 0 and %d", MaxContextReservePercent)}
+	}
+	if err := c.validateTargets(); err != nil {
+		return err
 	}
 	return c.Tools.Validate()
 }
