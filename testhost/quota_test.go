@@ -59,7 +59,7 @@ func inspects(in, want string) step { return step{export: "inspect", in: in, wan
 func resolvedQuotaOff(defaultEnabled bool) string {
 	return `{"chain":[],"failureThreshold":3,"burstWindowMs":120000,"cooldownMs":60000,"maxCooldownMs":1800000,` +
 		`"providerThreshold":2,"backoffBaseMs":1000,"backoffMaxMs":30000,"maxFailovers":4,"giveUpAfterMs":900000,` +
-		`"retryBudgetPercent":20,"retryBudgetFloor":5,"spillAfter":2,"maxClockSkewMs":180000,"recovery":"return","probes":true,"classes":[],` +
+		`"retryBudgetPercent":20,"retryBudgetFloor":5,"spillAfter":2,"maxClockSkewMs":180000,"contextReservePercent":20,"recovery":"return","probes":true,"classes":[],` +
 		`"stall":` + stallDefault + `,"tools":` + toolsDefault + `,"pools":[],` +
 		fmt.Sprintf(`"quota":{"active":false,"longTermDelayMs":3600000,"defaultEnabled":%t,"failOpen":true,"exhaustedCooldownMs":3600000,"balances":[]}}`, defaultEnabled)
 }
@@ -71,7 +71,7 @@ func quotaScenarios() []scenario {
 			configure(`{"pools":[{"name":"main","routes":[{"provider":"pa","model":"m1"}]}]}`,
 				`{"config":{"chain":[],"failureThreshold":3,"burstWindowMs":120000,"cooldownMs":60000,"maxCooldownMs":1800000,`+
 					`"providerThreshold":2,"backoffBaseMs":1000,"backoffMaxMs":30000,"maxFailovers":4,"giveUpAfterMs":900000,`+
-					`"retryBudgetPercent":20,"retryBudgetFloor":5,"spillAfter":2,"maxClockSkewMs":180000,"recovery":"return","probes":true,"classes":[],`+
+					`"retryBudgetPercent":20,"retryBudgetFloor":5,"spillAfter":2,"maxClockSkewMs":180000,"contextReservePercent":20,"recovery":"return","probes":true,"classes":[],`+
 					`"stall":`+stallDefault+`,"tools":`+toolsDefault+`,`+
 					`"pools":[{"name":"main","routes":[{"provider":"pa","model":"m1"}]}],`+
 					`"quota":{"active":true,"longTermDelayMs":3600000,"defaultEnabled":true,"failOpen":true,"exhaustedCooldownMs":3600000,"balances":[]}}}`),

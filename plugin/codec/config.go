@@ -13,7 +13,8 @@ import (
 // configKeys are the config row's keys, as the WIT record `config` names them.
 var configKeys = []string{"chain", "failureThreshold", "burstWindowMs", "cooldownMs", "maxCooldownMs",
 	"providerThreshold", "backoffBaseMs", "backoffMaxMs", "maxFailovers", "giveUpAfterMs",
-	"retryBudgetPercent", "retryBudgetFloor", "spillAfter", "maxClockSkewMs", "recovery", "probes", "classes", "stall", "tools", "pools", "quota"}
+	"retryBudgetPercent", "retryBudgetFloor", "spillAfter", "maxClockSkewMs", "recovery", "probes", "classes", "stall", "tools", "pools", "quota",
+	"contextReservePercent"}
 
 const maxMs = 1 << 53 // JSON numbers are exact up to here
 
@@ -23,8 +24,9 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 	cfg := policy.DefaultConfig()
 	d := decoder{prefix: "config key", strictNull: true}
 	d.object(v, "", configKeys...)
+	var ts targets
 	for i, c := range d.array(v.Get("chain"), "chain", false) {
-		cfg.Chain = append(cfg.Chain, d.channel(c, fmt.Sprintf("chain[%d]", i)))
+		cfg.Chain = append(cfg.Chain, d.chainTarget(c, fmt.Sprintf("chain[%d]", i), &ts))
 	}
 	ints := []struct {
 		key string
@@ -44,6 +46,7 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 		{"retryBudgetFloor", math.MaxInt32, func(n uint64) { cfg.RetryBudgetFloor = int(n) }},
 		{"spillAfter", math.MaxInt32, func(n uint64) { cfg.SpillAfter = int(n) }},
 		{"maxClockSkewMs", maxMs, func(n uint64) { cfg.MaxClockSkewMs = int64(n) }},
+		{"contextReservePercent", math.MaxInt32, func(n uint64) { cfg.ContextReservePercent = int(n) }},
 	}
 	for _, f := range ints {
 		if n, ok := d.uint(v.Get(f.key), f.key, false, f.max); ok {
@@ -80,7 +83,8 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 	}
 	cfg.Stall = d.stall(v.Get("stall"), "stall")
 	d.toolRetryConfig(v.Get("tools"), &cfg.Tools)
-	cfg.Pools = d.pools(v.Get("pools"))
+	cfg.Pools = d.pools(v.Get("pools"), &ts)
+	cfg.Targets = ts.set
 	d.quota(v.Get("quota"), &cfg.Quota)
 	// The rules apply to a row with pools or a quota object, unless the
 	// object says otherwise (`active: false` keeps its settings, rules off);
@@ -113,7 +117,7 @@ func classNames() []string {
 func writeConfig(w *writer, c policy.Config) {
 	w.beginArray("chain")
 	for _, ch := range c.Chain {
-		writeChannel(w, "", ch)
+		writeTarget(w, ch, c.Targets[ch])
 	}
 	w.endArray()
 	w.int("failureThreshold", int64(c.FailureThreshold))
@@ -129,6 +133,7 @@ func writeConfig(w *writer, c policy.Config) {
 	w.int("retryBudgetFloor", int64(c.RetryBudgetFloor))
 	w.int("spillAfter", int64(c.SpillAfter))
 	w.int("maxClockSkewMs", c.MaxClockSkewMs)
+	w.int("contextReservePercent", int64(c.ContextReservePercent))
 	w.str("recovery", string(c.Recovery))
 	w.boolean("probes", c.Probes)
 	codes := make([]string, 0, len(c.Classes))
