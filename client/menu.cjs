@@ -8,13 +8,14 @@
 'use strict';
 
 const { translate } = require('./i18n.cjs');
+const { windowLabel } = require('./status.cjs');
 
 const CHAIN_ORDER = 'dsh-resilience:chain-order';
 const QUOTA_PREFIX = 'dsh-resilience:quota:';
 const POOL_PREFIX = 'dsh-resilience:pool:';
 
 /**
- * @param {{chain: string[], backup: string|null, candidates: {channel, source, name?}[]}} answer
+ * @param {{chain: string[], backup: string|null, candidates: {channel, source, name?, contextWindow?}[]}} answer
  * @returns {{items: object[], selectedId: string}} plain items; the UI adds the hooks.
  */
 function menuItems(answer, locale) {
@@ -27,7 +28,9 @@ function menuItems(answer, locale) {
   if (cands.length) items.push({ type: 'separator', id: 'sep' });
   for (const c of cands) {
     const n = chain.indexOf(c.channel);
-    items.push({ id: c.channel, label: c.channel, hint: n >= 0 ? t('menu.inChain', { n: n + 1 }) : c.name && c.name !== c.channel.split('/')[1] ? c.name : undefined, channel: c.channel });
+    const hint = n >= 0 ? t('menu.inChain', { n: n + 1 }) : c.name && c.name !== c.channel.split('/')[1] ? c.name : undefined;
+    const window = windowLabel(c.contextWindow); // the window beside each channel: a long session needs a large one
+    items.push({ id: c.channel, label: c.channel, hint: [hint, window].filter(Boolean).join(' · ') || undefined, window, channel: c.channel });
   }
   return { items, selectedId: answer.backup || CHAIN_ORDER };
 }

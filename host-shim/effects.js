@@ -157,6 +157,10 @@ export function carryOut(effects, env) {
         event = EVENTS.spill;
         logger.info('spill %s -> %s after %d failures (%s)', ch(fx.from), ch(fx.to), fx.failures, fx.code);
         break;
+      case 'skipped-too-small':
+        record = { type: 'skipped-too-small', agent: fx.agent, channel: channelId(fx.channel), contextTokens: fx.contextTokens, contextWindow: fx.contextWindow, usable: fx.usable };
+        logger.info('%s skipped for %s: %d context tokens, window %d (%d usable)', ch(fx.channel), fx.agent, fx.contextTokens, fx.contextWindow, fx.usable);
+        break;
       case 'wait-cut':
         record = { type: 'wait-cut', agent: fx.agent, channel: channelId(fx.channel) };
         logger.info('wait of %s cut: %s is usable again', fx.agent, ch(fx.channel));
