@@ -66,7 +66,7 @@ func resolved(chs []ch, overrides ...string) string {
 		{"stall", stallDefault},                  // stall_test.go
 		{"tools", toolsDefault},                  // toolretry_test.go
 		{"pools", "[]"}, {"quota", quotaDefault}, // quota_test.go
-		{"contextReservePercent", "20"},          // fit_test.go
+		{"contextReservePercent", "20"}, // fit_test.go
 	}
 	for _, o := range overrides {
 		k, v, _ := strings.Cut(o, ":")

@@ -58,8 +58,8 @@ func (r *runner) checkGiveUpHorizon(a *simAgent, out Output) {
 			continue
 		}
 		deadline := a.recoverSince + r.cfg.giveUpAfterMs
-		for _, ch := range r.agentPrefs(a) {
-			if at := r.backAt(ch, a.id); at+horizonSlackMs <= deadline {
+		for i, ch := range r.agentPrefs(a) {
+			if at := r.backAt(ch, a.id); at+horizonSlackMs <= deadline && r.fits(a, ch, i == 0) { // fit.go
 				r.brk("give-up-horizon", "agent %q gave up (recovery-timeout) though %s is back at %s, before its deadline %s",
 					a.id, ch, fmtVirtual(at-Epoch), fmtVirtual(deadline-Epoch))
 				return
@@ -88,8 +88,8 @@ func (r *runner) checkHeld() {
 			continue
 		}
 		usable := false
-		for _, ch := range r.agentPrefs(a) {
-			if r.closed(ch) {
+		for i, ch := range r.agentPrefs(a) {
+			if r.closed(ch) && r.fits(a, ch, i == 0) { // fit.go: too small for the request is no use
 				usable = true
 				break
 			}
