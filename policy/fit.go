@@ -117,21 +117,22 @@ func (s *State) noteSkip(ch Channel) {
 	s.skipped = append(s.skipped, ch)
 }
 
-// noteSkipped turns the last walk's skipped targets into audit effects. A
-// running session on a fallback would skip its too-small home on every
-// request: an agent's request reports a channel once until it is routed
-// there or skips another one.
-func (s *State) noteSkipped(id string, a *agent, n fitNeed, fx *[]Effect) {
-	for _, ch := range s.skipped {
-		if a.skipNoted == ch {
-			continue
+// noteSkipped turns the step's skipped targets into audit effects. A
+// running session on a fallback would skip the same too-small targets on
+// every request: a plain request reports them only when the first of them
+// changed (quiet: it was reported, and the agent not routed there since);
+// a failover or spill always does.
+func (s *State) noteSkipped(id string, a *agent, n fitNeed, fx *[]Effect, quiet bool) {
+	if len(s.skipped) == 0 {
+		return
+	}
+	if !(quiet && a.skipNoted == s.skipped[0]) {
+		for _, ch := range s.skipped {
+			w, u := s.usable(ch)
+			*fx = append(*fx, SkippedTooSmall{Agent: id, Channel: ch, ContextTokens: n.tokens, ContextWindow: w, Usable: u})
 		}
-		w, u := s.usable(ch)
-		*fx = append(*fx, SkippedTooSmall{Agent: id, Channel: ch, ContextTokens: n.tokens, ContextWindow: w, Usable: u})
 	}
-	if len(s.skipped) > 0 {
-		a.skipNoted = s.intern(s.skipped[0])
-	}
+	a.skipNoted = s.intern(s.skipped[0])
 	s.skipped = s.skipped[:0]
 }
 
@@ -157,14 +158,14 @@ func (s *State) onContextExceeded(now int64, a *agent, e RequestError, ch Channe
 	a.need = need
 	to, ok := s.walkFit(now, s.preferences(a, ch), ch, need)
 	if !ok || a.failovers >= s.cfg.MaxFailovers {
-		s.noteSkipped(e.Agent, a, need, fx)
+		s.noteSkipped(e.Agent, a, need, fx, false)
 		reason := NoRoutableFallback
 		if ok {
 			reason = BudgetExhausted
 		}
 		return s.giveUp(a, e, ch, reason, fx)
 	}
-	s.noteSkipped(e.Agent, a, need, fx)
+	s.noteSkipped(e.Agent, a, need, fx, false)
 	if a.recoveringSince == 0 {
 		a.recoveringSince = now
 	}
@@ -213,11 +214,19 @@ func (s *State) fitsInChain(i int, n fitNeed) bool {
 	return fitsIn(s.chain.window[i], s.chain.usable[i], n)
 }
 
-// skipInChain is skip for the chain's entry i.
-func (s *State) skipInChain(i int, n fitNeed) bool {
+// skipInChain is skip for the chain's entry i. The chain holds no
+// duplicates (Validate), so only an entry that is also the first or the
+// backup preference can have been noted already: a walk skipping a hundred
+// entries costs a hundred appends, not ten thousand comparisons (make bench:
+// BenchmarkFitCheck).
+func (s *State) skipInChain(i int, n fitNeed, ps *prefs) bool {
 	if s.fitsInChain(i, n) {
 		return false
 	}
-	s.noteSkip(s.cfg.Chain[i])
+	if ch := s.cfg.Chain[i]; ch == ps.first || ch == ps.backup {
+		s.noteSkip(ch)
+	} else {
+		s.skipped = append(s.skipped, ch)
+	}
 	return true
 }

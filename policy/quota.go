@@ -324,7 +324,7 @@ func (s *State) onQuotaFailure(now int64, a *agent, e RequestError, ch Channel, 
 			a.q.pool, a.q.route = p.Name, r
 			a.attempts = 0
 			a.savedHome = a.home // the shell keeps it from the failover
-			s.noteSkipped(e.Agent, a, a.need, fx)
+			s.noteSkipped(e.Agent, a, a.need, fx, false)
 			*fx = append(*fx, FailedOver{Agent: e.Agent, From: ch, To: r.Channel, Code: e.Failure.Code, Class: ClassQuota, Home: a.home},
 				QuotaRouted{Agent: e.Agent, Pool: p.Name, From: from, To: r, Cause: e.Failure.Code})
 			return Verdict{Kind: Retry}

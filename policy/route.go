@@ -87,7 +87,7 @@ func (s *State) walk(now int64, ps prefs, avoid, also Channel, reopen, reopenAvo
 		}
 	}
 	for i, ch := range ps.chain {
-		if !s.servable(now, ch) || fit && ch != avoid && (ch == ps.first && s.refusedSkip(ch, ps.need) || ch != ps.first && s.skipInChain(i, ps.need)) {
+		if !s.servable(now, ch) || fit && ch != avoid && (ch == ps.first && s.refusedSkip(ch, ps.need) || ch != ps.first && s.skipInChain(i, ps.need, &ps)) {
 			continue
 		}
 		if ch != avoid && ch != also && s.routableInChain(now, i) {

@@ -136,9 +136,7 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 		a.savedHome = Channel{} // the shell drops it at the return
 	}
 	a.restored = false
-	if len(s.skipped) > 0 {
-		s.noteSkipped(e.Agent, a, a.need, fx)
-	}
+	s.noteSkipped(e.Agent, a, a.need, fx, true)
 	if target == a.skipNoted {
 		a.skipNoted = Channel{} // routed there after all: a later skip is news again
 	}
@@ -257,9 +255,7 @@ func (s *State) trip(now int64, a *agent, e RequestError, ch Channel, c *circuit
 // none is routable now, waits for the first to come back.
 func (s *State) failover(now int64, a *agent, e RequestError, ch Channel, class Class, fx *[]Effect) Verdict {
 	to, ok, next, at := s.routeOrReopen(now, s.preferences(a, ch), ch)
-	if len(s.skipped) > 0 {
-		s.noteSkipped(e.Agent, a, a.need, fx)
-	}
+	s.noteSkipped(e.Agent, a, a.need, fx, false)
 	if ok {
 		if a.failovers >= s.cfg.MaxFailovers {
 			return s.giveUp(a, e, ch, BudgetExhausted, fx)
