@@ -359,8 +359,11 @@ func (s *State) enterWait(now int64, a *agent, e RequestError, ch Channel, p *Po
 	target := ch
 	if p != nil {
 		w.pool = p.Name
-		a.q.pool, a.q.route = p.Name, p.Routes[0] // an all-unusable pool answers its first route
-		target = p.Routes[0].Channel
+		// An all-unusable pool answers its first route that can hold the request (fit.go).
+		r, _ := s.chooseRoute(now, p, Channel{}, a.need)
+		s.skipped = s.skipped[:0] // already said by the failure's own decision, or nothing to say
+		a.q.pool, a.q.route = p.Name, r
+		target = r.Channel
 	}
 	a.failovers, a.attempts, a.recoveringSince = 0, 0, 0 // the engine's budgets do not bound this wait
 	s.hold(a, w.nextAtMs)                                // ended early when a channel it may use is back (hold.go)
