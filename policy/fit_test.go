@@ -228,3 +228,17 @@ func TestPerTargetSettingsAreValidatedByKey(t *testing.T) {
 		t.Error("a 95% reserve was accepted")
 	}
 }
+
+func TestAllUnusablePoolAnswersItsFirstRouteThatFits(t *testing.T) {
+	m := fitSim(t, map[Channel]int64{chA: 128_000, chB: 64_000, chC: 1_000_000}, []Channel{chA}, func(c *Config) {
+		c.Pools = []Pool{{Name: "team", Routes: []Route{{Channel: chA}, {Channel: chB}, {Channel: chC}}}}
+		c.Quota.Active, c.Quota.FailOpen = true, false // nothing reported, failOpen off: no route usable
+	})
+	p := m.s.cfg.pool("team")
+	if r, ok := m.s.chooseRoute(m.now, p, Channel{}, fitNeed{tokens: 300_000}); ok || r.Channel != chC {
+		t.Errorf("got %s (%v), want the 1M route, unusable", r.Channel, ok)
+	}
+	if r, _ := m.s.chooseRoute(m.now, p, Channel{}, fitNeed{tokens: 5_000_000}); r.Channel != chA {
+		t.Errorf("nothing fits: got %s, want the pool's first route", r.Channel)
+	}
+}
