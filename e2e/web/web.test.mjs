@@ -65,8 +65,9 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
     assert.deepEqual(channels.slice(0, 3), ['', PRIMARY_KEY, `${SECONDARY.provider}/${SECONDARY.model}`], 'Chain order, then the chain');
     assert.ok(channels.includes(MOCK_A) && channels.includes('deepseek-official/deepseek-v4-pro'), channels.join(' '));
     // Each channel's window beside it (issue #20): the host declares 1M for the DeepSeek route, 65536 for the mocks.
-    await until(async () => /1M/.test(await page.locator(`[role=menu] [data-channel="${PRIMARY_KEY}"]`).innerText()), 'the primary\'s window');
-    assert.match(await page.locator(`[role=menu] [data-channel="${MOCK_A}"]`).innerText(), /65\.5k/);
+    const item = (c) => page.locator(`[role=menu] [data-testid=dsh-resilience-menu-item][data-channel="${c}"]`);
+    await until(async () => /1M/.test(await item(PRIMARY_KEY).innerText()), 'the primary\'s window');
+    assert.match(await item(MOCK_A).innerText(), /65\.5k/);
     await page.locator(`[role=menu] [data-channel="${MOCK_A}"]`).click();
     await until(async () => (await page.locator(CHIP).innerText()) === `Backup: ${MOCK_A}`, 'the chip to follow the choice');
     assert.ok((await auditRecords(home)).some((a) => a.type === 'backup' && name(a.channel) === MOCK_A && a.source === 'web'));
