@@ -297,8 +297,8 @@ func (r *runner) checkRouteWorld(a *simAgent, prop, target Channel, first, pickN
 		if r.backup != nil {
 			alts = append(alts, *r.backup)
 		}
-		for _, c := range alts {
-			if r.usable(c) && !r.trkHeld(c) {
+		for i, c := range alts {
+			if r.usable(c) && !r.trkHeld(c) && r.fits(a, c, i == 0) { // fit.go: too small is not usable for it
 				r.brk("new-session-reading", "new agent %q started on %s, whose fresh reading is below its minimum, while %s was usable", a.id, target, c)
 				break
 			}
