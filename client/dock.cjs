@@ -16,7 +16,8 @@ function Dock(props) {
   const t = (k, v) => translate(locale, k, v);
   const v = dockView(status, nowMs, locale);
   const row = (l) => h('li', { key: l.channel, 'data-channel': l.channel, 'data-state': l.state },
-    h('span', { className: 'dshr-name' }, l.provider ? `${l.provider} (*)` : l.channel),
+    h('span', { className: 'dshr-name' }, l.provider ? `${l.provider} (*)` : l.channel,
+      l.window ? h('span', { 'data-role': 'window', title: t('window.title'), style: { marginLeft: 6, opacity: 0.7 } }, l.window) : null),
     h('span', { 'data-role': 'state', title: l.lastCode ? t('dock.failures', { code: l.lastCode, n: l.failures }) : undefined }, l.text));
   const section = (title, lines) => (lines.length ? [h('h3', { key: `${title}-h` }, title), h('ul', { key: `${title}-l`, 'aria-label': title }, lines.map(row))] : []);
   return h('div', { 'data-testid': 'dsh-resilience-dock', className: 'dshr-dock', role: 'group', 'aria-label': t('dock.label') },

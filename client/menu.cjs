@@ -8,13 +8,14 @@
 'use strict';
 
 const { translate } = require('./i18n.cjs');
+const { windowLabel } = require('./status.cjs');
 
 const CHAIN_ORDER = 'dsh-resilience:chain-order';
 const QUOTA_PREFIX = 'dsh-resilience:quota:';
 const POOL_PREFIX = 'dsh-resilience:pool:';
 
 /**
- * @param {{chain: string[], backup: string|null, candidates: {channel, source, name?}[], slow?: {channel: string, state: string}[]}} answer
+ * @param {{chain: string[], backup: string|null, candidates: {channel, source, name?, contextWindow?}[], slow?: {channel: string, state: string}[]}} answer
  *   `slow`: the status's slow-call breakers; a slow channel's item says so.
  * @returns {{items: object[], selectedId: string}} plain items; the UI adds the hooks.
  */
@@ -30,7 +31,8 @@ function menuItems(answer, locale) {
     const n = chain.indexOf(c.channel);
     const hint = n >= 0 ? t('menu.inChain', { n: n + 1 }) : c.name && c.name !== c.channel.split('/')[1] ? c.name : undefined;
     const slow = isSlow(answer.slow, c.channel);
-    items.push({ id: c.channel, label: c.channel, hint: slow ? [hint, t('menu.slow')].filter(Boolean).join(' · ') : hint, channel: c.channel, slow });
+    const window = windowLabel(c.contextWindow); // the window beside each channel: a long session needs a large one
+    items.push({ id: c.channel, label: c.channel, hint: [hint, window, slow ? t('menu.slow') : undefined].filter(Boolean).join(' · ') || undefined, window, channel: c.channel, slow });
   }
   return { items, selectedId: answer.backup || CHAIN_ORDER };
 }

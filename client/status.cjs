@@ -108,7 +108,7 @@ function dockView(status, nowMs, locale) {
         text = t('dock.slowProbe');
       }
     }
-    return { channel, state, text, failures: b.failures || 0, lastCode: b.lastCode };
+    return { channel, state, text, failures: b.failures || 0, lastCode: b.lastCode, window: windowLabel(status && status.windows && status.windows[channel]) };
   };
   const all = [...names];
   const channels = all.filter((n) => !n.endsWith('/*')).map(line);
@@ -121,4 +121,16 @@ function dockView(status, nowMs, locale) {
   return { channels, providers, backup: (status && status.backup) || t('dock.none'), last };
 }
 
-module.exports = { chipReason, breaker, routable, currentChannel, nextTarget, chipView, dockView };
+/**
+ * A context window as people write it: 128000 is "128k", 1000000 "1M"
+ * (decimal, as providers state windows); undefined when the host declares none.
+ */
+function windowLabel(tokens) {
+  if (!Number.isFinite(tokens) || tokens <= 0) return undefined;
+  const fmt = (n, unit) => `${Number.isInteger(n) ? n : n.toFixed(1).replace(/\.0$/, '')}${unit}`;
+  if (tokens >= 1e6) return fmt(Math.round(tokens / 1e5) / 10, 'M');
+  if (tokens >= 1e3) return fmt(Math.round(tokens / 100) / 10, 'k');
+  return String(tokens);
+}
+
+module.exports = { chipReason, breaker, routable, currentChannel, nextTarget, chipView, dockView, windowLabel };

@@ -139,8 +139,9 @@ export async function makeHome(o) {
     `      baseURL: ${o.baseURL}`,
     ...retryLine(secondaryRetry, '      '),
     '      models:',
-    '        - { id: mock-a, contextWindow: 65536 }',
-    '        - { id: mock-b, contextWindow: 65536 }',
+    // Each mock model's declared window (`mockWindows`: {model: tokens}), 65536 unless a test says otherwise.
+    ...['mock-a', 'mock-b', ...Object.keys(o.mockWindows ?? {}).filter((m) => m !== 'mock-a' && m !== 'mock-b')]
+      .map((m) => `        - { id: ${m}, contextWindow: ${o.mockWindows?.[m] ?? 65536} }`),
     ...(o.noKeyRoute ? [
       '    nokey:',
       '      api: openai-completions',

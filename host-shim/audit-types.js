@@ -23,6 +23,7 @@ export const AUDIT_TYPES = Object.freeze({
   'give-up': 'a failure went back to the host: the reason (budget-exhausted, recovery-timeout, ...), the code that ended it, and every channel tried since the last success',
   'aux-routed': 'a compaction or session-title call of the host was sent off an open channel: purpose, from, to',
   'spill': 'one request failed spillAfter times in a row on a channel: its next attempt went at once to the next routable target, without opening the channel',
+  'skipped-too-small': 'a failover, backup, pool route or spill target was passed over for a request: its window (less the host\'s reserve) cannot hold the request\'s context; both numbers',
   'wait-cut': 'a held turn (a wait for a channel, or a long-term quota wait) ended early: a channel it may use is usable again',
   'return': 'an agent\'s request went back to the channel it had failed over from',
   'session-pick': 'the module noted a session\'s home or the user\'s model pick, kept with the session\'s settings so a restarted host still knows them',

@@ -165,6 +165,10 @@ export function carryOut(effects, env) {
         logger.info('spill %s -> %s after %d failures (%s)', ch(fx.from), ch(fx.to), fx.failures, fx.code);
         env.healthChanged(); // `from`'s burst grew, with no transition: the next process goes on from it
         break;
+      case 'skipped-too-small':
+        record = { type: 'skipped-too-small', agent: fx.agent, channel: channelId(fx.channel), contextTokens: fx.contextTokens, contextWindow: fx.contextWindow, usable: fx.usable };
+        logger.info('%s skipped for %s: %d context tokens, window %d (%d usable)', ch(fx.channel), fx.agent, fx.contextTokens, fx.contextWindow, fx.usable);
+        break;
       case 'wait-cut':
         record = { type: 'wait-cut', agent: fx.agent, channel: channelId(fx.channel) };
         logger.info('wait of %s cut: %s is usable again', fx.agent, ch(fx.channel));

@@ -14,16 +14,42 @@ const agentId = (agent) => String(agent?.id ?? 'unknown');
 const channelOf = (config) => ({ provider: String(config?.provider ?? ''), model: String(config?.model ?? '') });
 
 /**
- * `agent/request` after `next()`: the host's proposed call config.
+ * `agent/request` after `next()`: the host's proposed call config, and the
+ * request's context as the host measures it (`contextTokens`, its token
+ * meter's estimate; left out when unknown).
  * @param {{agent?: {id?: unknown}}} payload
  * @param {{provider?: unknown, model?: unknown, reasoningEffort?: unknown} | undefined} proposed
+ * @param {unknown} [contextTokens]
  * @returns {EventRequest}
  */
-export function requestEvent(payload, proposed) {
+export function requestEvent(payload, proposed, contextTokens) {
   /** @type {EventRequest} */
   const ev = { kind: 'request', agent: agentId(payload.agent), proposed: channelOf(proposed) };
   if (typeof proposed?.reasoningEffort === 'string') ev.reasoningEffort = proposed.reasoningEffort;
+  const tokens = whole(contextTokens, 2 ** 53 - 1);
+  if (tokens) ev.contextTokens = tokens;
   return ev;
+}
+
+/**
+ * The context the agent's next request carries, as the host's own token
+ * meter measures it (the figure its compaction acts on): undefined when the
+ * host has no meter or the measure fails. Measuring replays the session's
+ * new events only (the meter keeps a fold per session).
+ * @param {{get?(name: string): any}} ctx
+ * @param {any} agent
+ * @returns {number | undefined}
+ */
+export function contextTokensOf(ctx, agent) {
+  try {
+    const meter = ctx.get?.('tokenMeter');
+    const session = agent?.session;
+    if (!meter || !session) return undefined;
+    const n = meter.measure(session)?.totalTokens;
+    return Number.isFinite(n) && n > 0 ? n : undefined;
+  } catch {
+    return undefined; // no measure: the request routes as if its size were unknown
+  }
 }
 
 /**

@@ -22,7 +22,7 @@ import { emitCompat } from './compat-events.js';
 import { Turns } from './turns.js';
 import { makeNotice } from './notice.js';
 import { carryOut, channelId, EVENTS } from './effects.js';
-import { disposedEvent, requestErrorEvent, requestEvent, settledEvent } from './events.js';
+import { contextTokensOf, disposedEvent, requestErrorEvent, requestEvent, settledEvent } from './events.js';
 import { DEFAULT_PRUNE_MS, DEFAULT_REFRESH_MS, HealthStore } from './health.js';
 import { compileModule, Policy } from './policy.js';
 import { hostFailure } from './host-llm.js';
@@ -269,7 +269,7 @@ export async function apply(ctx, config = {}) {
   ctx.on('agent/request', async (payload, next) => {
     const proposed = await next();
     quota.track(payload.agent); // its session's settings (quota, pool, home, pick) reach the module first
-    const verdict = decide(requestEvent(payload, proposed))?.verdict;
+    const verdict = decide(requestEvent(payload, proposed, contextTokensOf(ctx, payload.agent)))?.verdict;
     if (verdict?.kind !== 'swap') {
       web.routed(payload.agent, proposed);
       return proposed;
@@ -400,10 +400,20 @@ export async function apply(ctx, config = {}) {
   // a reasoning effort survives the swap.
   // A target the host cannot route (no adapter, a model the route does not
   // list) is never failed over to: the module hears the host's code.
-  const describe = (llm, channel) => llm.resolveModelInfo(channel.provider, channel.model, lifetime.signal).then(
-    (info) => decide({ kind: 'model-info', channel, known: true, efforts: (info?.reasoning?.efforts ?? []).map((e) => String(e.id)) }),
-    (e) => decide({ kind: 'model-info', channel, known: false, efforts: [], ...(typeof e?.code === 'string' && e.code ? { code: e.code } : {}) }),
-  );
+  // Its window too (`context.contextWindow`): a target too small for a
+  // request's context is skipped for it (policy/fit.go).
+  const describe = (llm, target) => {
+    const channel = { provider: target.provider, model: target.model }; // a chain entry may carry its own settings
+    return llm.resolveModelInfo(channel.provider, channel.model, lifetime.signal).then(
+      (info) => {
+        const w = info?.context?.contextWindow;
+        web.window?.(channel, w);
+        decide({ kind: 'model-info', channel, known: true, efforts: (info?.reasoning?.efforts ?? []).map((e) => String(e.id)),
+          ...(Number.isSafeInteger(w) && w > 0 ? { contextWindow: w } : {}) });
+      },
+      (e) => decide({ kind: 'model-info', channel, known: false, efforts: [], ...(typeof e?.code === 'string' && e.code ? { code: e.code } : {}) }),
+    );
+  };
   let describeTimer;
   // Pool routes too: route choice skips a route the host cannot serve.
   const poolRoutes = () => policy.resolved.pools.flatMap((p) => p.routes.map((r) => ({ provider: r.provider, model: r.model })));

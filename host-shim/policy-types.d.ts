@@ -131,12 +131,32 @@ export interface ResolvedToolRetry {
 
 /**
  * One route of a pool: a channel, and the reasoning effort a session moved
- * there uses (kept only where the model lists it).
+ * there uses (kept only where the model lists it). In the config, a route
+ * may set its own breaker settings, as a chain `target` does.
  */
 export interface Route {
   provider: string;
   model: string;
   reasoningEffort?: string | null;
+  failureThreshold?: number | null;
+  cooldownMs?: number | null;
+  slowFirstTokenMs?: number | null;
+}
+
+/**
+ * A chain entry: a channel and, optionally, its own breaker settings,
+ * each defaulting to the row's (absent; 0 is refused). Entries naming the
+ * same channel (in the chain or a pool) must agree: a channel has one breaker.
+ */
+export interface Target {
+  provider: string;
+  model: string;
+  /** Failures within one burst that open this channel. */
+  failureThreshold?: number | null;
+  /** Its first open time; at most max-cooldown-ms. */
+  cooldownMs?: number | null;
+  /** Its own slow-call threshold (time to first token). */
+  slowFirstTokenMs?: number | null;
 }
 
 /**
@@ -217,7 +237,7 @@ export interface ResolvedQuota {
  */
 export interface Config {
   /** Failover order; the first channel is the primary. Absent: no failover. */
-  chain?: Channel[] | null;
+  chain?: Target[] | null;
   /**
    * Failures the plugin sees within one burst, the ones the host retries
    * included, that open a channel (at once when there is a fallback).
@@ -290,11 +310,17 @@ export interface Config {
    * unless the row sets it).
    */
   persistent?: boolean | null;
+  /**
+   * The share of a target's window kept for the answer (0 to 90; default
+   * 20, the host's compaction threshold of 0.8): a request whose context
+   * exceeds the rest is not routed there.
+   */
+  contextReservePercent?: number | null;
 }
 
 /** The configuration as the module will use it: every default filled in. */
 export interface ResolvedConfig {
-  chain: Channel[];
+  chain: Target[];
   failureThreshold: number;
   burstWindowMs: number;
   cooldownMs: number;
@@ -322,6 +348,7 @@ export interface ResolvedConfig {
   providerCooldownMs: number;
   stripReasoningEffort: Channel[];
   persistent: boolean;
+  contextReservePercent: number;
 }
 
 /**
@@ -338,6 +365,11 @@ export interface RequestEvent {
   agent: string;
   proposed: Channel;
   reasoningEffort?: string | null;
+  /**
+   * The request's context in tokens as the host measures it (its token
+   * meter's estimate); absent when unknown. Targets too small are skipped.
+   */
+  contextTokens?: number | null;
 }
 
 /**
@@ -393,6 +425,11 @@ export interface ModelInfoEvent {
    * `UNKNOWN_MODEL` mean it cannot serve the channel: it is never routed to.
    */
   code?: string | null;
+  /**
+   * The model's context window in tokens (`context.contextWindow`); absent
+   * when the host declares none (then any context is taken to fit).
+   */
+  contextWindow?: number | null;
 }
 
 /**
@@ -991,6 +1028,19 @@ export interface ReturnedEffect {
   to: Channel;
 }
 
+/**
+ * A routing decision for the agent's request passed over a target whose
+ * window cannot hold its context: audit `skipped-too-small`. `usable` is
+ * the window less the reserve (or below a context it refused).
+ */
+export interface SkippedTooSmallEffect {
+  agent: string;
+  channel: Channel;
+  contextTokens: number;
+  contextWindow: number;
+  usable: number;
+}
+
 /** Side effects for the shim to carry out, in order. */
 export type Effect =
   | EffectCircuit
@@ -1013,7 +1063,8 @@ export type Effect =
   | EffectSpill
   | EffectWaitCut
   | EffectSessionRoute
-  | EffectReturned;
+  | EffectReturned
+  | EffectSkippedTooSmall;
 
 /** Every breaker transition. A provider-level breaker has model "*". */
 export interface EffectCircuit extends CircuitChange {
@@ -1098,6 +1149,10 @@ export interface EffectSessionRoute extends SessionRouteEffect {
 
 export interface EffectReturned extends ReturnedEffect {
   kind: 'returned';
+}
+
+export interface EffectSkippedTooSmall extends SkippedTooSmallEffect {
+  kind: 'skipped-too-small';
 }
 
 export interface StepOutput {

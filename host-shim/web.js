@@ -74,6 +74,17 @@ export class WebHalf {
     this.routes = new Map(); // agent (= session id) -> the channel its last request went to
     this.failovers = new Map(); // agent -> {from, to, home} of its last failover (effect), until it returns (effect)
     this.giveUps = new Map(); // agent -> its last give-up (effect), until its next request
+    this.windows = new Map(); // "provider/model" -> the context window the host declares for it
+  }
+
+  /** The host's model info for a target: its window, shown beside it in the picker and the dock. */
+  window(channel, tokens) {
+    const k = key(channel);
+    const w = Number.isSafeInteger(tokens) && tokens > 0 ? tokens : undefined;
+    if (this.windows.get(k) === w) return;
+    if (w === undefined) this.windows.delete(k);
+    else this.windows.set(k, w);
+    this.changed();
   }
 
   /** Wraps the audit log: every record also updates what the page shows. */
@@ -170,6 +181,7 @@ export class WebHalf {
       slow: (health?.slow ?? []).map((s) => ({ channel: key(s.channel), state: s.state, firstTokenMs: s.firstTokenMs, untilMs: s.untilMs })),
       lastDecision: this.lastDecision,
       moduleOk: health !== undefined,
+      windows: Object.fromEntries(this.windows),
     };
     if (session) {
       const fo = lookup(this.failovers, session);
@@ -220,12 +232,18 @@ export class WebHalf {
     }
     const list = [...seen.values()];
     const known = await Promise.all(list.map((c) => (llm
-      ? within(llm.resolveModelInfo(c.provider, c.model, signal), MODEL_INFO_TIMEOUT_MS).then(() => true, () => false)
+      ? within(llm.resolveModelInfo(c.provider, c.model, signal), MODEL_INFO_TIMEOUT_MS).then((info) => info ?? {}, () => false)
       : Promise.resolve(false))));
+    /** @type {(i: number) => {contextWindow?: number}} */
+    const windowOf = (i) => {
+      const w = known[i]?.context?.contextWindow;
+      return Number.isSafeInteger(w) && w > 0 ? { contextWindow: w } : {};
+    };
     return {
       chain: policy.resolved.chain.map(key),
       backup: backup ? key(backup) : null,
-      candidates: list.filter((_, i) => known[i]).map(({ provider, model, channel, source, name }) => ({ provider, model, channel, source, name })),
+      candidates: list.map((c, i) => ({ c, i })).filter(({ i }) => known[i])
+        .map(({ c: { provider, model, channel, source, name }, i }) => ({ provider, model, channel, source, name, ...windowOf(i) })),
       unknown: list.filter((_, i) => !known[i]).map((c) => c.channel),
     };
   }
@@ -259,6 +277,11 @@ export class WebHalf {
   merged(section) {
     const out = { ...this.deps.rowPolicyConfig };
     for (const k of TUNABLE) if (section?.[k] !== undefined) out[k] = section[k];
+    // The card orders channels; a row entry's own settings (failureThreshold, ...) stay with its channel.
+    const own = Array.isArray(this.deps.rowPolicyConfig.chain) ? this.deps.rowPolicyConfig.chain : [];
+    if (Array.isArray(section?.chain)) {
+      out.chain = section.chain.map((c) => ({ ...own.find((r) => r?.provider === c?.provider && r?.model === c?.model), ...c }));
+    }
     return out;
   }
 

@@ -69,6 +69,11 @@ type agent struct {
 	// until heldUntil; 0 when not held.
 	heldAt    int
 	heldUntil int64
+	// need is what the current request asks of a target's window, tokens its
+	// measured context (fit.go); skipNoted the last too-small target reported.
+	need      fitNeed
+	tokens    int64
+	skipNoted Channel
 
 	prev, next *agent     // neighbours in list
 	list       *agentList // the list it is on

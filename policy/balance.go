@@ -304,19 +304,23 @@ func (s *State) routeTier(now int64, r Route) (int, string) {
 // chooseRoute picks the pool's best usable route, avoiding one channel (the
 // one that just failed): a route with a reading showing allowance before one
 // nothing reported on, declared order breaking ties. When none is usable it
-// answers the pool's first route, and false.
-func (s *State) chooseRoute(now int64, p *Pool, avoid Channel) (Route, bool) {
-	best, tier := -1, 2
+// answers the pool's first route that can hold the request, and false.
+func (s *State) chooseRoute(now int64, p *Pool, avoid Channel, n fitNeed) (Route, bool) {
+	best, tier, fallback := -1, 2, 0
+	fitting := false
 	for i, r := range p.Routes {
-		if r.Channel == avoid {
+		if r.Channel == avoid || n.any() && s.skip(r.Channel, n) { // too small for the request (fit.go)
 			continue
+		}
+		if !fitting {
+			fallback, fitting = i, true // none usable: the first that can hold the request, not a sure refusal
 		}
 		if t, _ := s.routeTier(now, r); t >= 0 && t < tier {
 			best, tier = i, t
 		}
 	}
 	if best < 0 {
-		return p.Routes[0], false
+		return p.Routes[fallback], false
 	}
 	return p.Routes[best], true
 }
@@ -328,7 +332,7 @@ func (s *State) PickRoute(now int64, pool string) (Route, bool, bool) {
 	if p == nil {
 		return Route{}, false, false
 	}
-	r, usable := s.chooseRoute(now, p, Channel{})
+	r, usable := s.chooseRoute(now, p, Channel{}, fitNeed{})
 	return r, usable, true
 }
 

@@ -21,7 +21,7 @@ func (s *State) countBeforeHost(now int64, a *agent, e RequestError, ch Channel,
 	c := s.circuit(ch)
 	c.countFailure(now, s.cfg.BurstWindowMs, e.Failure.Code)
 	a.counted = true
-	if c.failures >= s.cfg.FailureThreshold && s.hasFallback(now, a, ch) {
+	if c.failures >= s.cfg.threshold(ch) && s.hasFallback(now, a, ch) {
 		if a.recoveringSince == 0 {
 			a.recoveringSince = now
 		}

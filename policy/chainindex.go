@@ -15,10 +15,14 @@ type chainIndex struct {
 	due  []int64
 	circ []*circuit
 	prov []*provider
+	// window and usable are each entry's context window and the context it
+	// takes (fit.go); 0 when unknown.
+	window, usable []int64
 }
 
 func newChainIndex(n int) chainIndex {
-	return chainIndex{due: make([]int64, n), circ: make([]*circuit, n), prov: make([]*provider, n)}
+	return chainIndex{due: make([]int64, n), circ: make([]*circuit, n), prov: make([]*provider, n),
+		window: make([]int64, n), usable: make([]int64, n)}
 }
 
 // refresh recomputes entry i's due time: the later of its own breaker's

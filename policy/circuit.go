@@ -196,7 +196,7 @@ func (c *circuit) open(now int64, cfg *Config, retryAfterMs int64, cause string,
 	if c.state == Open && now < c.openUntilMs && retryAfterMs <= c.openUntilMs-now {
 		return // already open for at least as long: nothing new to say
 	}
-	cool := cfg.CooldownMs
+	cool := cfg.cooldown(c.channel) // a provider breaker's is the row's
 	for i := 0; i < c.opens && cool < cfg.MaxCooldownMs; i++ {
 		cool *= 2
 	}

@@ -136,6 +136,12 @@ type Config struct {
 	Pools []Pool
 	// Quota is the quota rules, the row's `quota` object (quota.go, balance.go).
 	Quota QuotaConfig
+	// ContextReservePercent is the share of a target's window kept for the
+	// answer: a request whose context exceeds the rest skips it (fit.go).
+	ContextReservePercent int
+	// Targets holds per-target settings of chain entries and pool routes
+	// that set their own (targets.go); a channel not in it uses the row's.
+	Targets map[Channel]TargetSettings
 }
 
 // DefaultConfig returns a config with every default and an empty chain.
@@ -161,6 +167,8 @@ func DefaultConfig() Config {
 		Stall:              DefaultStallConfig(),
 		Slow:               DefaultSlowConfig(),
 		Quota:              DefaultQuotaConfig(),
+
+		ContextReservePercent: DefaultContextReservePercent,
 	}
 }
 
@@ -243,8 +251,13 @@ func (c Config) Validate() error {
 		return &FieldError{"probeMaxTokens", fmt.Sprintf("must be between 1 and %d", MaxProbeMaxTokens)}
 	case c.ProviderCooldownMs < 0 || c.ProviderCooldownMs > week:
 		return &FieldError{"providerCooldownMs", "must be between 0 (as long as its longest open model) and one week"}
+	case c.ContextReservePercent < 0 || c.ContextReservePercent > MaxContextReservePercent:
+		return &FieldError{"contextReservePercent", fmt.Sprintf("must be between 0 and %d", MaxContextReservePercent)}
 	}
 	if err := validateStrip(c.StripReasoningEffort); err != nil {
+		return err
+	}
+	if err := c.validateTargets(); err != nil {
 		return err
 	}
 	return c.Tools.Validate()

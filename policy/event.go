@@ -45,6 +45,9 @@ type Request struct {
 	Agent           string
 	Proposed        Channel
 	ReasoningEffort string
+	// ContextTokens is the request's context as the host measures it (its
+	// token meter's estimate); 0 when unknown (fit.go).
+	ContextTokens int64
 }
 
 // RequestError is agent/request-error: the agent's request on Provider failed.
@@ -84,6 +87,8 @@ type ModelInfo struct {
 	Known   bool
 	Efforts []string
 	Code    string
+	// ContextWindow is the model's window in tokens; 0 when the host declares none (fit.go).
+	ContextWindow int64
 	// untilMs bounds a mark the policy made itself from a failed request
 	// (servable.go); 0 for what the host said, which lasts until it says otherwise.
 	untilMs int64

@@ -69,13 +69,15 @@ func FuzzStep(f *testing.F) {
 	chans := []Channel{{"a/b", "c"}, {"a", "b/c"}, {"p", "m"}, {"p", "n"}, {"代理", "模型/β"}}
 	codes := []Failure{{Code: "SERVER", Status: 503}, {Code: "RATE_LIMIT", Status: 429, RetryAfterMs: 20_000},
 		{Code: "HTTP_402", Message: "Insufficient Balance"}, {Code: "RATE_LIMIT", Message: "usage limit reached, resets at 2026-01-02 00:00:00 UTC"},
-		{Code: "ABORTED"}, {Code: "MODEL_NOT_FOUND"}, {Code: "STREAM_CLOSED"}, {Code: "RATE_LIMIT", RetryAfterMs: 1 << 50}}
+		{Code: "ABORTED"}, {Code: "MODEL_NOT_FOUND"}, {Code: "STREAM_CLOSED"}, {Code: "RATE_LIMIT", RetryAfterMs: 1 << 50},
+		{Code: "CONTEXT_WINDOW_EXCEEDED", Status: 400}}
 	host := &HostRetryPolicy{Mode: "normal", MaxRetries: 2, RetryableCodes: []string{"RATE_LIMIT", "SERVER", "TIMEOUT"}}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		cfg := DefaultConfig()
 		cfg.Chain = chans[1:4]
 		cfg.FailureThreshold = 1 + int(len(in)%3)
 		cfg.Slow = SlowConfig{FirstTokenMs: 5000, MinCalls: 1 + len(in)%2}
+		cfg.Targets = map[Channel]TargetSettings{chans[2]: {FailureThreshold: 1 + int(len(in)%2), CooldownMs: 5_000}}
 		s, err := NewState(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -97,7 +99,7 @@ func FuzzStep(f *testing.F) {
 			var ev Event
 			switch k % 10 {
 			case 0:
-				ev = Request{Agent: agent, Proposed: ch, ReasoningEffort: []string{"", "high"}[y%2]}
+				ev = Request{Agent: agent, Proposed: ch, ReasoningEffort: []string{"", "high"}[y%2], ContextTokens: int64(y) * 5_000}
 			case 1:
 				ev = RequestError{Agent: agent, Provider: ch.Provider, Failure: codes[int(y)%len(codes)],
 					Phase: []Phase{BeforeHost, AfterHost}[y%2], HostRetry: host, Rand: uint64(y) << 40}
@@ -110,7 +112,7 @@ func FuzzStep(f *testing.F) {
 			case 5:
 				ev = ProbeResult{Channel: ch, OK: y%2 == 0, Failure: codes[int(y)%len(codes)]}
 			case 6:
-				ev = ModelInfo{Channel: ch, Known: y%2 == 0, Efforts: []string{"high"}}
+				ev = ModelInfo{Channel: ch, Known: y%2 == 0, Efforts: []string{"high"}, ContextWindow: []int64{0, 128_000, 1_000_000}[y%3]}
 			case 7:
 				ev = SetBackup{Channel: []Channel{{}, ch}[y%2]}
 			case 8:

@@ -180,7 +180,7 @@ func (s *State) onSetPool(now int64, e SetPool, fx *[]Effect) {
 		}
 		s.clearPick(e.Agent, a, fx) // choosing a pool ends the user's own pick
 		a.q.poolMode, a.q.poolName, a.q.pool = PoolNamed, p.Name, p.Name
-		a.q.route, _ = s.chooseRoute(now, p, Channel{})
+		a.q.route, _ = s.chooseRoute(now, p, Channel{}, a.need)
 		*fx = append(*fx, QuotaRouted{Agent: e.Agent, Pool: p.Name, From: from, To: a.q.route, Cause: CauseAssigned})
 	case PoolOff:
 		a.q.poolMode, a.q.poolName, a.q.pool, a.q.route = PoolOff, "", "", Route{}
@@ -256,12 +256,12 @@ func (s *State) quotaBeforeRequest(now int64, a *agent, id string, proposed Chan
 				return
 			}
 		}
-		a.q.route, _ = s.chooseRoute(now, p, Channel{})
+		a.q.route, _ = s.chooseRoute(now, p, Channel{}, a.need)
 	}
 	if s.servable(now, a.q.route.Channel) && s.routable(now, a.q.route.Channel) {
 		return
 	}
-	if r, ok := s.chooseRoute(now, p, Channel{}); ok && r.Channel != a.q.route.Channel {
+	if r, ok := s.chooseRoute(now, p, Channel{}, a.need); ok && r.Channel != a.q.route.Channel {
 		from := a.q.route
 		a.q.route = r
 		*fx = append(*fx, QuotaRouted{Agent: id, Pool: p.Name, From: from, To: r, Cause: CauseExhausted})
@@ -279,7 +279,7 @@ func (s *State) poolPreferences(a *agent) (prefs, bool) {
 	if p == nil {
 		return prefs{}, false
 	}
-	return prefs{first: a.q.route.Channel, backup: s.backup, pool: p}, true
+	return prefs{first: a.q.route.Channel, backup: s.backup, pool: p, need: a.need}, true
 }
 
 // fallbackTarget is where a request goes when nothing is routable: a pooled
@@ -323,7 +323,7 @@ func (s *State) onQuotaFailure(now int64, a *agent, e RequestError, ch Channel, 
 	}
 	p, _ := s.sessionPool(a, on)
 	if p != nil {
-		if r, ok := s.chooseRoute(now, p, ch); ok {
+		if r, ok := s.chooseRoute(now, p, ch, a.need); ok {
 			from, _ := p.route(ch)
 			if from.Channel.IsZero() {
 				from = Route{Channel: ch}
@@ -331,6 +331,7 @@ func (s *State) onQuotaFailure(now int64, a *agent, e RequestError, ch Channel, 
 			a.q.pool, a.q.route = p.Name, r
 			a.attempts = 0
 			a.savedHome = a.home // the shell keeps it from the failover
+			s.noteSkipped(e.Agent, a, a.need, fx, false)
 			*fx = append(*fx, FailedOver{Agent: e.Agent, From: ch, To: r.Channel, Code: e.Failure.Code, Class: ClassQuota, Home: a.home},
 				QuotaRouted{Agent: e.Agent, Pool: p.Name, From: from, To: r, Cause: e.Failure.Code})
 			return Verdict{Kind: Retry}
@@ -365,8 +366,11 @@ func (s *State) enterWait(now int64, a *agent, e RequestError, ch Channel, p *Po
 	target := ch
 	if p != nil {
 		w.pool = p.Name
-		a.q.pool, a.q.route = p.Name, p.Routes[0] // an all-unusable pool answers its first route
-		target = p.Routes[0].Channel
+		// An all-unusable pool answers its first route that can hold the request (fit.go).
+		r, _ := s.chooseRoute(now, p, Channel{}, a.need)
+		s.skipped = s.skipped[:0] // already said by the failure's own decision, or nothing to say
+		a.q.pool, a.q.route = p.Name, r
+		target = r.Channel
 	}
 	a.failovers, a.attempts, a.recoveringSince = 0, 0, 0 // the engine's budgets do not bound this wait
 	s.hold(a, w.nextAtMs)                                // ended early when a channel it may use is back (hold.go)

@@ -67,7 +67,7 @@ func (s *State) QuotaReport(now int64, id string) QuotaReport {
 	for i := range s.cfg.Pools {
 		p := &s.cfg.Pools[i]
 		pr := PoolReport{Name: p.Name}
-		pr.Choice, pr.Usable = s.chooseRoute(now, p, Channel{})
+		pr.Choice, pr.Usable = s.chooseRoute(now, p, Channel{}, fitNeed{})
 		for _, r := range p.Routes {
 			t, why := s.routeTier(now, r)
 			pr.Routes = append(pr.Routes, RouteReport{Route: r, Usable: t >= 0, Why: why})

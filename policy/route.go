@@ -11,6 +11,7 @@ type prefs struct {
 	first, backup Channel
 	chain         []Channel
 	pool          *Pool
+	need          fitNeed // what the request asks of a target's window (fit.go)
 }
 
 func (s *State) preferences(a *agent, current Channel) prefs {
@@ -24,7 +25,7 @@ func (s *State) preferences(a *agent, current Channel) prefs {
 	if s.cfg.Recovery == Return && !a.home.IsZero() {
 		first = a.home
 	}
-	return prefs{first: first, backup: s.backup, chain: s.cfg.Chain}
+	return prefs{first: first, backup: s.backup, chain: s.cfg.Chain, need: a.need}
 }
 
 // firstRoutable returns the first preference that could take a request now,
@@ -69,8 +70,13 @@ func (s *State) walk(now int64, ps prefs, avoid, also Channel, reopen, reopenAvo
 	}
 	// look tries a channel found by name (home, backup, pool route); the chain
 	// is walked by its index below.
-	look := func(ch Channel) bool {
-		if !s.servable(now, ch) {
+	// A target too small for the request never comes back by waiting either.
+	// The first preference is the session's own channel: the host proposed
+	// it, and a context too long for it is the host's to compact; only a
+	// window it refused keeps the request off it.
+	fit := ps.need.any()
+	look := func(ch Channel, own bool) bool {
+		if !s.servable(now, ch) || fit && ch != avoid && (own && s.refusedSkip(ch, ps.need) || !own && s.skip(ch, ps.need)) {
 			return false
 		}
 		if ch != avoid && ch != also && s.routable(now, ch) && !(fast && s.slowAvoided(now, ch)) {
@@ -81,13 +87,13 @@ func (s *State) walk(now int64, ps prefs, avoid, also Channel, reopen, reopenAvo
 		}
 		return false
 	}
-	for _, ch := range [2]Channel{ps.first, ps.backup} {
-		if !ch.IsZero() && look(ch) {
+	for i, ch := range [2]Channel{ps.first, ps.backup} {
+		if !ch.IsZero() && look(ch, i == 0 || ch == ps.first) {
 			return ch, true, Channel{}, 0
 		}
 	}
 	for i, ch := range ps.chain {
-		if !s.servable(now, ch) {
+		if !s.servable(now, ch) || fit && ch != avoid && (ch == ps.first && s.refusedSkip(ch, ps.need) || ch != ps.first && s.skipInChain(i, ps.need, &ps)) {
 			continue
 		}
 		if ch != avoid && ch != also && s.routableInChain(now, i) && !(fast && s.slowAvoidedInChain(now, i)) {
@@ -99,7 +105,7 @@ func (s *State) walk(now int64, ps prefs, avoid, also Channel, reopen, reopenAvo
 	}
 	if ps.pool != nil {
 		for _, r := range ps.pool.Routes {
-			if look(r.Channel) {
+			if look(r.Channel, r.Channel == ps.first) {
 				return r.Channel, true, Channel{}, 0
 			}
 		}

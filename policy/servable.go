@@ -59,8 +59,12 @@ func (s *State) servable(now int64, ch Channel) bool {
 // setModel records info, counting the channels marked unservable.
 func (s *State) setModel(info ModelInfo) {
 	marked := func(m ModelInfo) bool { return !m.Known && unservableCode(m.Code) }
-	if prev, ok := s.models[info.Channel]; ok && marked(prev) {
+	prev, had := s.models[info.Channel]
+	if had && marked(prev) {
 		s.unservableMarks--
+	}
+	if info.untilMs != 0 {
+		info.ContextWindow = prev.ContextWindow // a mark of our own says nothing of the window
 	}
 	if marked(info) {
 		s.unservableMarks++
@@ -80,7 +84,11 @@ func (s *State) onModelInfo(now int64, e ModelInfo, fx *[]Effect) {
 	}
 	wasServable := s.servable(now, e.Channel)
 	prev, had := s.models[e.Channel]
+	if e.ContextWindow > 0 && (!had || prev.ContextWindow != e.ContextWindow) {
+		delete(s.refused, e.Channel) // a window declared anew: what it refused before says nothing of it
+	}
 	s.setModel(e)
+	s.chainFit(e.Channel)
 	switch {
 	case !e.Known && unservableCode(e.Code) && (!had || prev.Known || prev.Code != e.Code || prev.untilMs != 0):
 		*fx = append(*fx, Unroutable{Channel: e.Channel, Keys: s.targetKeys(e.Channel), Code: e.Code})

@@ -126,7 +126,7 @@ func (s *State) pickPreferences(a *agent, current Channel) prefs {
 	if s.cfg.Recovery == Return {
 		first = a.pick
 	}
-	ps := prefs{first: first, backup: s.backup, chain: s.cfg.Chain}
+	ps := prefs{first: first, backup: s.backup, chain: s.cfg.Chain, need: a.need}
 	if s.cfg.QuotaActive() {
 		if p, _ := s.sessionPool(a, a.pick); p != nil {
 			ps.chain, ps.pool = nil, p
@@ -150,7 +150,8 @@ func (s *State) readsLow(now int64, provider string) bool {
 // servable and not reading low; false when there is none.
 func (s *State) withAllowance(now int64, ps prefs) (Channel, bool) {
 	ok := func(ch Channel) bool {
-		return !ch.IsZero() && s.servable(now, ch) && s.routable(now, ch) && !s.readsLow(now, ch.Provider)
+		return !ch.IsZero() && s.servable(now, ch) && s.routable(now, ch) && !s.readsLow(now, ch.Provider) &&
+			(ch == ps.first || s.fits(ch, ps.need)) // fit.go
 	}
 	for _, ch := range [2]Channel{ps.first, ps.backup} {
 		if ok(ch) {

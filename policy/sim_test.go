@@ -74,6 +74,8 @@ func kinds(fx []Effect) []string {
 			out = append(out, "spill:"+e.To.String())
 		case WaitCut:
 			out = append(out, "wait-cut:"+e.Channel.String())
+		case SkippedTooSmall:
+			out = append(out, "too-small:"+e.Channel.String())
 		case ScheduleWake:
 			// Wakes are checked where they matter (probe tests), not in every expectation.
 		}

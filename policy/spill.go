@@ -56,6 +56,7 @@ func (s *State) spill(now int64, a *agent, e RequestError, ch, to Channel, fx *[
 	a.failovers++
 	a.attempts = 0
 	a.spillFrom, a.spillTo = s.intern(ch), s.intern(to)
+	s.noteSkipped(e.Agent, a, a.need, fx, false)
 	*fx = append(*fx, Spilled{Agent: e.Agent, From: ch, To: to, Code: e.Failure.Code, Failures: a.burstN})
 	return Verdict{Kind: Retry}
 }

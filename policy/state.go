@@ -40,6 +40,11 @@ type State struct {
 	// slowCount counts the channels the slow-call breaker holds slow
 	// (slow.go); at 0, routing asks nothing about slowness.
 	slowCount int
+	// refused is the smallest context each channel refused with
+	// CONTEXT_WINDOW_EXCEEDED, until the host declares another window;
+	// skipped the targets the current step's walks found too small (fit.go).
+	refused map[Channel]int64
+	skipped []Channel
 }
 
 // provider is what the policy keeps per provider: its breaker (whose kids are
@@ -62,7 +67,7 @@ func NewState(cfg Config) (*State, error) {
 	// channels than its chain.
 	s := &State{cfg: cfg, circuits: make(map[Channel]*circuit, len(cfg.Chain)), providers: make(map[string]*provider, len(cfg.Chain)),
 		agents: newAgentTable(), models: make(map[Channel]ModelInfo, len(cfg.Chain)), names: make(map[Channel]Channel, len(cfg.Chain)),
-		q: newQuotaState(), wakes: make(wakeIndex, 0, 2*len(cfg.Chain))}
+		q: newQuotaState(), wakes: make(wakeIndex, 0, 2*len(cfg.Chain)), refused: map[Channel]int64{}}
 	s.chainIdx = make(map[Channel]int, len(cfg.Chain))
 	s.chain = newChainIndex(len(cfg.Chain))
 	for i, ch := range cfg.Chain { // indexed once, so routing never creates nor hashes them

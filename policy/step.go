@@ -14,6 +14,7 @@ func Step(s *State, now int64, ev Event) Output { return StepInto(s, now, ev, ni
 func StepInto(s *State, now int64, ev Event, buf []Effect) Output {
 	fx := buf[:0]
 	v := Verdict{Kind: Pass}
+	s.skipped = s.skipped[:0] // what this step's walks find too small (fit.go)
 	switch e := ev.(type) {
 	case Request:
 		v = s.onRequest(now, e, &fx)
@@ -103,12 +104,14 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 	s.settle(now, a, e.Agent, fx)
 	if !retry {
 		a.newRequest()
+		a.need = fitNeed{} // a window asked of the last request's retries does not carry over
 	}
+	a.tokens, a.need.tokens = e.ContextTokens, e.ContextTokens
 	fresh := a.routed.IsZero() && !a.restored // a new session: route choice applies
 	picked := s.noteProposal(a, e.Proposed)   // session.go
 	s.quotaBeforeRequest(now, a, e.Agent, e.Proposed, fx)
 	ps := s.preferences(a, e.Proposed)
-	target, ok := a.spillTo, !a.spillTo.IsZero() && s.servable(now, a.spillTo) && s.routable(now, a.spillTo)
+	target, ok := a.spillTo, !a.spillTo.IsZero() && s.servable(now, a.spillTo) && s.routable(now, a.spillTo) && s.fits(a.spillTo, a.need)
 	if !ok { // a spilled request keeps off the channel it left
 		target, ok = s.firstRoutable(now, ps, a.spillFrom)
 	}
@@ -147,6 +150,10 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 		a.savedHome = Channel{} // the shell drops it at the return
 	}
 	a.restored = false
+	s.noteSkipped(e.Agent, a, a.need, fx, true)
+	if target == a.skipNoted {
+		a.skipNoted = Channel{} // routed there after all: a later skip is news again
+	}
 	s.routeEffect(e.Agent, a, target, fx)
 	if c := s.circuits[target]; c != nil { // an unseen channel is closed: nothing to admit
 		c.admit(now, e.Agent, fx)
@@ -193,6 +200,9 @@ func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) (v Verdi
 		}
 		return s.giveUp(a, e, Channel{Provider: e.Provider}, UnknownChannel, fx)
 	}
+	if fresh && s.contextExceeded(a, e, ch) {
+		return s.onContextExceeded(now, a, e, ch, fx) // fit.go: a window, not the channel's health
+	}
 	class := s.cfg.classify(e.Failure)
 	e.Failure.RetryAfterMs = statedWaitMs(e.Failure, now)
 	if fresh && e.Failure.Code != "ABORTED" {
@@ -237,7 +247,7 @@ func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) (v Verdi
 	open := class == ClassQuota || class == ClassModelUnavailable || // a spent allowance, a missing model
 		c.state != Closed || !healthy || // a failed probe, a provider already down
 		(e.Phase == AfterHost && e.HostRetry.covers(e.Failure.Code)) || // the host's budget is spent
-		c.failures >= s.cfg.FailureThreshold
+		c.failures >= s.cfg.threshold(ch)
 	if !open {
 		if to, ok := s.spillTarget(now, a, ch); ok {
 			return s.spill(now, a, e, ch, to, fx) // elsewhere at once: no backoff needed
@@ -264,6 +274,7 @@ func (s *State) trip(now int64, a *agent, e RequestError, ch Channel, c *circuit
 // none is routable now, waits for the first to come back.
 func (s *State) failover(now int64, a *agent, e RequestError, ch Channel, class Class, fx *[]Effect) Verdict {
 	to, ok, next, at := s.routeOrReopen(now, s.preferences(a, ch), ch)
+	s.noteSkipped(e.Agent, a, a.need, fx, false)
 	if ok {
 		if a.failovers >= s.cfg.MaxFailovers {
 			return s.giveUp(a, e, ch, BudgetExhausted, fx)

@@ -247,7 +247,7 @@ func TestValidatorRejectsBadDocuments(t *testing.T) {
 		{"config", `{"chain":[],"failureThreshold":1.5}`, `non-integer`},
 		{"config", `{"chain":[],"failureThreshold":"3"}`, `want u32, got string`},
 		{"config", `{"chain":[],"cooldownMs":18446744073709551616}`, `out of range for u64`},
-		{"config", `{"chain":{}}`, `want list<channel>`},
+		{"config", `{"chain":{}}`, `want list<target>`},
 		{"config", `[]`, `want record config`},
 		{"config", `{"chain":[],"chain":[]}`, `duplicate key`},
 		{"config", `{`, `json:`},

@@ -168,6 +168,9 @@ func (g *eventGen) config() string {
 	if g.pick(4) == 0 {
 		extra = append(extra, `"classes":[{"code":"CONTEXT_WINDOW_EXCEEDED","class":"model-unavailable"}]`)
 	}
+	if g.pick(4) == 0 {
+		extra = append(extra, fmt.Sprintf(`"contextReservePercent":%d`, g.pick(91)))
+	}
 	if g.pick(2) == 0 {
 		extra = append(extra, fmt.Sprintf(`"tools":{"retry":["fetch","db_*"],"maxAttempts":%d}`, 1+g.pick(4)))
 	}
@@ -192,8 +195,28 @@ func (g *eventGen) config() string {
 			`"balances":[{"provider":%s,"script":["b"],"timeoutMs":500,"refreshMs":%d,"minimumRemaining":%d}]}`,
 			100+g.pick(5000), 100+g.pick(120_000), g.pick(3) > 0, g.pick(3) > 0, js(g.channel().provider), 1000+g.pick(20_000), g.pick(10)))
 	}
-	return configJSON(g.chain, extra...)
+	row := configJSON(g.chain, extra...)
+	if len(g.chain) > 0 && g.pick(2) == 0 {
+		// A chain entry with its own breaker settings (fit_test.go).
+		c := g.chain[g.pick(len(g.chain))].json()
+		own := fmt.Sprintf(`,"failureThreshold":%d,"cooldownMs":%d,"slowFirstTokenMs":%d}`, 1+g.pick(4), 1+g.pick(60_000), 1+g.pick(30_000))
+		row = strings.Replace(row, c, c[:len(c)-1]+own, 1)
+	}
+	return row
 }
+
+// contextTokens is a request's measured context: mostly known, across the
+// generated windows (genWindows), sometimes unknown.
+func (g *eventGen) contextTokens() string {
+	if g.pick(4) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(`,"contextTokens":%d`, g.pick(1_200_000))
+}
+
+// genWindows are the windows model-info declares: mixed, so requests of
+// growing context skip some targets; 0 declares none.
+var genWindows = []int{0, 64_000, 128_000, 200_000, 1_000_000}
 
 func (g *eventGen) failure() string {
 	var b strings.Builder
@@ -325,7 +348,7 @@ func (g *eventGen) event() (string, []byte, bool) {
 		if g.pick(4) == 0 {
 			effort = `,"reasoningEffort":"high"`
 		}
-		ev = fmt.Sprintf(`{"kind":"request","agent":%s,"proposed":%s%s}`, agent, c.json(), effort)
+		ev = fmt.Sprintf(`{"kind":"request","agent":%s,"proposed":%s%s%s}`, agent, c.json(), effort, g.contextTokens())
 	case k < 82:
 		prov, ok := g.lastProv[agent]
 		if !ok || g.pick(5) == 0 {
@@ -377,11 +400,14 @@ func (g *eventGen) event() (string, []byte, bool) {
 		}
 		ev = fmt.Sprintf(`{"kind":"stream-check","channel":%s%s,"openedMs":%d,"chunks":%d%s,"cancelled":%v}`,
 			g.channel().json(), purpose, opened, chunks, last, g.pick(8) == 0)
-	case k < 94:
+	case k < 95 && g.pick(2) == 0 || k < 94:
 		ev = fmt.Sprintf(`{"kind":"model-info","channel":%s,"known":%v,"efforts":["low","high"][:%d]}`, g.channel().json(), g.pick(3) > 0, 0)
 		ev = strings.Replace(ev, `[:0]`, "", 1)
 		if g.pick(2) == 0 {
 			ev = strings.Replace(ev, `["low","high"]`, `[]`, 1)
+		}
+		if w := genWindows[g.pick(len(genWindows))]; w > 0 {
+			ev = strings.TrimSuffix(ev, "}") + fmt.Sprintf(`,"contextWindow":%d}`, w)
 		}
 	case k < 95:
 		if g.pick(3) == 0 {

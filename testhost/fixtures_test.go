@@ -68,6 +68,7 @@ func resolved(chs []ch, overrides ...string) string {
 		{"tools", toolsDefault},                  // toolretry_test.go
 		{"pools", "[]"}, {"quota", quotaDefault}, // quota_test.go
 		{"probeMaxTokens", "8"}, {"providerCooldownMs", "0"}, {"stripReasoningEffort", "[]"}, {"persistent", "false"},
+		{"contextReservePercent", "20"}, // fit_test.go
 	}
 	for _, o := range overrides {
 		k, v, _ := strings.Cut(o, ":")

@@ -190,3 +190,22 @@ test('shell call: the host\'s off answer (a success carrying off: true) becomes 
   const fine = { ok: true, value: { revision: 1, chain: [] } };
   assert.equal(await call(ctxAnswering(fine), 'status', {}), fine);
 });
+
+test('each channel shows its window: the picker beside the name, the dock beside the channel', () => {
+  const { windowLabel } = require('../status.cjs');
+  assert.equal(windowLabel(128000), '128k');
+  assert.equal(windowLabel(1000000), '1M');
+  assert.equal(windowLabel(1048576), '1M');
+  assert.equal(windowLabel(65536), '65.5k');
+  assert.equal(windowLabel(0), undefined);
+  assert.equal(windowLabel(undefined), undefined);
+  const m = menuItems({ chain: ['p/a', 'p/b'], backup: null, candidates: [
+    { channel: 'p/a', source: 'chain', contextWindow: 1000000 }, { channel: 'p/b', source: 'chain', contextWindow: 128000 },
+    { channel: 'q/c', source: 'adapter' }] }, 'en');
+  const byId = Object.fromEntries(m.items.map((i) => [i.id, i]));
+  assert.equal(byId['p/a'].hint, 'chain #1 · 1M');
+  assert.equal(byId['p/b'].hint, 'chain #2 · 128k');
+  assert.equal(byId['q/c'].hint, undefined);
+  const d = dockView({ chain: ['p/a', 'p/b'], channels: [], windows: { 'p/a': 1000000, 'p/b': 128000 } }, 0, 'en');
+  assert.deepEqual(d.channels.map((l) => l.window), ['1M', '128k']);
+});

@@ -76,8 +76,25 @@ const SSE_HEADERS = {
   connection: 'keep-alive',
 };
 
+// The prompt's size in tokens, priced as the host's own token meter prices
+// text (four characters a token): what a test compares with a window.
+export function promptTokens(body) {
+  const { messages, tools, system } = body ?? {};
+  return Math.ceil(JSON.stringify({ messages, tools, system }).length / 4);
+}
+
+// What a real OpenAI-compatible provider answers a prompt its window cannot
+// hold: a 400 whose wording the host's adapters read as CONTEXT_WINDOW_EXCEEDED.
+const overflow = (window, tokens) => ({
+  status: 400,
+  message: `This model's maximum context length is ${window} tokens. However, you requested ${tokens} tokens. Please reduce the length of the messages.`,
+  type: 'invalid_request_error',
+  code: 'context_length_exceeded',
+});
+
 export async function startFakeProvider(options = {}) {
   const { onRequest, port = 0 } = options;
+  const windows = new Map(Object.entries(options.windows ?? {})); // model -> its real context window
   const scripts = new Map(); // model -> { steps: normalized[], repeatLast }
   const countsByModel = {};
   const requests = [];
@@ -132,8 +149,11 @@ export async function startFakeProvider(options = {}) {
 
   function handle(req, res, body) {
     const model = typeof body.model === 'string' ? body.model : '(none)';
-    const step = nextStep(model);
-    const record = { model, step: step.kind, at: Date.now(), body, closed: false };
+    const tokens = promptTokens(body);
+    // A prompt beyond the model's real window is refused before any script step is taken.
+    const tooLong = windows.has(model) && tokens > windows.get(model);
+    const step = tooLong ? { kind: 'status', ...overflow(windows.get(model), tokens) } : nextStep(model);
+    const record = { model, step: tooLong ? 'context_window_exceeded' : step.kind, at: Date.now(), body, closed: false, promptTokens: tokens };
     countsByModel[model] = (countsByModel[model] ?? 0) + 1;
     requests.push(record);
 
@@ -325,10 +345,16 @@ export async function startFakeProvider(options = {}) {
     baseURL: `http://127.0.0.1:${actualPort}/v1`,
     port: actualPort,
     script,
+    /** Sets a model's real context window (undefined: none); a longer prompt gets the overflow 400. */
+    window(model, tokens) {
+      if (tokens === undefined) windows.delete(model);
+      else windows.set(model, tokens);
+    },
     counts: () => ({ ...countsByModel }),
     get requests() { return requests; },
     reset() {
       scripts.clear();
+      windows.clear();
       requests.length = 0;
       for (const k of Object.keys(countsByModel)) delete countsByModel[k];
     },

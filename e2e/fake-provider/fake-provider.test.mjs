@@ -334,3 +334,18 @@ test('CLI prints the URL, logs requests to stderr and the counts on SIGTERM', as
     child.kill('SIGKILL');
   }
 });
+
+test('a prompt beyond a model\'s window is refused as a real provider refuses it, and its size recorded', async () => {
+  fp.window('mock-a', 5);
+  fp.script('mock-a', ['success']);
+  const r = await chat('mock-a', { stream: false });
+  assert.equal(r.status, 400);
+  const body = await r.json();
+  assert.match(body.error.message, /maximum context length is 5 tokens\. However, you requested \d+ tokens/);
+  assert.equal(body.error.code, 'context_length_exceeded');
+  assert.equal(fp.requests[0].step, 'context_window_exceeded');
+  assert.ok(fp.requests[0].promptTokens > 5);
+  fp.window('mock-a', 10_000); // it fits now: the script answers
+  assert.equal((await chat('mock-a', { stream: false })).status, 200);
+  assert.equal(fp.requests[1].step, 'success');
+});

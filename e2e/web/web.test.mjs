@@ -6,7 +6,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFakeProvider } from '../fake-provider/fake-provider.mjs';
-import { auditRecords } from '../harness.mjs';
+import { join } from 'node:path';
+import { auditRecords, ROOT } from '../harness.mjs';
 import { CHAT_CLIP, launchBrowser, makeWebHome, openPage, PRIMARY, screenshot, SECONDARY, startWeb, withoutPlugin } from './web-harness.mjs';
 import { CARD, CHIP, DOCK, enterWorkspace, openPluginSettings, openSession, pick, ROW, send, until } from './ui.mjs';
 
@@ -63,6 +64,10 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
     const channels = await items.evaluateAll((es) => es.map((e) => e.getAttribute('data-channel')));
     assert.deepEqual(channels.slice(0, 3), ['', PRIMARY_KEY, `${SECONDARY.provider}/${SECONDARY.model}`], 'Chain order, then the chain');
     assert.ok(channels.includes(MOCK_A) && channels.includes('deepseek-official/deepseek-v4-pro'), channels.join(' '));
+    // Each channel's window beside it (issue #20): the host declares 1M for the DeepSeek route, 65536 for the mocks.
+    const item = (c) => page.locator(`[role=menu] [data-testid=dsh-resilience-menu-item][data-channel="${c}"]`);
+    await until(async () => /1M/.test(await item(PRIMARY_KEY).innerText()), 'the primary\'s window');
+    assert.match(await item(MOCK_A).innerText(), /65\.5k/);
     await page.locator(`[role=menu] [data-channel="${MOCK_A}"]`).click();
     await until(async () => (await page.locator(CHIP).innerText()) === `Backup: ${MOCK_A}`, 'the chip to follow the choice');
     assert.ok((await auditRecords(home)).some((a) => a.type === 'backup' && name(a.channel) === MOCK_A && a.source === 'web'));
@@ -107,6 +112,10 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
     assert.match(await page.locator(`${DOCK} [data-role=backup]`).innerText(), /mock\/mock-a/);
     assert.match(await page.locator(`${DOCK} [data-role=last]`).innerText(), /failover → mock\/mock-a \(RATE_LIMIT\)/);
     await screenshot(page, 'chip-picker-dock-and-row', { x: 380, y: 220, width: 800, height: 630 });
+    // Each channel's window beside it in the dock too (issue #20).
+    assert.equal(await line.locator('[data-role=window]').innerText(), '1M');
+    assert.equal(await page.locator(`${DOCK} li[data-channel="${SECONDARY.provider}/${SECONDARY.model}"] [data-role=window]`).innerText(), '65.5k');
+    await page.screenshot({ path: join(ROOT, 'docs', 'img', 'web-windows.png'), clip: { x: 380, y: 220, width: 800, height: 630 } });
     await page.keyboard.press('Escape');
   });
 

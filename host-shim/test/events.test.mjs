@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { failureOf, hostRetryOf, modelInfoEvent, probeResultEvent, requestErrorEvent, requestEvent, restoreRouteEvent, setBackupEvent, setPoolEvent } from '../events.js';
+import { contextTokensOf, failureOf, hostRetryOf, modelInfoEvent, probeResultEvent, requestErrorEvent, requestEvent, restoreRouteEvent, setBackupEvent, setPoolEvent } from '../events.js';
 
 const SHIM = fileURLToPath(new URL('..', import.meta.url));
 /**
@@ -62,4 +62,18 @@ test('hostRetryOf maps the host policy, or nothing', () => {
 test('requestErrorEvent carries phase and draw', () => {
   const ev = requestErrorEvent({ agent: { id: 's' }, provider: 'p', failure: { code: 'SERVER' } }, 'after-host', 42);
   assert.deepEqual(ev, { kind: 'request-error', agent: 's', provider: 'p', failure: { code: 'SERVER' }, phase: 'after-host', rand: 42 });
+});
+
+test('requestEvent carries the measured context; the host\'s token meter measures it, or nothing does', () => {
+  const agent = { id: 'a1', session: { id: 's' } };
+  const proposed = { provider: 'p', model: 'm' };
+  assert.equal(requestEvent({ agent }, proposed, 300000).contextTokens, 300000);
+  for (const bad of [undefined, 0, -1, NaN, '12', Infinity]) {
+    assert.equal('contextTokens' in requestEvent({ agent }, proposed, bad), false, String(bad));
+  }
+  const meter = { measure: (session) => ({ totalTokens: session.id === 's' ? 4321 : 0 }) };
+  assert.equal(contextTokensOf({ get: (n) => (n === 'tokenMeter' ? meter : undefined) }, agent), 4321);
+  assert.equal(contextTokensOf({ get: () => undefined }, agent), undefined, 'no meter');
+  assert.equal(contextTokensOf({ get: () => ({ measure: () => { throw new Error('replay'); } }) }, agent), undefined, 'a failing measure');
+  assert.equal(contextTokensOf({ get: () => meter }, { id: 'a1' }), undefined, 'no session');
 });

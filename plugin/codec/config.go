@@ -14,7 +14,8 @@ import (
 var configKeys = []string{"chain", "failureThreshold", "burstWindowMs", "cooldownMs", "maxCooldownMs",
 	"providerThreshold", "backoffBaseMs", "backoffMaxMs", "maxFailovers", "giveUpAfterMs",
 	"retryBudgetPercent", "retryBudgetFloor", "spillAfter", "maxClockSkewMs", "recovery", "probes", "classes", "stall", "slow", "tools", "pools", "quota",
-	"probeMaxTokens", "providerCooldownMs", "stripReasoningEffort", "persistent"}
+	"probeMaxTokens", "providerCooldownMs", "stripReasoningEffort", "persistent",
+	"contextReservePercent"}
 
 const maxMs = 1 << 53 // JSON numbers are exact up to here
 
@@ -24,8 +25,9 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 	cfg := policy.DefaultConfig()
 	d := decoder{prefix: "config key", strictNull: true}
 	d.object(v, "", configKeys...)
+	var ts targets
 	for i, c := range d.array(v.Get("chain"), "chain", false) {
-		cfg.Chain = append(cfg.Chain, d.channel(c, fmt.Sprintf("chain[%d]", i)))
+		cfg.Chain = append(cfg.Chain, d.chainTarget(c, fmt.Sprintf("chain[%d]", i), &ts))
 	}
 	ints := []struct {
 		key string
@@ -47,6 +49,7 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 		{"maxClockSkewMs", maxMs, func(n uint64) { cfg.MaxClockSkewMs = int64(n) }},
 		{"probeMaxTokens", math.MaxInt32, func(n uint64) { cfg.ProbeMaxTokens = int(n) }},
 		{"providerCooldownMs", maxMs, func(n uint64) { cfg.ProviderCooldownMs = int64(n) }},
+		{"contextReservePercent", math.MaxInt32, func(n uint64) { cfg.ContextReservePercent = int(n) }},
 	}
 	for _, f := range ints {
 		if n, ok := d.uint(v.Get(f.key), f.key, false, f.max); ok {
@@ -95,7 +98,8 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 	cfg.Stall = d.stall(v.Get("stall"), "stall")
 	cfg.Slow = d.slow(v.Get("slow"), "slow")
 	d.toolRetryConfig(v.Get("tools"), &cfg.Tools)
-	cfg.Pools = d.pools(v.Get("pools"))
+	cfg.Pools = d.pools(v.Get("pools"), &ts)
+	cfg.Targets = ts.set
 	d.quota(v.Get("quota"), &cfg.Quota)
 	// The rules apply to a row with pools or a quota object, unless the
 	// object says otherwise (`active: false` keeps its settings, rules off);
@@ -128,7 +132,7 @@ func classNames() []string {
 func writeConfig(w *writer, c policy.Config) {
 	w.beginArray("chain")
 	for _, ch := range c.Chain {
-		writeChannel(w, "", ch)
+		writeTarget(w, ch, c.Targets[ch])
 	}
 	w.endArray()
 	w.int("failureThreshold", int64(c.FailureThreshold))
@@ -172,6 +176,7 @@ func writeConfig(w *writer, c policy.Config) {
 	}
 	w.endArray()
 	w.boolean("persistent", c.Persistent)
+	w.int("contextReservePercent", int64(c.ContextReservePercent))
 }
 
 var channelKeys = []string{"provider", "model"}

@@ -12,7 +12,7 @@ import (
 // The keys of the hot inputs, for decoder.fields.
 var (
 	stepKeys         = []string{"nowMs", "event"}
-	requestKeys      = []string{"kind", "agent", "proposed", "reasoningEffort"}
+	requestKeys      = []string{"kind", "agent", "proposed", "reasoningEffort", "contextTokens"}
 	auxRequestKeys   = []string{"kind", "proposed", "purpose", "reasoningEffort"}
 	requestErrorKeys = []string{"kind", "agent", "provider", "failure", "phase", "hostRetry", "rand"}
 	failureKeys      = []string{"code", "message", "status", "providerRetryAfterMs"}
@@ -33,10 +33,12 @@ func decodeStepInput(v gjson.Result, hr *hostRetryCache) (int64, policy.Event, e
 		switch kind := d.str(e.Get("kind"), "event.kind", true); kind {
 		case "request":
 			f, _ := d.fields(e, "event", requestKeys)
+			tokens, _ := d.uint(f.get("contextTokens"), "event.contextTokens", false, maxMs)
 			ev = policy.Request{
 				Agent:           d.str(f.get("agent"), "event.agent", true),
 				Proposed:        d.channel(f.get("proposed"), "event.proposed"),
 				ReasoningEffort: d.str(f.get("reasoningEffort"), "event.reasoningEffort", false),
+				ContextTokens:   int64(tokens),
 			}
 		case "aux-request":
 			f, _ := d.fields(e, "event", auxRequestKeys)
@@ -67,9 +69,10 @@ func decodeStepInput(v gjson.Result, hr *hostRetryCache) (int64, policy.Event, e
 			}
 			ev = r
 		case "model-info":
-			d.object(e, "event", "kind", "channel", "known", "efforts", "code")
+			d.object(e, "event", "kind", "channel", "known", "efforts", "code", "contextWindow")
+			window, _ := d.uint(e.Get("contextWindow"), "event.contextWindow", false, maxMs)
 			mi := policy.ModelInfo{Channel: d.channel(e.Get("channel"), "event.channel"), Known: d.boolean(e.Get("known"), "event.known"),
-				Code: d.str(e.Get("code"), "event.code", false)}
+				Code: d.str(e.Get("code"), "event.code", false), ContextWindow: int64(window)}
 			for i, x := range d.array(e.Get("efforts"), "event.efforts", true) {
 				mi.Efforts = append(mi.Efforts, d.str(x, "event.efforts["+strconv.Itoa(i)+"]", true))
 			}

@@ -18,7 +18,9 @@ const fuzzConfig = `{"chain":[{"provider":"p","model":"a"},{"provider":"q/r","mo
 
 func FuzzConfigure(f *testing.F) {
 	for _, s := range []string{fuzzConfig, `{}`, `{"chain":[]}`, `{"stall":{"purposes":{"compaction":{"idleMs":0}}}}`,
-		`{"classes":[{"code":"X","class":"quota"}]}`, `{"recovery":"stay","probes":false}`, `{"slow":{"firstTokenMs":5000,"minCalls":2,"moveRunning":true}}`, `[]`, `null`, `{"chain":[{"provider":"","model":"a"}]}`} {
+		`{"classes":[{"code":"X","class":"quota"}]}`, `{"recovery":"stay","probes":false}`, `{"slow":{"firstTokenMs":5000,"minCalls":2,"moveRunning":true}}`, `[]`, `null`, `{"chain":[{"provider":"","model":"a"}]}`,
+		`{"chain":[{"provider":"p","model":"a","failureThreshold":1,"cooldownMs":5000,"slowFirstTokenMs":20000}],"contextReservePercent":10}`,
+		`{"chain":[{"provider":"p","model":"a","failureThreshold":0}]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -52,6 +54,8 @@ func FuzzDecide(f *testing.F) {
 		`{"nowMs":1700000000000,"event":{"kind":"request","agent":"a1","proposed":{"provider":"p","model":"a"},"reasoningEffort":"high"}}`,
 		`{"nowMs":1700000000000,"event":{"kind":"request-error","agent":"a1","provider":"p","failure":{"code":"RATE_LIMIT","message":"try again in 20s","status":429,"providerRetryAfterMs":5000},"phase":"after-host","hostRetry":{"mode":"normal","maxRetries":2,"retryableCodes":["RATE_LIMIT"]},"rand":12345}}`,
 		`{"nowMs":1,"event":{"kind":"settled","agent":"a1"}}`,
+		`{"nowMs":1,"event":{"kind":"request","agent":"a1","proposed":{"provider":"p","model":"a"},"contextTokens":300000}}`,
+		`{"nowMs":1,"event":{"kind":"model-info","channel":{"provider":"p","model":"b"},"known":true,"efforts":[],"contextWindow":128000}}`,
 		`{"nowMs":1,"event":{"kind":"disposed","agent":"a1"}}`,
 		`{"nowMs":1,"event":{"kind":"wake"}}`,
 		`{"nowMs":1,"event":{"kind":"probe-result","channel":{"provider":"p","model":"a"},"ok":false,"failure":{"code":"HTTP_402"}}}`,

@@ -106,6 +106,13 @@ func writeOutput(w *writer, out policy.Output) {
 			writeToolEffect(w, e)
 		case policy.SessionRoute:
 			writeSessionRoute(w, e)
+		case policy.SkippedTooSmall:
+			w.str("kind", "skipped-too-small")
+			w.str("agent", e.Agent)
+			writeChannel(w, "channel", e.Channel)
+			w.int("contextTokens", e.ContextTokens)
+			w.int("contextWindow", e.ContextWindow)
+			w.int("usable", e.Usable)
 		case policy.Returned:
 			w.str("kind", "returned")
 			w.str("agent", e.Agent)

@@ -14,13 +14,13 @@ import (
 
 var (
 	poolKeys    = []string{"name", "routes"}
-	routeKeys   = []string{"provider", "model", "reasoningEffort"}
+	routeKeys   = []string{"provider", "model", "reasoningEffort", "failureThreshold", "cooldownMs", "slowFirstTokenMs"}
 	quotaKeys   = []string{"active", "longTermDelayMs", "defaultEnabled", "balances", "failOpen", "exhaustedCooldownMs"}
 	balanceKeys = []string{"provider", "script", "timeoutMs", "refreshMs", "apiKeyEnv", "env", "minimumRemaining", "unit"}
 )
 
 // pools reads the row's `pools` list.
-func (d *decoder) pools(v gjson.Result) []policy.Pool {
+func (d *decoder) pools(v gjson.Result, ts *targets) []policy.Pool {
 	var out []policy.Pool
 	for i, p := range d.array(v, "pools", false) {
 		path := fmt.Sprintf("pools[%d]", i)
@@ -29,7 +29,12 @@ func (d *decoder) pools(v gjson.Result) []policy.Pool {
 		}
 		pool := policy.Pool{Name: d.str(p.Get("name"), path+".name", true)}
 		for j, r := range d.array(p.Get("routes"), path+".routes", true) {
-			pool.Routes = append(pool.Routes, d.route(r, fmt.Sprintf("%s.routes[%d]", path, j)))
+			rp := fmt.Sprintf("%s.routes[%d]", path, j)
+			route := d.route(r, rp)
+			if r.IsObject() {
+				d.note(ts, route.Channel, d.settings(r, rp), rp)
+			}
+			pool.Routes = append(pool.Routes, route)
 		}
 		out = append(out, pool)
 	}
@@ -120,6 +125,18 @@ func writeRoute(w *writer, k string, r policy.Route) {
 	w.endObject()
 }
 
+// writeConfigRoute is writeRoute with the route's own settings (targets.go).
+func writeConfigRoute(w *writer, r policy.Route, t policy.TargetSettings) {
+	w.beginObject("")
+	w.str("provider", r.Channel.Provider)
+	w.str("model", r.Channel.Model)
+	if r.ReasoningEffort != "" {
+		w.str("reasoningEffort", r.ReasoningEffort)
+	}
+	writeSettings(w, t)
+	w.endObject()
+}
+
 // num writes a float the way JavaScript prints it (shortest round-trip).
 func (w *writer) num(k string, f float64) {
 	w.key(k)
@@ -134,7 +151,7 @@ func writeQuotaConfig(w *writer, c policy.Config) {
 		w.str("name", p.Name)
 		w.beginArray("routes")
 		for _, r := range p.Routes {
-			writeRoute(w, "", r)
+			writeConfigRoute(w, r, c.Targets[r.Channel])
 		}
 		w.endArray()
 		w.endObject()

@@ -46,6 +46,9 @@ type simAgent struct {
 	modHome, modPick        Channel
 	modStarted, modRestored bool
 	touchedPool             bool
+	ctx                     int64   // its context in tokens (fit.go)
+	inRetry                 bool    // its next request retries the last (the same context)
+	prevRoute               Channel // where its previous request went (fit.go)
 }
 
 func (r *runner) agent(id string) *simAgent {
@@ -98,6 +101,9 @@ func (r *runner) send(a *simAgent) {
 	a.touchedPool = a.touchedPool || r.inPool(prop)
 	first, afterRestart := !a.started, a.restartPending
 	a.started, a.restartPending = true, false
+	if !a.inRetry {
+		r.grow(a) // a new request carries more context; a retry the same
+	}
 	prefs := r.beforeRoute(a)
 	out, ok := r.decide("request", prop, a, func(b []byte) []byte {
 		b = append(b, `{"kind":"request","agent":`...)
@@ -107,6 +113,7 @@ func (r *runner) send(a *simAgent) {
 		if a.effort {
 			b = append(b, `,"reasoningEffort":"high"`...)
 		}
+		b = r.contextField(b, a)
 		return append(b, '}')
 	})
 	if !ok {
@@ -122,6 +129,8 @@ func (r *runner) send(a *simAgent) {
 		return
 	}
 	r.checkRoute(a, target, prefs)
+	r.checkFit(a, prop, target, out.Kind == "swap")
+	a.prevRoute, a.inRetry = target, true
 	r.checkRouteWorld(a, prop, target, first, pickNews, afterRestart)
 	if target == a.savedHome {
 		a.savedHome = Channel{} // home again (a module from before returned says nothing)
@@ -145,6 +154,9 @@ func (r *runner) send(a *simAgent) {
 	if hang {
 		f = failure{Code: "TIMEOUT", latencyMs: 180_000}
 	}
+	if cwe, refused := r.refused(target, a); refused {
+		ok2, hang, f = false, false, cwe
+	}
 	r.push(item{at: r.now + f.latencyMs, kind: kResponse, agent: a, gen: a.gen, ok: ok2 && !hang, fail: f})
 }
 
@@ -152,6 +164,7 @@ func (r *runner) respond(a *simAgent, ok bool, f failure) {
 	a.inFlight = false
 	if ok {
 		a.recoverSince = 0
+		a.inRetry = false
 		a.left--
 		a.hostRetries = 0
 		a.succeeded = true
@@ -230,7 +243,10 @@ func (r *runner) fail(a *simAgent, f failure, phase string) {
 			r.brk("in-flight-forgotten", "agent %q, routed to %s by this instance, is unknown to it", a.id, a.routed)
 		}
 		// The failure goes back to the host: the turn ends.
-		a.busy, a.hostRetries, a.failovers, a.recoverSince = false, 0, 0, 0
+		a.busy, a.hostRetries, a.failovers, a.recoverSince, a.inRetry = false, 0, 0, 0, false
+		if f.Code == "CONTEXT_WINDOW_EXCEEDED" {
+			a.ctx /= 4 // the host's compaction answers a window refusal
+		}
 	default:
 		r.brk("verdict-legal", "request-error answered %q", out.Kind)
 	}

@@ -167,8 +167,9 @@ func (r *runner) preferences(a *simAgent) []Channel {
 // beforeRoute records, before a request step, what the checks need.
 func (r *runner) beforeRoute(a *simAgent) []prefState {
 	var prefs []prefState
-	for _, ch := range r.preferences(a) {
-		prefs = append(prefs, prefState{ch, r.avoid(ch, a.id), r.closed(ch)})
+	for i, ch := range r.preferences(a) {
+		fits := r.fits(a, ch, i == 0) // fit.go: a channel too small for the request is no alternative
+		prefs = append(prefs, prefState{ch, r.avoid(ch, a.id) || !fits, r.closed(ch) && fits})
 	}
 	return prefs
 }

@@ -105,11 +105,11 @@ func (r *runner) checkGiveUpHorizon(a *simAgent, out Output) {
 			continue
 		}
 		deadline := a.recoverSince + r.cfg.giveUpAfterMs
-		for _, ch := range r.agentPrefs(a) {
+		for i, ch := range r.agentPrefs(a) {
 			if r.unavailable(ch) {
 				continue // the host may have said it cannot serve it: the module skips it
 			}
-			if at := r.backAt(ch, a.id); at+horizonSlackMs <= deadline {
+			if at := r.backAt(ch, a.id); at+horizonSlackMs <= deadline && r.fits(a, ch, i == 0) { // fit.go
 				r.brk("give-up-horizon", "agent %q gave up (recovery-timeout) though %s is back at %s, before its deadline %s",
 					a.id, ch, fmtVirtual(at-Epoch), fmtVirtual(deadline-Epoch))
 				return
@@ -162,8 +162,9 @@ func (r *runner) checkHeld() {
 	// An agent's preferences are its own (its pick, its pool: agentPrefs), so
 	// each held agent's are looked at; that only happens when something changed.
 	usableFor := func(a *simAgent) bool {
-		for _, ch := range r.agentPrefs(a) {
-			if !r.unavailable(ch) && usableNow(ch) { // (one the host cannot serve is not usable)
+		for i, ch := range r.agentPrefs(a) {
+			// (one the host cannot serve, or too small for the request (fit.go), is no use)
+			if !r.unavailable(ch) && r.fits(a, ch, i == 0) && usableNow(ch) {
 				return true
 			}
 		}

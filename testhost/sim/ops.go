@@ -48,6 +48,9 @@ func (r *runner) doOp(op *Op) {
 		r.decide("model-info", Channel{}, nil, func(b []byte) []byte {
 			b = append(b, `{"kind":"model-info","channel":`...)
 			b = appendChannel(b, ch)
+			if w := r.fit.declared[ch]; w > 0 {
+				b = fmt.Appendf(b, `,"contextWindow":%d`, w) // the host declares the same window each time
+			}
 			return fmt.Appendf(b, `,"known":true,"efforts":%s}`, efforts)
 		})
 	}
@@ -214,6 +217,7 @@ func (r *runner) restart(host bool) {
 	r.resync(snap)
 	r.restoredAt = r.now
 	r.decide("set-backup", Channel{}, nil, r.backupEvent)
+	r.tellWindows() // the shim describes every target to a new instance
 	if host {
 		// A new host process: its probes and wake timer are gone; at boot the
 		// shim sends a wake at once. (A rebuild keeps the shim's timer.)

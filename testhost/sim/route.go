@@ -286,7 +286,7 @@ func (r *runner) checkRouteWorld(a *simAgent, prop, target Channel, first, pickN
 	}
 	// An explicit user pick is never overridden: while it is usable and the
 	// session has not failed over since, its requests go to it.
-	if a.pickTold && a.pick == prop && a.pickFailovers == 0 && r.usable(a.pick) && target != a.pick {
+	if a.pickTold && a.pick == prop && a.pickFailovers == 0 && r.usable(a.pick) && r.fitsOwn(a, a.pick) && target != a.pick {
 		r.brk("pick-honoured", "agent %q picked %s (usable), but its request went to %s", a.id, a.pick, target)
 	}
 	// A new session never starts on a provider whose fresh reading is below
@@ -299,8 +299,8 @@ func (r *runner) checkRouteWorld(a *simAgent, prop, target Channel, first, pickN
 		if r.backup != nil {
 			alts = append(alts, *r.backup)
 		}
-		for _, c := range alts {
-			if r.usable(c) && !r.trkHeld(c) {
+		for i, c := range alts {
+			if r.usable(c) && !r.trkHeld(c) && r.fits(a, c, i == 0) { // fit.go: too small is not usable for it
 				r.brk("new-session-reading", "new agent %q started on %s, whose fresh reading is below its minimum, while %s was usable", a.id, target, c)
 				break
 			}
@@ -312,7 +312,7 @@ func (r *runner) checkRouteWorld(a *simAgent, prop, target Channel, first, pickN
 	// for walks that pool, and its chain home is not where it goes back.)
 	// Only web agents: a headless agent's new turn on another channel is the
 	// user's choice, which its first request after a restart cannot show.
-	if afterRestart && a.web && a.header == prop && !r.cfg.stay && len(r.cfg.pools) == 0 && a.homeBefore != (Channel{}) && a.pick == (Channel{}) && r.usable(a.homeBefore) &&
+	if afterRestart && a.web && a.header == prop && !r.cfg.stay && len(r.cfg.pools) == 0 && a.homeBefore != (Channel{}) && a.pick == (Channel{}) && r.usable(a.homeBefore) && r.fitsOwn(a, a.homeBefore) &&
 		!r.trkHeld(a.homeBefore) && target != a.homeBefore {
 		r.brk("home-kept", "agent %q left home %s before the restart; after it, home usable, its request went to %s", a.id, a.homeBefore, target)
 	}

@@ -76,6 +76,8 @@ func Run(rt *testhost.Runtime, s Schedule) Result {
 	}
 	r.m = m
 	defer func() { r.m.close() }()
+	r.fit = drawFitWorld(s.Seed, s.Channels) // fit.go
+	r.tellWindows()
 	for i := range s.Ops {
 		r.push(item{at: Epoch + s.Ops[i].At, kind: kOp, op: i})
 	}
@@ -142,6 +144,7 @@ type runner struct {
 	readings             map[string]simReading
 	// noRestoreRoute: the module predates restore-route (before-fix runs).
 	noRestoreRoute bool
+	fit            fitWorld // context windows (fit.go)
 	cfg            struct {
 		chain                      []Channel
 		maxFailovers, maxAttempts  int

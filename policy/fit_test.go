@@ -1,0 +1,244 @@
+package policy
+
+import (
+	"fmt"
+	"testing"
+)
+
+var (
+	chD = Channel{"q", "d"}
+	chE = Channel{"r", "e"}
+)
+
+// fitSim is a sim whose chain has the given windows (0: none declared),
+// each described to the state as the shim does at start.
+func fitSim(t *testing.T, windows map[Channel]int64, chain []Channel, mutate func(*Config)) *sim {
+	t.Helper()
+	m := newSim(t, func(c *Config) {
+		c.Chain = chain
+		if mutate != nil {
+			mutate(c)
+		}
+	})
+	for ch, w := range windows {
+		m.step(ModelInfo{Channel: ch, Known: true, ContextWindow: w})
+	}
+	return m
+}
+
+func (m *sim) requestCtx(agent string, proposed Channel, tokens int64) Output {
+	return m.step(Request{Agent: agent, Proposed: proposed, ContextTokens: tokens})
+}
+
+// The decision table: a session on the 1M primary fails over (QUOTA opens
+// it at once) with a context of `tokens`; where does it go, and which
+// targets are audited as too small? Usable = window less the 20% reserve.
+func TestFailoverSkipsTargetsTooSmallForTheContext(t *testing.T) {
+	windows := map[Channel]int64{chA: 1_000_000, chB: 128_000, chC: 200_000, chD: 1_000_000}
+	chain := []Channel{chA, chB, chC, chD}
+	cases := []struct {
+		tokens  int64
+		verdict VerdictKind
+		effects []string
+		swapTo  Channel
+	}{
+		{0, Retry, []string{"circuit:closed>open", "failover:p/b"}, chB},                                         // unknown context: by order
+		{50_000, Retry, []string{"circuit:closed>open", "failover:p/b"}, chB},                                    // fits the first fallback
+		{102_400, Retry, []string{"circuit:closed>open", "failover:p/b"}, chB},                                   // exactly its usable 80%
+		{102_401, Retry, []string{"circuit:closed>open", "too-small:p/b", "failover:q/c"}, chC},                  // one token over
+		{300_000, Retry, []string{"circuit:closed>open", "too-small:p/b", "too-small:q/c", "failover:q/d"}, chD}, // only the 1M one
+		// Nothing fits: as with no routable fallback, the turn waits for its own channel.
+		{900_000, Wait, []string{"circuit:closed>open", "too-small:p/b", "too-small:q/c", "too-small:q/d", "retry"}, Channel{}},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprint(c.tokens), func(t *testing.T) {
+			m := fitSim(t, windows, chain, nil)
+			m.requestCtx("a1", chA, c.tokens)
+			expect(t, m.fail("a1", BeforeHost, "QUOTA", "", nil), c.verdict, c.effects...)
+			if c.verdict != Retry {
+				return
+			}
+			if v := m.requestCtx("a1", chA, c.tokens).Verdict; v.Kind != Swap || v.Channel != c.swapTo {
+				t.Errorf("retry routed %+v, want swap to %s", v, c.swapTo)
+			}
+		})
+	}
+}
+
+func TestTooSmallAuditCarriesBothNumbers(t *testing.T) {
+	m := fitSim(t, map[Channel]int64{chA: 1_000_000, chB: 128_000, chC: 1_000_000}, []Channel{chA, chB, chC}, nil)
+	m.requestCtx("a1", chA, 300_000)
+	out := m.fail("a1", BeforeHost, "QUOTA", "", nil)
+	for _, e := range out.Effects {
+		if s, ok := e.(SkippedTooSmall); ok {
+			want := SkippedTooSmall{Agent: "a1", Channel: chB, ContextTokens: 300_000, ContextWindow: 128_000, Usable: 102_400}
+			if s != want {
+				t.Errorf("got %+v, want %+v", s, want)
+			}
+			return
+		}
+	}
+	t.Errorf("no skipped-too-small in %v", kinds(out.Effects))
+}
+
+func TestBackupAndSpillSkipTargetsTooSmall(t *testing.T) {
+	m := fitSim(t, map[Channel]int64{chA: 1_000_000, chB: 128_000, chC: 1_000_000, chD: 64_000}, []Channel{chA, chB, chC}, nil)
+	m.step(SetBackup{Channel: chD})
+	m.requestCtx("a1", chA, 300_000)
+	// The spill (two 500s in a row) passes over the 64k backup and the 128k fallback.
+	expect(t, m.fail("a1", BeforeHost, "SERVER", "", llmRetry), Defer)
+	m.requestCtx("a1", chA, 300_000)
+	expect(t, m.fail("a1", BeforeHost, "SERVER", "", llmRetry), Retry, "too-small:q/d", "too-small:p/b", "spill:q/c")
+	if v := m.requestCtx("a1", chA, 300_000).Verdict; v.Channel != chC {
+		t.Errorf("spilled request went to %+v, want %s", v, chC)
+	}
+}
+
+func TestSkippedTargetIsReportedOncePerAgent(t *testing.T) {
+	m := fitSim(t, map[Channel]int64{chA: 1_000_000, chB: 128_000, chC: 1_000_000}, []Channel{chA, chB, chC}, func(c *Config) { c.Recovery = Stay })
+	m.requestCtx("a1", chA, 300_000)
+	m.fail("a1", BeforeHost, "QUOTA", "", nil)
+	for i := 0; i < 3; i++ {
+		if out := m.requestCtx("a1", chA, 300_000); len(out.Effects) > 0 && kinds(out.Effects) != nil {
+			for _, k := range kinds(out.Effects) {
+				if k == "too-small:p/b" {
+					t.Errorf("request %d reported the skip again: %v", i, kinds(out.Effects))
+				}
+			}
+		}
+		m.step(Settled{Agent: "a1"})
+	}
+}
+
+func TestUnknownWindowsRouteByOrder(t *testing.T) {
+	m := fitSim(t, nil, []Channel{chA, chB}, nil)
+	m.requestCtx("a1", chA, 5_000_000)
+	expect(t, m.fail("a1", BeforeHost, "QUOTA", "", nil), Retry, "circuit:closed>open", "failover:p/b")
+}
+
+func TestOwnChannelIsNotSkippedForItsDeclaredWindow(t *testing.T) {
+	// The host proposed it: a context too long for it is the host's to compact.
+	m := fitSim(t, map[Channel]int64{chA: 128_000, chB: 1_000_000}, []Channel{chA, chB}, nil)
+	if v := m.requestCtx("a1", chA, 500_000).Verdict; v.Kind != Pass {
+		t.Errorf("own channel skipped: %+v", v)
+	}
+}
+
+func TestContextExceededFailsOverToALargerWindowWithoutBlame(t *testing.T) {
+	m := fitSim(t, map[Channel]int64{chA: 1_000_000, chB: 128_000, chC: 1_000_000}, []Channel{chA, chB, chC}, nil)
+	m.requestCtx("a1", chA, 300_000)
+	// The primary refuses 300k though it declares 1M: a mis-declared window.
+	expect(t, m.fail("a1", BeforeHost, "CONTEXT_WINDOW_EXCEEDED", "", llmRetry), Retry, "too-small:p/b", "failover:q/c")
+	if len(m.s.Health()) != 0 {
+		t.Errorf("a window refusal blamed the channel: %+v", m.s.Health())
+	}
+	if v := m.requestCtx("a1", chA, 300_000).Verdict; v.Channel != chC {
+		t.Errorf("retry went to %+v, want %s", v, chC)
+	}
+	m.step(Settled{Agent: "a1"})
+	// Its next request does not go back to the primary that refused it...
+	if v := m.requestCtx("a1", chA, 310_000).Verdict; v.Channel != chC {
+		t.Errorf("next request went to %+v, want %s (the primary refused 300k)", v, chC)
+	}
+	m.step(Settled{Agent: "a1"})
+	// ...until the context is below what it refused (compacted).
+	if v := m.requestCtx("a1", chA, 100_000).Verdict; v.Kind != Pass {
+		t.Errorf("compacted request: %+v, want pass home", v)
+	}
+	// A new declaration of its window forgets the refusal.
+	m.step(ModelInfo{Channel: chA, Known: true, ContextWindow: 2_000_000})
+	if _, refused := m.s.refused[chA]; refused {
+		t.Error("refusal kept after the window was declared anew")
+	}
+}
+
+func TestContextExceededWithNothingLargerIsHandedBack(t *testing.T) {
+	m := fitSim(t, map[Channel]int64{chA: 1_000_000, chB: 128_000}, []Channel{chA, chB}, nil)
+	m.requestCtx("a1", chA, 300_000)
+	expect(t, m.fail("a1", BeforeHost, "CONTEXT_WINDOW_EXCEEDED", "", llmRetry), Delegate, "too-small:p/b", "give-up:no-routable-fallback")
+}
+
+func TestContextExceededWithoutTokensNeedsALargerDeclaredWindow(t *testing.T) {
+	m := fitSim(t, map[Channel]int64{chA: 128_000, chB: 64_000, chC: 1_000_000}, []Channel{chA, chB, chC}, nil)
+	m.request("a1", chA) // the host measured nothing
+	expect(t, m.fail("a1", BeforeHost, "CONTEXT_WINDOW_EXCEEDED", "", llmRetry), Retry, "too-small:p/b", "failover:q/c")
+}
+
+func TestContextExceededReclassifiedKeepsTheOperatorsClass(t *testing.T) {
+	m := fitSim(t, map[Channel]int64{chA: 1_000_000, chB: 128_000}, []Channel{chA, chB},
+		func(c *Config) { c.Classes = map[string]Class{"CONTEXT_WINDOW_EXCEEDED": ClassModelUnavailable} })
+	m.requestCtx("a1", chA, 50_000)
+	expect(t, m.fail("a1", BeforeHost, "CONTEXT_WINDOW_EXCEEDED", "", nil), Retry, "circuit:closed>open", "failover:p/b")
+}
+
+func TestPoolRouteChoiceSkipsRoutesTooSmall(t *testing.T) {
+	m := fitSim(t, map[Channel]int64{chA: 1_000_000, chB: 128_000, chC: 1_000_000}, []Channel{chA}, func(c *Config) {
+		c.Pools = []Pool{{Name: "team", Routes: []Route{{Channel: chA}, {Channel: chB}, {Channel: chC}}}}
+		c.Quota.Active = true
+	})
+	m.requestCtx("a1", chA, 300_000)
+	expect(t, m.fail("a1", BeforeHost, "QUOTA", "", nil), Retry, "circuit:closed>open", "too-small:p/b", "failover:q/c")
+}
+
+func TestReservePercentIsTheOperatorsToSet(t *testing.T) {
+	m := fitSim(t, map[Channel]int64{chA: 1_000_000, chB: 128_000}, []Channel{chA, chB}, func(c *Config) { c.ContextReservePercent = 0 })
+	m.requestCtx("a1", chA, 120_000)
+	expect(t, m.fail("a1", BeforeHost, "QUOTA", "", nil), Retry, "circuit:closed>open", "failover:p/b")
+}
+
+func TestPerTargetThresholdAndCooldown(t *testing.T) {
+	m := newSim(t, func(c *Config) {
+		c.SpillAfter = 0
+		c.Targets = map[Channel]TargetSettings{chA: {FailureThreshold: 1, CooldownMs: 5_000}}
+	})
+	m.request("a1", chA)
+	// One failure opens the primary (its own threshold), for its own 5 s.
+	expect(t, m.fail("a1", BeforeHost, "SERVER", "", llmRetry), Retry, "circuit:closed>open", "failover:p/b")
+	if c := m.s.circuits[chA]; c.openUntilMs != m.now+5_000 {
+		t.Errorf("open until %d, want now+5000", c.openUntilMs-m.now)
+	}
+	// The fallback keeps the row's threshold of 3.
+	m.request("a1", chB)
+	expect(t, m.fail("a1", BeforeHost, "SERVER", "", llmRetry), Defer)
+}
+
+func TestPerTargetSettingsAreValidatedByKey(t *testing.T) {
+	cases := []struct {
+		t    TargetSettings
+		ch   Channel
+		want string
+	}{
+		{TargetSettings{FailureThreshold: 1001}, chB, `"chain[1].failureThreshold"`},
+		{TargetSettings{CooldownMs: DefaultMaxCooldownMs + 1}, chA, `"chain[0].cooldownMs"`},
+		{TargetSettings{SlowFirstTokenMs: -1}, chA, `"chain[0].slowFirstTokenMs"`},
+		{TargetSettings{FailureThreshold: 2}, chC, `"targets"`},
+	}
+	for _, c := range cases {
+		cfg := DefaultConfig()
+		cfg.Chain = []Channel{chA, chB}
+		cfg.Targets = map[Channel]TargetSettings{c.ch: c.t}
+		err := cfg.Validate()
+		if err == nil || len(err.Error()) < len(c.want) || err.Error()[:len(c.want)] != c.want {
+			t.Errorf("%+v: got %v, want an error naming %s", c.t, err, c.want)
+		}
+	}
+	cfg := DefaultConfig()
+	cfg.ContextReservePercent = 95
+	if err := cfg.Validate(); err == nil {
+		t.Error("a 95% reserve was accepted")
+	}
+}
+
+func TestAllUnusablePoolAnswersItsFirstRouteThatFits(t *testing.T) {
+	m := fitSim(t, map[Channel]int64{chA: 128_000, chB: 64_000, chC: 1_000_000}, []Channel{chA}, func(c *Config) {
+		c.Pools = []Pool{{Name: "team", Routes: []Route{{Channel: chA}, {Channel: chB}, {Channel: chC}}}}
+		c.Quota.Active, c.Quota.FailOpen = true, false // nothing reported, failOpen off: no route usable
+	})
+	p := m.s.cfg.pool("team")
+	if r, ok := m.s.chooseRoute(m.now, p, Channel{}, fitNeed{tokens: 300_000}); ok || r.Channel != chC {
+		t.Errorf("got %s (%v), want the 1M route, unusable", r.Channel, ok)
+	}
+	if r, _ := m.s.chooseRoute(m.now, p, Channel{}, fitNeed{tokens: 5_000_000}); r.Channel != chA {
+		t.Errorf("nothing fits: got %s, want the pool's first route", r.Channel)
+	}
+}
