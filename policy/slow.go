@@ -172,10 +172,35 @@ func (s *State) slowAvoidedInChain(now int64, i int) bool {
 	return c != nil && c.slow.avoided(now)
 }
 
+// slowLimit is ch's slow-call threshold: its own (a chain or pool entry's
+// slowFirstTokenMs, targets.go), else the row's slow.firstTokenMs; 0: off for it.
+// A flagship behind a gateway and a small fast model are not slow at the same time.
+func (s *State) slowLimit(ch Channel) int64 {
+	if t := s.cfg.SlowFirstTokenMs(ch); t > 0 {
+		return t
+	}
+	return s.cfg.Slow.FirstTokenMs
+}
+
+// slowWatched says whether any channel has a slow-call threshold: the stall
+// watchdog then reports every agent call's first chunk (stall.go).
+func (c *Config) slowWatched() bool {
+	if c.Slow.On() {
+		return true
+	}
+	for _, t := range c.Targets {
+		if t.SlowFirstTokenMs > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // onFirstToken feeds one call's time to first token to its channel's breaker.
 func (s *State) onFirstToken(now int64, ch Channel, ms int64, fx *[]Effect) {
 	cfg := s.cfg.Slow
-	if !cfg.On() || ch.Provider == "" || ch.Model == "" {
+	limit := s.slowLimit(ch)
+	if limit <= 0 || ch.Provider == "" || ch.Model == "" {
 		return
 	}
 	c := s.circuit(ch)
@@ -189,8 +214,8 @@ func (s *State) onFirstToken(now int64, ch Channel, ms int64, fx *[]Effect) {
 	if from == "" {
 		from = NotSlow
 	}
-	change := SlowChanged{Channel: c.channel, From: from, FirstTokenMs: ms, LimitMs: cfg.FirstTokenMs}
-	if ms <= cfg.FirstTokenMs {
+	change := SlowChanged{Channel: c.channel, From: from, FirstTokenMs: ms, LimitMs: limit}
+	if ms <= limit {
 		w.streak = 0
 		if w.slow() { // a fast call closes it, whoever made it
 			w.state, w.probeAgent = NotSlow, ""
@@ -244,7 +269,7 @@ func (s *State) releaseSlowProbe(c *circuit, agent string, fx *[]Effect) {
 	}
 	w.state, w.probeAgent = Slow, ""
 	*fx = append(*fx, SlowChanged{Channel: c.channel, From: SlowHalfOpen, To: Slow, Agent: agent,
-		EstimateMs: w.estimateMs, LimitMs: s.cfg.Slow.FirstTokenMs, Calls: w.streak})
+		EstimateMs: w.estimateMs, LimitMs: s.slowLimit(c.channel), Calls: w.streak})
 }
 
 // admitSlowProbe takes the probe slot of a slow channel due for one, when a
@@ -261,5 +286,5 @@ func (s *State) admitSlowProbe(now int64, agent string, ch Channel, fx *[]Effect
 	from := w.state
 	w.state, w.probeAgent, w.probeSince = SlowHalfOpen, agent, now
 	*fx = append(*fx, SlowChanged{Channel: c.channel, From: from, To: SlowHalfOpen, Agent: agent,
-		EstimateMs: w.estimateMs, LimitMs: s.cfg.Slow.FirstTokenMs, Calls: w.streak})
+		EstimateMs: w.estimateMs, LimitMs: s.slowLimit(c.channel), Calls: w.streak})
 }

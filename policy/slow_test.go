@@ -256,3 +256,43 @@ func TestSlowShownInHealth(t *testing.T) {
 		t.Fatalf("another host adopted slowness: %+v", v)
 	}
 }
+
+// A chain entry's own slowFirstTokenMs (targets.go) is its threshold, with
+// the row's slow breaker off or set otherwise: a flagship behind a gateway
+// may take 20 s where a small model taking 6 s is slow.
+func TestSlowThresholdPerTarget(t *testing.T) {
+	tests := []struct {
+		name    string
+		rowMs   int64 // the row's slow.firstTokenMs (0: off)
+		ownA    int64 // chA's own slowFirstTokenMs (0: none)
+		sample  int64 // each of three first tokens on chA
+		effects string
+		newOn   Channel
+	}{
+		{"row off, own threshold: slow by its own", 0, 5_000, 6_000, "p/a:closed>slow", chB},
+		{"row off, no own threshold: never slow", 0, 0, 60_000, "", chA},
+		{"own threshold above the row's: 6 s is not slow for it", 5_000, 20_000, 6_000, "", chA},
+		{"own threshold above the row's: 25 s is", 5_000, 20_000, 25_000, "p/a:closed>slow", chB},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := slowSim(t, func(c *Config) {
+				c.Slow.FirstTokenMs = tt.rowMs
+				if tt.ownA > 0 {
+					c.Targets = map[Channel]TargetSettings{chA: {SlowFirstTokenMs: tt.ownA}}
+				}
+			})
+			var fx []Effect
+			for i := 0; i < 3; i++ {
+				m.advance(1_000)
+				fx = append(fx, m.firstToken(chA, tt.sample).Effects...)
+			}
+			if got := slowKinds(fx); got != tt.effects {
+				t.Errorf("transitions %q, want %q", got, tt.effects)
+			}
+			if got := routedTo(m.request("new", chA), chA); got != tt.newOn {
+				t.Errorf("a new session starts on %s, want %s", got, tt.newOn)
+			}
+		})
+	}
+}

@@ -187,7 +187,7 @@ func (s *State) onStreamCheck(now int64, e StreamCheck, fx *[]Effect) Verdict {
 		bound, since, limit, name = Idle, e.LastChunkMs, lim.IdleMs, "idleMs"
 	}
 	if limit == 0 {
-		if e.Chunks == 0 && (lim.IdleMs > 0 || (s.cfg.Slow.On() && e.Purpose == "")) {
+		if e.Chunks == 0 && (lim.IdleMs > 0 || (s.cfg.slowWatched() && e.Purpose == "")) {
 			// Unbounded first chunk; the idle bound starts with it, and the
 			// slow-call breaker needs to hear when it came.
 			return Verdict{Kind: Watch}
