@@ -49,6 +49,10 @@ async function call(ctx, endpoint, payload, signal) {
     // enabled: false (host-shim/off.js): sent as a success, because the
     // browser's caller throws on an error code the host does not list.
     if (r && r.ok && r.value && r.value.off === true) return { ok: false, error: { code: 'OFF', message: String(r.value.message || 'off') } };
+    // A refusal travels as the host's bad-request with our reason as its issue
+    // (host-shim/web.js refuse): callers see our reason as the code.
+    const issue = r && !r.ok && r.error && r.error.details && Array.isArray(r.error.details.issues) ? r.error.details.issues[0] : undefined;
+    if (issue && typeof issue.code === 'string') return { ok: false, error: { code: issue.code, message: String(r.error.message || issue.message || '') } };
     return r;
   } catch (e) {
     return { ok: false, error: { code: 'CALL_FAILED', message: String((e && e.message) || e) } };

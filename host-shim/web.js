@@ -51,7 +51,22 @@ const lookup = (map, session) => {
   return undefined;
 };
 const ok = (value) => ({ ok: true, value });
-const refuse = (code, message) => ({ ok: false, error: { code, message } });
+/**
+ * A refusal as the host's RPC carries it. The browser's caller
+ * (dsh-client-connection) checks an error against the host's own codes and
+ * throws on any other, so our reason (INVALID, REFUSED, UNKNOWN_SESSION,
+ * UNKNOWN_ENDPOINT) travels inside the host's `bad-request`, as its one
+ * issue; a failure of ours is the host's `internal`. The client's call()
+ * (client/shell.cjs) hands its callers our reason back as the code.
+ * @param {string} code - our reason.
+ * @param {string} message - short: never the input whole.
+ */
+export const refuse = (code, message) => (code === 'INTERNAL'
+  ? { ok: false, error: { code: 'internal', message, details: {} } }
+  : { ok: false, error: { code: 'bad-request', message, details: { issues: [{ code }] } } });
+
+/** Our reason in a refusal (refuse): the issue's code, else the host's own. */
+export const reasonOf = (answer) => answer?.error?.details?.issues?.[0]?.code ?? answer?.error?.code;
 
 /**
  * @param {object} deps

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { compileModule, Policy } from '../policy.js';
 import { QuotaRules } from '../quota.js';
 import { excerpt, hostKnowsSession, sessionIdProblem } from '../rpc-input.js';
-import { WebHalf } from '../web.js';
+import { reasonOf, WebHalf } from '../web.js';
 
 const quiet = { warn() {} };
 const ROW = { probes: false, chain: [{ provider: 'p', model: 'a' }, { provider: 'p', model: 'b' }], pools: [{ name: 'main', routes: [{ provider: 'p', model: 'a' }] }], quota: { longTermDelayMs: 1000 } };
@@ -42,9 +42,9 @@ const written = (path) => stat(path).then(() => true, () => false);
 test('set-quota and set-pool: a session the host does not know is refused, nothing written', async () => {
   const { h, settingsPath, audit } = await host();
   const r = await h('set-quota', { session: 'made-up', value: 'off' });
-  assert.equal(r.error.code, 'UNKNOWN_SESSION');
+  assert.equal(reasonOf(r), 'UNKNOWN_SESSION');
   assert.match(r.error.message, /knows no session "made-up"/);
-  assert.equal((await h('set-pool', { session: 'made-up', value: 'main' })).error.code, 'UNKNOWN_SESSION');
+  assert.equal(reasonOf(await h('set-pool', { session: 'made-up', value: 'main' })), 'UNKNOWN_SESSION');
   await new Promise((resolve) => setImmediate(resolve));
   assert.equal(await written(settingsPath), false);
   assert.deepEqual(audit, []);
@@ -81,7 +81,7 @@ test('session ids: bounded, well-formed, never a path or control characters', as
   const { h } = await host();
   for (const bad of ['', '../../etc', 'a/b', 'a b', 'a\nb', '-x', 42, null, { id: 'live' }, ['live']]) {
     const r = await h('set-quota', { session: bad, value: 'off' });
-    assert.equal(r.error?.code, 'INVALID', JSON.stringify(bad));
+    assert.equal(reasonOf(r), 'INVALID', JSON.stringify(bad));
   }
   assert.equal(sessionIdProblem('session-0b9c1d2e-aaaa-4bbb-8ccc-123456789abc'), undefined);
   assert.match(sessionIdProblem('s'.repeat(129)), /longer than 128/);
@@ -94,7 +94,7 @@ test('set-backup: a channel missing, null, empty or under __proto__ is refused a
     JSON.parse('{"channel": {"__proto__": {"provider": "p", "model": "a"}}}'), null, 'p/a', { channel: 7 }, { channel: 'no-slash' }, { clear: 'yes' }];
   for (const body of bodies) {
     const r = await h('set-backup', body);
-    assert.equal(r.error?.code, 'INVALID', JSON.stringify(body));
+    assert.equal(reasonOf(r), 'INVALID', JSON.stringify(body));
     assert.deepEqual(backup(), { provider: 'p', model: 'b' }, `${JSON.stringify(body)} kept the backup`);
   }
   assert.match((await h('set-backup', {})).error.message, /no channel \(send \{clear: true\} to clear the backup\)/);

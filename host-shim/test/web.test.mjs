@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileModule, Policy } from '../policy.js';
 import { reconfigure } from '../reconfigure.js';
-import { WebHalf } from '../web.js';
+import { reasonOf, refuse, WebHalf } from '../web.js';
 
 const CHAIN = [{ provider: 'p', model: 'a' }, { provider: 'p', model: 'b' }];
 const quiet = { warn() {} };
@@ -151,8 +151,8 @@ test('the module checks a settings section with the rest of the row; reconfigure
 test('the RPC handler never throws: unknown endpoints, bad channels and the backup path', async () => {
   const { web } = half();
   const h = web.handler(() => undefined);
-  assert.equal((await h('nope', {})).error.code, 'UNKNOWN_ENDPOINT');
-  assert.equal((await h('set-backup', { channel: 'no-slash' })).error.code, 'INVALID');
+  assert.equal(reasonOf(await h('nope', {})), 'UNKNOWN_ENDPOINT');
+  assert.equal(reasonOf(await h('set-backup', { channel: 'no-slash' })), 'INVALID');
   const set = await h('set-backup', { channel: 'p/b' });
   assert.equal(set.ok, true);
   assert.equal(set.value.backup, 'p/b');
@@ -210,4 +210,23 @@ test('a card wait the user chose is kept with persistent; an untouched card reco
   await untouched.web.serveSettings(fakeSettings({}).sub, (r) => reports.push(r), Schema);
   assert.deepEqual(reports, [], 'the schema defaults say what the module runs: nothing to apply');
   assert.equal(untouched.policy.resolved.backoffMaxMs, 30000);
+});
+
+test('every refusal is an error the host\'s own RPC schema takes, so the browser\'s caller reads its message', async () => {
+  // The host's schema (dsh-host-apiproxy), as its browser caller checks an error.
+  const dir = process.env.DSH_HOST_DIR;
+  if (!dir) return; // run by make test-shim, which sets it
+  const { rpcErrorSchema } = await import(join(dir, 'host/node_modules/@deepseek-ai/dsh-host-apiproxy/lib/types/api/rpc.schema.js'));
+  for (const code of ['INVALID', 'REFUSED', 'UNKNOWN_SESSION', 'UNKNOWN_ENDPOINT', 'INTERNAL']) {
+    const r = refuse(code, 'dsh-resilience: no');
+    assert.equal(rpcErrorSchema.safeParse(r.error).success, true, code);
+    assert.equal(reasonOf(r), code === 'INTERNAL' ? 'internal' : code);
+  }
+  // And what the old shape was: a code of ours the schema refuses.
+  assert.equal(rpcErrorSchema.safeParse({ code: 'INVALID', message: 'x' }).success, false);
+  // The client's call() gives its callers our reason back.
+  const { createRequire } = await import('node:module');
+  const { call } = createRequire(import.meta.url)('../../client/shell.cjs');
+  const ctx = { get: (n) => (n === 'connection' ? { rpc: { call: async () => refuse('REFUSED', 'dsh-resilience: the host cannot serve x/y') } } : undefined) };
+  assert.deepEqual(await call(ctx, 'set-backup', {}), { ok: false, error: { code: 'REFUSED', message: 'dsh-resilience: the host cannot serve x/y' } });
 });
