@@ -22,6 +22,7 @@ export const TELEMETRY_SEVERITY = Object.freeze({
   return: 'info',
   retry: 'info', // a wait on the same channel
   'give-up': 'error',
+  spill: 'info', // a request's next attempt sent at once to the next target (spillAfter)
   'quota-routed': 'info', // a spill to another route of the pool
   'quota-wait-entered': 'info',
   'quota-wait-waiting': 'info',
@@ -60,6 +61,7 @@ const SCALARS = {
   openUntil: 'circuit.open_until',
   attempt: 'resilience.attempt',
   attempts: 'resilience.attempts',
+  failures: 'resilience.failures',
   delayMs: 'resilience.delay_ms',
   pool: 'quota.pool',
   provider: 'quota.provider',
@@ -89,7 +91,7 @@ export function telemetryRecord(record, nowMs) {
     attributes['agent.id'] = String(record.agent);
   }
   channelAttrs('channel', record.channel ?? record.route, attributes);
-  if (isChannel(record.from) || record.type === 'return') channelAttrs('from', record.from, attributes);
+  if (isChannel(record.from) || record.type === 'return' || record.type === 'spill') channelAttrs('from', record.from, attributes);
   channelAttrs('to', record.to, attributes);
   for (const [field, name] of Object.entries(SCALARS)) {
     if (field === 'from' && !record.type.startsWith('circuit-')) continue;

@@ -58,6 +58,13 @@ test('a give-up is error; a return keeps its text channels; a stall its route', 
   assert.equal(stall.attributes['stall.bound'], 'first-chunk');
 });
 
+test('a spill is info, with both channels as text, its code and the failures that made it', () => {
+  const r = telemetryRecord({ at, type: 'spill', agent: 's', from: 'deepseek-official/deepseek-v4-flash', to: 'mock/mock-b', code: 'SERVER', failures: 2 }, 0);
+  assert.equal(r.severity, 'info');
+  assert.deepEqual([r.attributes.from, r.attributes.to, r.attributes['error.code'], r.attributes['resilience.failures'], r.attributes['session.id']],
+    ['deepseek-official/deepseek-v4-flash', 'mock/mock-b', 'SERVER', 2, 's']);
+});
+
 test('records that are not alerting signals do not reach telemetry', () => {
   for (const type of ['boot', 'input', 'stop', 'probe', 'balance', 'notify-failed', 'health-merged']) {
     assert.equal(telemetryRecord({ at, type }, 0), undefined, type);
