@@ -55,10 +55,10 @@ export class QuotaRules {
     this.waits = new Map(); // agent id -> AbortController of its pending long-term wait
     this.running = new Map(); // provider -> promise of its balance run
     this.refreshTimer = undefined;
-    // A rebuilt (after a trap) or reconfigured module instance hears the live
-    // marks again: they are provider breakers, not the channel health it is
-    // restored from. Session settings follow on each agent's next event (track).
-    policy.retellers.push((resolved, nowMs) => this.markEvents(resolved, nowMs));
+    // Every instance the engine brings up (after a trap, on a new config)
+    // hears the live marks (provider breakers, not the channel health it is
+    // restored from) and the settings of every session it serves.
+    policy.settings = (resolved, nowMs) => [...this.markEvents(resolved, nowMs), ...this.sessionEvents(resolved)];
   }
 
   /** The config the module runs now (a live reconfiguration replaces it). */
@@ -72,17 +72,25 @@ export class QuotaRules {
 
   async load() {
     await this.settings.load();
+    await this.loadMarks();
+  }
+
+  /** The exhaustion marks of earlier runs, once the module runs (whether its quota rules apply decides). */
+  async loadMarks() {
     if (!this.active || !this.marks) return;
     await this.marks.load();
     this.reapplyMarks();
   }
 
-  /** The restore-mark events of the live marks, for an instance running `resolved`. */
+  /**
+   * The restore-mark events of the live marks, for an instance running `resolved`.
+   * @returns {any[]}
+   */
   markEvents(resolved, nowMs) {
     return resolved.quota?.active === true && this.marks ? this.marks.restoreEvents(nowMs) : [];
   }
 
-  /** Hands the live marks to the module at start (Policy.retell tells a new instance). */
+  /** Hands the live marks to the module at start (the engine's bring-up tells a new instance). */
   reapplyMarks() {
     if (!this.active || !this.marks) return;
     for (const ev of this.marks.restoreEvents(clockNow())) {
@@ -100,27 +108,46 @@ export class QuotaRules {
   track(agent) {
     const id = String(agent?.id ?? 'unknown');
     let t = this.agents.get(id);
-    // A rebuilt module instance (after a trap) knows no session settings: send them again.
-    if (t && t.instance === this.policy.instance) {
+    if (t) {
       t.agent = agent;
       return t;
     }
     const session = agent?.session?.id ? String(agent.session.id) : undefined;
-    t = { ...t, agent, session, instance: this.policy.instance };
+    t = { agent, session };
     this.agents.set(id, t);
     if (session) this.bySession.set(session, id);
-    if (session && this.active) {
-      const s = this.settings.adopt(session, agent.session.header?.parentSession);
-      if (s.quota) this.decide({ kind: 'set-quota', agent: id, mode: s.quota });
-      if (s.pool) this.decide(s.pool === 'off' ? { kind: 'set-pool', agent: id, mode: 'off' } : { kind: 'set-pool', agent: id, mode: 'pool', pool: s.pool });
+    if (session && this.active) this.settings.adopt(session, agent.session.header?.parentSession);
+    for (const event of this.agentEvents(id, session, this.active)) this.decide(event);
+    return t;
+  }
+
+  /**
+   * What the module must know of the sessions it serves, for an instance
+   * running `resolved` (the engine's bring-up tells each new one).
+   */
+  sessionEvents(resolved) {
+    const active = resolved.quota?.active === true;
+    return [...this.agents].flatMap(([id, t]) => this.agentEvents(id, t.session, active));
+  }
+
+  /**
+   * One agent's session settings as module events: quota, pool, then home and pick.
+   * @returns {any[]} WIT events (set-quota, set-pool, restore-route)
+   */
+  agentEvents(id, session, active) {
+    if (!session) return [];
+    const events = [];
+    const s = this.settings.get(session);
+    if (s && active) {
+      if (s.quota) events.push({ kind: 'set-quota', agent: id, mode: s.quota });
+      if (s.pool) events.push(s.pool === 'off' ? { kind: 'set-pool', agent: id, mode: 'off' } : { kind: 'set-pool', agent: id, mode: 'pool', pool: s.pool });
     }
     // The session's home and the user's pick, as the module last reported
     // them, after its pool (choosing a pool ends a pick; a pick made since wins).
-    const own = session ? this.settings.get(session) : undefined;
-    if (own?.home || own?.pick) {
-      this.decide({ kind: 'restore-route', agent: id, ...(own.home ? { home: plainChannel(own.home) } : {}), ...(own.pick ? { pick: plainChannel(own.pick) } : {}) });
+    if (s?.home || s?.pick) {
+      events.push({ kind: 'restore-route', agent: id, ...(s.home ? { home: plainChannel(s.home) } : {}), ...(s.pick ? { pick: plainChannel(s.pick) } : {}) });
     }
-    return t;
+    return events;
   }
 
   forget(agent) {

@@ -10,7 +10,6 @@
 // audit record, a backup, a config) or after LONG_POLL_MS with nothing new.
 // The countdowns tick in the browser from `openUntilMs` and the host's clock.
 import { readFile } from 'node:fs/promises';
-import { configProblem } from './reconfigure.js';
 import { excerpt, field, hostKnowsSession, MAX_CHANNEL, MAX_SECTION_BYTES, MAX_VALUE, sessionIdProblem } from './rpc-input.js';
 import { reportData } from './report-command.js';
 import { now as clockNow } from './clock.js';
@@ -55,7 +54,7 @@ const refuse = (code, message) => ({ ok: false, error: { code, message } });
 
 /**
  * @param {object} deps
- * @param {import('./policy.js').Policy} deps.policy
+ * @param {import('./engine.js').Engine} deps.policy - the engine
  * @param {string} deps.auditPath
  * @param {() => object | undefined} deps.backup - the current backup channel.
  * @param {(channel?: object) => Promise<string | undefined>} deps.setBackup - the
@@ -235,7 +234,7 @@ export class WebHalf {
 
   /** The tunable part of a candidate config, checked by the module with the rest of the row. */
   problem(section) {
-    return configProblem(this.deps.policy, this.merged(section));
+    return this.deps.policy.check(this.merged(section));
   }
 
   merged(section) {
@@ -266,6 +265,7 @@ export class WebHalf {
   handler(getLlm) {
     return async (endpoint, payload, signal) => {
       try {
+        await this.deps.policy?.ready; // an early page waits for the bring-up
         switch (endpoint) {
           case 'status': {
             const session = field(payload, 'session') ?? undefined;
@@ -359,7 +359,8 @@ export class WebHalf {
   async serveSettings(sub, report) {
     const { default: Schema } = await import('@deepseek-ai/schemastery');
     const { policy, rowPolicyConfig } = this.deps;
-    const defaults = new (policy.constructor)(policy.compiled, {}, policy.logger, () => {}).resolved;
+    await policy.ready;
+    const defaults = policy.defaults();
     const channel = Schema.object({ provider: Schema.string().required(), model: Schema.string().required() });
     const schema = Schema.object({
       failureThreshold: Schema.natural().default(defaults.failureThreshold).description('failures in one burst before a channel opens'),

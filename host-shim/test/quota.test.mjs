@@ -186,7 +186,6 @@ test('exhaustion marks outlive the process: noted, merged across processes, rest
 
 test('a rebuilt (trapped) or reconfigured module is retold the live exhaustion marks, for the config it runs', async () => {
   const { TrapError } = await import('../policy.js');
-  const { reconfigure } = await import('../reconfigure.js');
   const dir = await mkdtemp(join(tmpdir(), 'quota-'));
   const now = Date.now();
   const policy = new Policy(compiled, ROW, quiet);
@@ -203,9 +202,9 @@ test('a rebuilt (trapped) or reconfigured module is retold the live exhaustion m
   policy.fail(new TrapError(new Error('boom')), 'request'); // rebuilds
   assert.equal(markedUntil(), now + 60_000, 'the rebuilt instance heard the mark');
 
-  reconfigure(policy, { ...ROW, quota: { longTermDelayMs: 2000 } });
+  policy.reconfigure({ ...ROW, quota: { longTermDelayMs: 2000 } });
   assert.equal(markedUntil(), now + 60_000, 'so did the reconfigured one');
-  reconfigure(policy, { probes: false, chain: [{ provider: 'pa', model: 'm' }] });
+  policy.reconfigure({ probes: false, chain: [{ provider: 'pa', model: 'm' }] });
   assert.equal(policy.inspect(Date.now()).active, false);
   const out = policy.decide(Date.now(), { kind: 'request', agent: 'x', proposed: { provider: 'pa', model: 'm' } });
   assert.equal(out.verdict.kind, 'pass', 'a config without the quota rules is told no marks');
