@@ -15,7 +15,6 @@ import { AuditLog } from './audit.js';
 import { tapAudit } from './audit-tap.js';
 import { loadBackup, saveBackup } from './backup.js';
 import { migrateText, parseCommand, renderTable } from './command.js';
-import { reportCommand } from './report-command.js';
 import { emitCompat } from './compat-events.js';
 import { Turns } from './turns.js';
 import { makeNotice } from './notice.js';
@@ -26,7 +25,6 @@ import { compileModule, ConfigError, Engine } from './engine.js';
 import { checkNotify, Notifier } from './notify.js';
 import { runProbe } from './probe.js';
 import { checkShared } from './shared-config.js';
-import { loadRedisClient, SharedHealth } from './shared-redis.js';
 import { parseQuotaCommand, QuotaRules } from './quota.js';
 import { requestListeners } from './requests.js';
 import { dshHome, resolveStateDir, splitConfig } from './row.js';
@@ -59,7 +57,9 @@ export async function apply(ctx, config = {}, { compiled = compileModule() } = {
   const sharedConfig = shim.shared ? checkShared(shim.shared) : {};
   // Loaded only when configured, so the default install needs no client; a
   // missing client stops activation with the key and how to add it.
-  const createRedisClient = sharedConfig.redis ? await loadRedisClient() : undefined;
+  // The Redis half itself is loaded only then too, off the default start-up path.
+  const sharedRedis = sharedConfig.redis ? await import('./shared-redis.js') : undefined;
+  const createRedisClient = sharedRedis ? await sharedRedis.loadRedisClient() : undefined;
   const logger = ctx.logger('dsh-resilience');
   const stateDir = resolveStateDir(shim.stateDir);
   const backupFile = join(stateDir, 'backup.json');
@@ -186,7 +186,7 @@ export async function apply(ctx, config = {}, { compiled = compileModule() } = {
   const behind = up.then(async () => {
     if (lifetime.signal.aborted) return;
     await health.refresh(); // what other host processes learnt since
-    shared = sharedConfig.redis && new SharedHealth({
+    shared = sharedConfig.redis && sharedRedis && new sharedRedis.SharedHealth({
       options: sharedConfig.redis,
       createClient: createRedisClient,
       // @ts-expect-error -- called only when sharedConfig.redis is set (the `&&` above); the checker loses that in the closure
@@ -340,7 +340,10 @@ export async function apply(ctx, config = {}, { compiled = compileModule() } = {
         if (q?.kind === 'pool') return quota.poolCommand(agent, q.arg);
         const words = String(rawInput ?? '').trim().split(/\s+/).filter(Boolean);
         if (words[0] === 'routes') return quota.routesTable(words[1]);
-        if (words[0] === 'report') return audit.flush().then(() => reportCommand(join(stateDir, 'audit.jsonl'), words[1], Date.now()));
+        if (words[0] === 'report') {
+          const { reportCommand } = await import('./report-command.js'); // loaded when asked, off the start-up path
+          return audit.flush().then(() => reportCommand(join(stateDir, 'audit.jsonl'), words[1], Date.now()));
+        }
         const cmd = parseCommand(rawInput);
         if (cmd.kind === 'error') return { kind: 'error', text: cmd.text };
         if (cmd.kind === 'migrate') {

@@ -11,7 +11,6 @@
 // The countdowns tick in the browser from `openUntilMs` and the host's clock.
 import { readFile } from 'node:fs/promises';
 import { excerpt, field, hostKnowsSession, MAX_CHANNEL, MAX_SECTION_BYTES, MAX_VALUE, sessionIdProblem } from './rpc-input.js';
-import { reportData } from './report-command.js';
 import { now as clockNow } from './clock.js';
 
 export const RPC_CHANNEL = '/dsh-resilience';
@@ -318,6 +317,7 @@ export class WebHalf {
           case 'report': { // report-command.js: the numbers, the text and the timeline of /resilience report
             const window = field(payload, 'window');
             if (window !== undefined && (typeof window !== 'string' || window.length > MAX_VALUE)) return refuse('INVALID', `dsh-resilience: ${excerpt(window)} is not a window`);
+            const { reportData } = await import('./report-command.js'); // loaded when asked, off the start-up path
             const out = await reportData(this.deps.auditPath, window, Date.now());
             return out.error ? refuse('INVALID', out.error) : ok(out);
           }
