@@ -49,8 +49,8 @@ const ADAPTERS_SETTLE_MS = 250;
  * @param {import("@deepseek-ai/cordis").Context} ctx
  * @param {object} [config]
  * @param {{compiled?: WebAssembly.Module | Promise<WebAssembly.Module>}} [seams] - tests hand in another module.
- * @returns {Promise<{engine: Engine, up: Promise<void>, reconfigure: (config: object) => void}>}
- *   for tests (Cordis ignores it): the engine, its bring-up, the settings card's path.
+ * @returns {Promise<{engine: Engine, up: Promise<void>, reconfigure: (config: object) => void, health: HealthStore}>}
+ *   for tests (Cordis ignores it): the engine, its bring-up, the settings card's path, the health store.
  */
 export async function apply(ctx, config = {}, { compiled = compileModule() } = {}) {
   const { shim, policy: policyConfig } = splitConfig(config ?? {});
@@ -392,5 +392,5 @@ export async function apply(ctx, config = {}, { compiled = compileModule() } = {
     await audit.flush();
   }, 'dsh-resilience: end waits, probes and timers; save health; flush the audit log');
 
-  return { engine, up, reconfigure: applyConfig };
+  return { engine, up, reconfigure: applyConfig, health };
 }
