@@ -48,11 +48,13 @@ const ADAPTERS_SETTLE_MS = 250;
 /**
  * @param {import("@deepseek-ai/cordis").Context} ctx
  * @param {object} [config]
- * @param {{compiled?: WebAssembly.Module | Promise<WebAssembly.Module>}} [seams] - tests hand in another module.
- * @returns {Promise<{engine: Engine, up: Promise<void>, reconfigure: (config: object) => void, health: HealthStore}>}
- *   for tests (Cordis ignores it): the engine, its bring-up, the settings card's path, the health store.
+ * @param {object} [seams] - for tests; the host passes none.
+ * @param {WebAssembly.Module | Promise<WebAssembly.Module>} [seams.compiled] - another module.
+ * @param {(parts: {engine: Engine, up: Promise<void>, reconfigure: (config: object) => void, health: HealthStore}) => void} [seams.expose]
+ *   receives the engine, its bring-up, the settings card's path and the health
+ *   store (apply itself returns nothing: Cordis takes a returned value as an effect).
  */
-export async function apply(ctx, config = {}, { compiled = compileModule() } = {}) {
+export async function apply(ctx, config = {}, { compiled = compileModule(), expose } = {}) {
   const { shim, policy: policyConfig } = splitConfig(config ?? {});
   const sharedConfig = shim.shared ? checkShared(shim.shared) : {};
   // Loaded only when configured, so the default install needs no client; a
@@ -268,7 +270,11 @@ export async function apply(ctx, config = {}, { compiled = compileModule() } = {
     [...engine.resolved.chain, ...poolRoutes(), ...(backup ? [backup] : [])].forEach((c) => describe(llm, c));
   };
   ctx.inject(['llm'], (sub) => {
-    up.then(() => describeAll(sub.llm), () => {});
+    // Once the module is up. The sub may be inactive by then (its service is
+    // not its to give once this callback returned): the plugin's own context asks.
+    const first = sub.llm;
+    up.then(() => { if (!lifetime.signal.aborted) describeAll(ctx.get('llm') ?? first); })
+      .catch((e) => logger.warn('dsh-resilience: model info not asked: %s', e?.message ?? e));
     // Asked again once the routes settle: a host shutting down unregisters
     // its adapters one by one, and a settings change may swap a route out
     // and in; neither should read as "this target cannot be served".
@@ -392,5 +398,5 @@ export async function apply(ctx, config = {}, { compiled = compileModule() } = {
     await audit.flush();
   }, 'dsh-resilience: end waits, probes and timers; save health; flush the audit log');
 
-  return { engine, up, reconfigure: applyConfig, health };
+  expose?.({ engine, up, reconfigure: applyConfig, health });
 }

@@ -30,7 +30,9 @@ test('a refresh in flight at dispose launches no probe and writes nothing after 
   const ctx = fakeContext(llm);
   const alive = setInterval(() => {}, 1_000); // the plugin's own timers never keep a process alive
   t.after(() => clearInterval(alive));
-  const { health } = await apply(ctx, { chain: CHAIN, probes: true, stateDir: dir, healthRefreshMs: 100 });
+  let parts;
+  await apply(ctx, { chain: CHAIN, probes: true, stateDir: dir, healthRefreshMs: 100 }, { expose: (p) => { parts = p; } });
+  const { health } = parts;
 
   // Hold the next refresh between its read and its merge, so that it is in
   // flight, for certain, while the plugin is disposed.

@@ -50,7 +50,10 @@ test('activation: apply returns before the bring-up, and the first request await
   const dir = await mkdtemp(join(tmpdir(), 'index-'));
   const { ctx, listeners, commands, provided } = fakeContext();
   t.after(() => ctx.dispose());
-  const { engine, up } = await apply(ctx, { chain: CHAIN, probes: false, stateDir: dir }, { compiled: compileModule() });
+  let parts;
+  const returned = await apply(ctx, { chain: CHAIN, probes: false, stateDir: dir }, { compiled: compileModule(), expose: (p) => { parts = p; } });
+  assert.equal(returned, undefined, 'Cordis would take a returned value for an effect');
+  const { engine, up } = parts;
   assert.ok(listeners.has('agent/request') && listeners.has('agent/request-error') && listeners.has('tools/execute'));
   assert.ok(commands.has('resilience') && commands.has('quota-retry'));
   assert.ok(provided.has('llmQuotaRetry'));
@@ -96,7 +99,9 @@ test('a trap fails the request open and the engine recovers with the same bring-
     opens: 1, openUntilMs: now + 3_600_000, lastCode: 'SERVER', changedAtMs: now - 10 }] }));
   const { ctx, listeners, commands } = fakeContext();
   t.after(() => ctx.dispose());
-  const { engine, up } = await apply(ctx, { chain: CHAIN, probes: false, stateDir: dir }, { compiled: faultCompiled });
+  let parts;
+  await apply(ctx, { chain: CHAIN, probes: false, stateDir: dir }, { compiled: faultCompiled, expose: (p) => { parts = p; } });
+  const { engine, up } = parts;
   await up;
   const before = engine.instance;
 
@@ -114,7 +119,9 @@ test('a live reconfigure keeps channel health and the backup; a refused one chan
   const dir = await mkdtemp(join(tmpdir(), 'index-'));
   const { ctx, listeners, commands } = fakeContext();
   t.after(() => ctx.dispose());
-  const { engine, up, reconfigure } = await apply(ctx, { chain: CHAIN, probes: false, stateDir: dir, failureThreshold: 1 }, { compiled: compileModule() });
+  let parts;
+  await apply(ctx, { chain: CHAIN, probes: false, stateDir: dir, failureThreshold: 1 }, { compiled: compileModule(), expose: (p) => { parts = p; } });
+  const { engine, up, reconfigure } = parts;
   await up;
   await request(listeners);
   const handed = await listeners.get('agent/request-error')(failure('QUOTA'), async () => undefined);
@@ -136,7 +143,9 @@ test('a live reconfigure keeps channel health and the backup; a refused one chan
 test('dispose ends the engine, unregisters what it registered, and stop is the last record', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'index-'));
   const { ctx, listeners, commands } = fakeContext();
-  const { engine } = await apply(ctx, { chain: CHAIN, probes: false, stateDir: dir }, { compiled: compileModule() });
+  let parts;
+  await apply(ctx, { chain: CHAIN, probes: false, stateDir: dir }, { compiled: compileModule(), expose: (p) => { parts = p; } });
+  const { engine } = parts;
   await request(listeners);
   await ctx.dispose();
   assert.equal(commands.size, 0, 'the commands were unregistered');
