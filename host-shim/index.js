@@ -385,8 +385,7 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
     clearTimeout(timers.describe);
     clearInterval(timers.refresh);
     clearTimeout(timers.save);
-    await behind.catch(() => {});
-    clearInterval(timers.refresh);
+    clearInterval(timers.refresh); // behind checks the lifetime before it arms anything
     await Promise.allSettled([...probes]);
     await health.queue; // a refresh in flight ends here; steps no longer act on it
     if (dirty) await health.save();
