@@ -394,7 +394,10 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
   // The client's view of a session's quota settings, folded from host-known events.
   // Its state is lossless JSON (nulls, never undefined): the host checkpoints it, and a session
   // must reopen after a restart, with or without the plugin (proven by e2e/web).
-  ctx.inject(['sessionProjections'], (sub) => {
+  ctx.inject(['sessionProjections'], async (sub) => {
+    // Its fold and view read the running config's pools and quota default:
+    // registered once the engine is up (a module that did not come up has none).
+    if (!(await whenUp().catch(() => false))) return;
     // @ts-expect-error -- the host declares a zod schema and a key of its own projection map; the shim's duck-typed {parse} is what its runtime calls
     sub.effect(() => sub.sessionProjections.register(quota.projection()), 'dsh-resilience: quotaRetry projection');
   });
