@@ -163,3 +163,30 @@ test('dispose during the bring-up waits for it, and nothing is written after sto
   const audit = await auditOf(dir);
   assert.equal(audit.at(-1).type, 'stop', audit.map((r) => r.type).join(' '));
 });
+
+test('an older version\'s quota-marks.json is folded into health in the bring-up: the first request already keeps off the marked provider', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  const now = Date.now();
+  await writeFile(join(dir, 'quota-marks.json'), JSON.stringify({ marks: { pa: { markedAtMs: now - 1000, untilMs: now + 3_600_000, v: 1 } } }));
+  const { ctx, listeners } = fakeContext();
+  t.after(() => ctx.dispose());
+  const row = { probes: false, stateDir: dir, quota: { longTermDelayMs: 1000 },
+    pools: [{ name: 'main', routes: [{ provider: 'pa', model: 'm' }, { provider: 'pb', model: 'm' }] }] };
+  await apply(ctx, row, { compiled: compileModule() });
+  const routed = await request(listeners, { provider: 'pa', model: 'm' });
+  assert.deepEqual([routed.provider, routed.model], ['pb', 'm']);
+  await ctx.dispose();
+  await readFile(join(dir, 'quota-marks.json.migrated'));
+  assert.ok((await auditOf(dir)).some((r) => r.type === 'quota-marks-migrated'));
+});
+
+test('enabled: false installs no listener and no module; a bad value stops activation naming the key', async () => {
+  const { ctx, listeners, commands } = fakeContext();
+  let parts;
+  await apply(ctx, { chain: CHAIN, enabled: false }, { compiled: compileModule(), expose: (p) => { parts = p; } });
+  assert.equal(listeners.size, 0);
+  assert.equal(parts, undefined, 'no engine');
+  assert.match((await commands.get('resilience').handler({ agent, rawInput: '' })).text, /is off \(enabled: false/);
+  await ctx.dispose();
+  await assert.rejects(apply(fakeContext().ctx, { chain: CHAIN, enabled: 'no' }), /config key "enabled": must be true or false/);
+});
