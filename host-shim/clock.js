@@ -1,5 +1,5 @@
 // The module's clock. Every time handed to the policy module (decide,
-// restore, retell, and the timers and tables that compare with its times)
+// restore, every bring-up, and the timers and tables that compare with its times)
 // comes from `now`: the wall time when the process started plus the
 // monotonic time since. A wall clock stepped inside a running process (an NTP
 // correction, a VM resumed) does not move it, so open times, cooldowns, waits

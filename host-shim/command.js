@@ -6,9 +6,6 @@
 //   /resilience migrate              the loaded rows of the plugins this one replaces, as one row
 
 import { isoTime } from './effects.js';
-import { migrate } from './migrate.js';
-import { loaderRows, readPatchFiles, renderMigration } from './migrate-text.js';
-import { checkRow } from './migrate-check.js';
 
 const when = (ms) => (ms ? (isoTime(ms) ?? String(ms)).replace('T', ' ').slice(0, 19) : '-');
 
@@ -48,6 +45,9 @@ export function parseCommand(raw) {
  * where the host does not expose them, the home's cordis.patch.yml.
  */
 export async function migrateText(ctx, homePatch) {
+  // Loaded when asked: the migration tables are not on the host's start-up path.
+  const [{ migrate }, { loaderRows, readPatchFiles, renderMigration }, { checkRow }] = await Promise.all([
+    import('./migrate.js'), import('./migrate-text.js'), import('./migrate-check.js')]);
   let rows = loaderRows(ctx);
   let where = 'the rows this host loaded';
   if (!rows) {

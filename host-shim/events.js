@@ -133,13 +133,18 @@ export const probeResultEvent = (channel, failure) => (failure ? { kind: 'probe-
 export const setBackupEvent = (channel) => (channel ? { kind: 'set-backup', channel } : { kind: 'set-backup' });
 
 /**
- * What the host knows of a channel's model: its efforts, or that it cannot serve it (and why).
+ * What the host knows of a channel's model: its efforts and context window,
+ * or that it cannot serve it (and why).
  * @param {Channel} channel
- * @param {{efforts?: string[], error?: any}} o - `error`: the host's refusal.
+ * @param {{efforts?: string[], contextWindow?: unknown, error?: any}} o - `error`: the host's refusal;
+ *   `contextWindow`: the host's declared window, kept only when a positive integer.
  * @returns {EventModelInfo}
  */
-export function modelInfoEvent(channel, { efforts = [], error } = {}) {
-  if (error === undefined) return { kind: 'model-info', channel, known: true, efforts };
+export function modelInfoEvent(channel, { efforts = [], contextWindow, error } = {}) {
+  if (error === undefined) {
+    const w = Number.isSafeInteger(contextWindow) && /** @type {number} */ (contextWindow) > 0 ? { contextWindow: /** @type {number} */ (contextWindow) } : {};
+    return { kind: 'model-info', channel, known: true, efforts, ...w };
+  }
   return { kind: 'model-info', channel, known: false, efforts: [], ...(typeof error?.code === 'string' && error.code ? { code: error.code } : {}) };
 }
 

@@ -34,7 +34,7 @@ export const MAX_HEALTH_BYTES = MAX_STATE_BYTES;
 export class HealthStore {
   /**
    * @param {string} path - the health file.
-   * @param {import('./policy.js').Policy} policy
+   * @param {import('./engine.js').Engine} policy
    * @param {(record: object) => void} audit
    * @param {{pruneMs?: number, maxBytes?: number, keep?: number, now?: () => number}} [o]
    */
@@ -72,6 +72,24 @@ export class HealthStore {
     if (this.closed) return run;
     this.refreshing = run.finally(() => { this.refreshing = undefined; });
     return this.refreshing;
+  }
+
+  /**
+   * The file's health document as JSON text (closed records past the prune
+   * horizon dropped), for the engine's first bring-up; undefined when there
+   * is none or it cannot be read. Nothing is set aside here: the refresh
+   * after activation does that, naming why.
+   * @returns {Promise<string | undefined>}
+   */
+  async peek() {
+    try {
+      const read = await this.file.read();
+      if (!read) return undefined;
+      const doc = JSON.parse(read.text);
+      return Array.isArray(doc?.channels) ? JSON.stringify({ ...doc, channels: this.prune(doc.channels) }) : read.text;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Writes the module's health, merging what others wrote first. */

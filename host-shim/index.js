@@ -1,122 +1,81 @@
 // @ts-check
 // dsh-resilience: the Cordis plugin that carries the policy module into the
-// DSH host. It maps host events to policy events, asks the module, and carries
-// out the answer: waits, swaps, probes, timers, files and events. It holds no
-// decision state of its own: that is the module's.
+// DSH host. This file is the composition root: it builds the engine (the
+// module's whole life, engine.js), the stores and the effect subscribers,
+// and wires the host's events, commands and services to the engine. It holds
+// no decision state of its own: that is the module's.
 //
-// Listener order (README, "How it composes with dsh-llm-retry"): both
-// waterfall listeners are prepended, so they run outermost. On a failed
-// request the module is asked first (before-host): a spent quota or a channel
-// already known down is failed over at once, without waiting out the host's
-// retry budget; anything else is deferred to `next()`, and the module is asked
-// again only if the host's retry plugin declined it.
+// Start-up: `apply` registers everything and returns; the module is compiled
+// and brought up behind it, off the host's boot. The first model request
+// awaits only the bring-up (config, health, backup, session settings); Redis,
+// the health refresh, model info and the probes follow behind it.
 import { chmod, mkdir } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { AuditLog } from './audit.js';
 import { tapAudit } from './audit-tap.js';
 import { loadBackup, saveBackup } from './backup.js';
 import { migrateText, parseCommand, renderTable } from './command.js';
-import { reportCommand } from './report-command.js';
 import { emitCompat } from './compat-events.js';
 import { Turns } from './turns.js';
 import { makeNotice } from './notice.js';
 import { carryOut, channelId, EVENTS } from './effects.js';
-import { contextTokensOf, disposedEvent, requestErrorEvent, requestEvent, settledEvent } from './events.js';
+import { disposedEvent, modelInfoEvent, probeResultEvent, setBackupEvent, settledEvent, wakeEvent } from './events.js';
 import { DEFAULT_PRUNE_MS, DEFAULT_REFRESH_MS, HealthStore } from './health.js';
-import { compileModule, Policy } from './policy.js';
-import { hostFailure } from './host-llm.js';
+import { compileModule, ConfigError, Engine } from './engine.js';
 import { checkNotify, Notifier } from './notify.js';
 import { runProbe } from './probe.js';
 import { applyOff } from './off.js';
 import { installSkill } from './skill.js';
 import { routeAuxCalls } from './aux-route.js';
+import { migrateMarks } from './migrate-marks.js';
 import { checkShared } from './shared-config.js';
-import { loadRedisClient, SharedHealth } from './shared-redis.js';
 import { parseQuotaCommand, QuotaRules } from './quota.js';
+import { requestListeners } from './requests.js';
+import { dshHome, resolveStateDir, splitConfig } from './row.js';
 import { resolveSecret } from './secret.js';
 import { watchStalls } from './stall.js';
 import { later } from './timers.js';
 import { telemetrySink } from './telemetry.js';
-import { appendRetry, appendRetryStarted } from './retry-events.js';
 import { toolRetryListener } from './tools.js';
 import { Waits } from './wait.js';
-import { reconfigure } from './reconfigure.js';
-import { migrateMarks } from './migrate-marks.js';
 import { WebHalf } from './web.js';
 import { now as clockNow } from './clock.js';
 
+export { resolveStateDir };
 export const name = 'dsh-resilience';
 // Nothing is required: llm (probes, model info) and commands are used when present.
 export const inject = [];
 
-/** Config keys the shim owns; every other key belongs to the policy module. */
-const SHIM_KEYS = {
-  stateDir: (v) => typeof v === 'string' && v !== '' || 'must be a non-empty string',
-  healthRefreshMs: (v) => Number.isInteger(v) && v >= 100 && v <= 3_600_000 || 'must be an integer between 100 and 3600000',
-  shared: (v) => (checkShared(v), true), // throws naming the nested key
-  notify: (v) => (checkNotify(v), true), // throws naming notify[i].url etc.
-  healthPruneMs: (v) => Number.isInteger(v) && v >= 60_000 && v <= 365 * 86_400_000 || 'must be an integer between 60000 (a minute) and 31536000000 (a year)',
-  notice: (v) => typeof v === 'boolean' || 'must be true or false', // notice.js
-  enabled: (v) => typeof v === 'boolean' || 'must be true or false', // off.js
-};
-
-function splitConfig(config) {
-  if (config === null || typeof config !== 'object' || Array.isArray(config)) {
-    throw new Error('dsh-resilience: the config row must be an object');
-  }
-  const shim = {};
-  const policy = {};
-  for (const [key, value] of Object.entries(config)) {
-    if (!(key in SHIM_KEYS)) {
-      policy[key] = value;
-      continue;
-    }
-    const ok = SHIM_KEYS[key](value);
-    if (ok !== true) throw new Error(`dsh-resilience: config key "${key}": ${ok}`);
-    shim[key] = value;
-  }
-  return { shim, policy };
-}
-
-const dshHome = () => process.env.DSH_HOME || join(homedir(), '.dsh');
-
-/**
- * The state directory: `$DSH_HOME/dsh-resilience` by default. A configured
- * path may start with `~` (the user's home); a relative one is taken against
- * DSH_HOME, not against whatever directory the host was started in, so every
- * host process of one DSH_HOME finds the same files.
- */
-export function resolveStateDir(configured) {
-  if (configured === undefined) return join(dshHome(), 'dsh-resilience');
-  if (configured === '~' || configured.startsWith('~/')) return join(homedir(), configured.slice(1));
-  return isAbsolute(configured) ? configured : resolve(dshHome(), configured);
-}
-
 /** How long the host's routes must be quiet before the targets are checked again. */
 const ADAPTERS_SETTLE_MS = 250;
 
-const randomDraw = () => Math.floor(Math.random() * 2 ** 53);
-
-/** @param {import("@deepseek-ai/cordis").Context} ctx */
-export async function apply(ctx, config = {}) {
+/**
+ * @param {import("@deepseek-ai/cordis").Context} ctx
+ * @param {object} [config]
+ * @param {object} [seams] - for tests; the host passes none.
+ * @param {WebAssembly.Module | Promise<WebAssembly.Module>} [seams.compiled] - another module.
+ * @param {(parts: {engine: Engine, up: Promise<void>, reconfigure: (config: object) => void, health: HealthStore}) => void} [seams.expose]
+ *   receives the engine, its bring-up, the settings card's path and the health
+ *   store (apply itself returns nothing: Cordis takes a returned value as an effect).
+ */
+export async function apply(ctx, config = {}, { compiled = compileModule(), expose } = {}) {
   const { shim, policy: policyConfig } = splitConfig(config ?? {});
-  if (shim.enabled === false) return applyOff(ctx); // off.js: no module, no hooks, no files
+  if (shim.enabled === false) { // off.js: no module, no hooks, no files
+    applyOff(ctx);
+    return;
+  }
   const sharedConfig = shim.shared ? checkShared(shim.shared) : {};
   // Loaded only when configured, so the default install needs no client; a
   // missing client stops activation with the key and how to add it.
-  const createRedisClient = sharedConfig.redis ? await loadRedisClient() : undefined;
+  // The Redis half itself is loaded only then too, off the default start-up path.
+  const sharedRedis = sharedConfig.redis ? await import('./shared-redis.js') : undefined;
+  const createRedisClient = sharedRedis ? await sharedRedis.loadRedisClient() : undefined;
   const logger = ctx.logger('dsh-resilience');
   const stateDir = resolveStateDir(shim.stateDir);
-  // The plugin's files name the user's providers and usage: theirs only. An
-  // existing directory of the default name is tightened too (older versions
-  // made it 0755); a configured one is only created so.
-  await mkdir(stateDir, { recursive: true, mode: 0o700 }).catch(() => {});
-  if (shim.stateDir === undefined) await chmod(stateDir, 0o700).catch(() => {});
   const backupFile = join(stateDir, 'backup.json');
   let backup; // shown by /resilience; the module decides with it
   // The web client's host half (web.js): it sees every audit record, so the
-  // page follows decisions live. setBackup and applyConfig are below.
+  // page follows decisions live.
   const web = new WebHalf({
     auditPath: join(stateDir, 'audit.jsonl'),
     rowPolicyConfig: policyConfig,
@@ -129,17 +88,18 @@ export async function apply(ctx, config = {}) {
   const notifier = new Notifier({ targets: checkNotify(shim.notify ?? []), report: (r) => audit.write(r), secret: (ref) => resolveSecret(ctx, ref) });
   const audit = tapAudit(web.tap(new AuditLog(join(stateDir, 'audit.jsonl'))), [telemetrySink(ctx), (r) => notifier.observe(r)]);
   const report = (record) => audit.write(record);
-  const policy = new Policy(await compileModule(), policyConfig, logger, report, report);
-  web.deps.policy = policy;
+  const engine = new Engine(compiled, policyConfig, logger, report, report);
+  web.deps.policy = engine;
   const lifetime = new AbortController();
   const waits = new Waits();
   const pruneMs = shim.healthPruneMs ?? DEFAULT_PRUNE_MS;
-  const health = new HealthStore(join(stateDir, 'health.json'), policy, report, { pruneMs });
+  const health = new HealthStore(join(stateDir, 'health.json'), engine, report, { pruneMs });
   const probes = new Set();
-  let wakeTimer;
-  let saveTimer;
+  /** @type {{wake?: {clear: () => void, unref: () => any}, save?: NodeJS.Timeout, describe?: NodeJS.Timeout, refresh?: NodeJS.Timeout}} */
+  const timers = {};
   let dirty = false; // health changed since the last save was started
   let shared; // SharedHealth, when shared.redis is configured
+  const step = (event) => (lifetime.signal.aborted ? undefined : engine.step(event));
 
   const emit = (event, payload) => {
     try {
@@ -152,24 +112,30 @@ export async function apply(ctx, config = {}) {
   // The module ends a held wait early (effect wait-cut) when a channel the
   // agent may use is back: each sleeping wait registers its cut here.
   const cuts = new Map(); // agent id -> AbortController of its wait
-
   const turns = new Turns();
+  // The quota rules' shell (quota.js): per-session settings, long-term waits, balance scripts.
+  const quota = new QuotaRules({ ctx, policy: engine, decide: step, settingsPath: join(stateDir, 'quota-sessions.json'),
+    report, emit, lifetime: lifetime.signal });
+  web.deps.quota = quota;
+
+  // The subscriber that carries effects out: audit, Cordis events, quota shell, web view, notice.
   const env = {
-    ctx, audit, logger,
+    ctx, audit, logger, quota,
     where: (agent) => turns.of(agent),
     notice: makeNotice({ enabled: shim.notice !== false, headless: () => ctx.get('headlessStartup') !== undefined, write: (l) => process.stderr.write(l) }),
-    maxFailovers: () => policy.resolved?.maxFailovers,
+    maxFailovers: () => engine.resolved?.maxFailovers,
     cutWait(agent) {
       cuts.get(agent)?.abort(new Error('a channel is usable again'));
     },
     scheduleWake(atMs) {
-      wakeTimer?.clear();
-      wakeTimer = undefined;
+      timers.wake?.clear();
+      timers.wake = undefined;
       if (atMs > 0 && !lifetime.signal.aborted) {
         // later() waits out any delay in slices Node accepts: a wake years
         // away (a restored record, a provider's Retry-After) must not spin.
-        wakeTimer = later(() => { wakeTimer = undefined; decide({ kind: 'wake' }); }, atMs - clockNow());
-        wakeTimer.unref(); // a pending probe time never keeps a finished host alive
+        const wake = later(() => { timers.wake = undefined; step(wakeEvent()); }, atMs - clockNow());
+        wake.unref();
+        timers.wake = wake; // a pending probe time never keeps a finished host alive
       }
     },
     probe(channel) {
@@ -182,13 +148,13 @@ export async function apply(ctx, config = {}) {
         const probed = { channel, ok: ev.ok, code: ev.failure?.code, message: ev.failure?.message, ms: Date.now() - started };
         emit(EVENTS.probe, probed);
         emitCompat(ctx, EVENTS.probe, probed, logger);
-        decide(ev);
+        step(ev);
       };
       if (!llm) {
-        settle({ kind: 'probe-result', channel, ok: false, failure: { code: 'ABORTED', message: 'no llm service to probe with' } });
+        settle(probeResultEvent(channel, { code: 'ABORTED', message: 'no llm service to probe with' }));
         return;
       }
-      const running = runProbe(llm, channel, lifetime.signal, policy.resolved?.probeMaxTokens).then(settle);
+      const running = runProbe(llm, channel, lifetime.signal, engine.resolved?.probeMaxTokens).then(settle);
       probes.add(running);
       running.finally(() => probes.delete(running));
     },
@@ -196,184 +162,90 @@ export async function apply(ctx, config = {}) {
     healthChanged() {
       dirty = true;
       if (lifetime.signal.aborted) return; // the disposer saves once, last
-      saveTimer ??= setTimeout(() => { saveTimer = undefined; dirty = false; health.save(); shared?.sync(); }, 50);
+      timers.save ??= setTimeout(() => { timers.save = undefined; dirty = false; health.save(); shared?.sync(); }, 50);
     },
   };
+  engine.subscribe((out) => carryOut(out.effects, env));
 
-  /**
-   * One policy step, with its effects carried out; undefined when the module
-   * failed, or the plugin is disposed (the caller then does what the host
-   * would: a late timer or refresh must not re-arm anything).
-   * @param {import('./policy-types.js').Event} event
-   */
-  function decide(event) {
-    if (lifetime.signal.aborted) return undefined;
-    const out = policy.decide(clockNow(), event);
-    if (out) {
-      try {
-        carryOut(out.effects, env);
-      } catch (e) {
-        policy.fail(e, 'effects');
-      }
-    }
-    return out;
-  }
-
-  // The quota rules' shell (quota.js): per-session settings, long-term waits, balance scripts.
-  const quota = new QuotaRules({ ctx, policy, decide, settingsPath: join(stateDir, 'quota-sessions.json'),
-    report, emit, lifetime: lifetime.signal });
-  env.quota = quota;
-  web.deps.quota = quota;
-  await quota.load();
-
-  report({ type: 'boot', pid: process.pid, chain: policy.resolved.chain.map(channelId), toolRetry: policy.resolved.tools?.retry,
-    pools: policy.resolved.pools.map((p) => p.name), balances: policy.resolved.quota.balances.map((b) => b.provider),
-    ...(sharedConfig.redis ? { shared: 'redis' } : {}) });
-  await health.refresh(); // what earlier runs and other host processes learnt
-  if (await migrateMarks(join(stateDir, 'quota-marks.json'), policy, report)) env.healthChanged(); // once: marks live in health now
-  // Hosts on other machines: what they know now, then each change as it happens.
-  shared = sharedConfig.redis && new SharedHealth({
-    options: sharedConfig.redis,
-    createClient: createRedisClient,
-    // @ts-expect-error -- called only when sharedConfig.redis is set (the `&&` above); the checker loses that in the closure
-    password: async () => (sharedConfig.redis.passwordEnv ? resolveSecret(ctx, sharedConfig.redis.passwordEnv) : undefined),
-    snapshot: () => policy.snapshot(),
-    merge: (records) => {
-      if (lifetime.signal.aborted) return;
-      let result;
-      try {
-        result = policy.restore(JSON.stringify({ channels: health.prune(records) }));
-      } catch {
-        return; // a refused batch: nothing taken (a trap is logged by the policy wrapper)
-      }
-      if (result.adopted === 0) return;
-      report({ type: 'shared-merged', adopted: result.adopted, of: result.channels });
-      env.healthChanged(); // the local file keeps what Redis said
-      decide({ kind: 'wake' }); // a reopened channel may want its probe
-    },
-    audit: report,
-    pruneMs,
+  // ---- bring-up, off the host's boot
+  // What the first request needs: the engine up with what earlier runs left
+  // (health, backup) and the sessions' settings loaded. Read in parallel with
+  // the module's compile; no lock is taken before the first request.
+  const up = (async () => {
+    // The plugin's files name the user's providers and usage: theirs only. An
+    // existing directory of the default name is tightened too (older versions
+    // made it 0755); a configured one is only created so.
+    const dir = mkdir(stateDir, { recursive: true, mode: 0o700 }).catch(() => {})
+      .then(() => (shim.stateDir === undefined ? chmod(stateDir, 0o700).catch(() => {}) : undefined));
+    const [text, saved] = await Promise.all([health.peek(), loadBackup(backupFile, report), quota.settings.load(), dir]);
+    backup = saved;
+    const restored = await engine.start({ health: text, backup });
+    report({ type: 'boot', pid: process.pid, chain: engine.resolved.chain.map(channelId), toolRetry: engine.resolved.tools?.retry,
+      pools: engine.resolved.pools.map((p) => p.name), balances: engine.resolved.quota.balances.map((b) => b.provider),
+      ...(sharedConfig.redis ? { shared: 'redis' } : {}) });
+    if (restored?.adopted) report({ type: 'health-merged', adopted: restored.adopted, of: restored.channels });
+    // Once: exhaustion marks an older version kept in quota-marks.json now live in health.
+    if (await migrateMarks(join(stateDir, 'quota-marks.json'), engine, report)) env.healthChanged();
+  })();
+  /** Whether the engine answers; a bad config ends the turn naming its key, anything else fails open. */
+  const whenUp = () => up.then(() => engine.up, (e) => {
+    if (e instanceof ConfigError) throw e;
+    return false;
   });
-  if (shared) {
-    await shared.start();
-    shared.sync(); // what this host knows that Redis may not
-  }
-  backup = await loadBackup(backupFile, report);
-  if (backup) decide({ kind: 'set-backup', channel: backup });
-  decide({ kind: 'wake' }); // schedule (or send at once) the probes that knowledge calls for
-  const refresher = setInterval(() => {
-    health.refresh().then(() => decide({ kind: 'wake' }));
-  }, shim.healthRefreshMs ?? DEFAULT_REFRESH_MS);
-  refresher.unref?.();
-
-  ctx.on('agent/request', async (payload, next) => {
-    const proposed = await next();
-    quota.track(payload.agent); // its session's settings (quota, pool, home, pick) reach the module first
-    const verdict = decide(requestEvent(payload, proposed, contextTokensOf(ctx, payload.agent)))?.verdict;
-    if (verdict?.kind !== 'swap') {
-      web.routed(payload.agent, proposed);
-      return proposed;
+  // Behind the first request: the file's refresh (it sets a refused file
+  // aside and audits skipped records), other hosts, the probes, the refresher.
+  const behind = up.then(async () => {
+    if (lifetime.signal.aborted) return;
+    await health.refresh(); // what other host processes learnt since
+    shared = sharedConfig.redis && sharedRedis && new sharedRedis.SharedHealth({
+      options: sharedConfig.redis,
+      createClient: createRedisClient,
+      // @ts-expect-error -- called only when sharedConfig.redis is set (the `&&` above); the checker loses that in the closure
+      password: async () => (sharedConfig.redis.passwordEnv ? resolveSecret(ctx, sharedConfig.redis.passwordEnv) : undefined),
+      snapshot: () => engine.snapshot(),
+      merge: (records) => {
+        if (lifetime.signal.aborted) return;
+        let result;
+        try {
+          result = engine.restore(JSON.stringify({ channels: health.prune(records) }));
+        } catch {
+          return; // a refused batch: nothing taken (a trap is logged by the engine)
+        }
+        if (result.adopted === 0) return;
+        report({ type: 'shared-merged', adopted: result.adopted, of: result.channels });
+        env.healthChanged(); // the local file keeps what Redis said
+        step(wakeEvent()); // a reopened channel may want its probe
+      },
+      audit: report,
+      pruneMs,
+    });
+    if (shared && !lifetime.signal.aborted) {
+      await shared.start();
+      shared.sync(); // what this host knows that Redis may not
     }
-    const swapped = { ...proposed, provider: verdict.provider, model: verdict.model };
-    if (verdict.dropReasoningEffort) delete swapped.reasoningEffort;
-    // @ts-expect-error -- the host brands its effort ids; the module's is one the target model lists (model-info), a plain string in JSON
-    if (verdict.reasoningEffort) swapped.reasoningEffort = verdict.reasoningEffort; // a pool route's own
-    web.routed(payload.agent, swapped);
-    return swapped;
-  }, true);
+    step(wakeEvent()); // schedule (or send at once) the probes that knowledge calls for
+    if (lifetime.signal.aborted) return;
+    const refresh = setInterval(() => {
+      health.refresh().then(() => step(wakeEvent()));
+    }, shim.healthRefreshMs ?? DEFAULT_REFRESH_MS);
+    refresh.unref?.();
+    timers.refresh = refresh;
+  });
+  up.catch((e) => {
+    logger.warn('dsh-resilience: the policy module did not come up; the host decides alone: %s', e?.message ?? e);
+    report({ type: 'module-failure', what: 'bring-up', error: e?.name ?? 'Error', message: String(e?.message ?? e).slice(0, 500) });
+  });
+  behind.catch(() => {});
 
-  ctx.on('agent/request-error', async (payload, next) => {
-    turns.note(payload); // failover and give-up records say where in the task (turns.js)
-    if (quota.active) quota.noteFailure(payload);
-    let out = decide(requestErrorEvent(payload, 'before-host', randomDraw()));
-    if (out === undefined) return next();
-    let downstream;
-    let asked = false; // next() already answered (after-host)
-    if (out.verdict.kind === 'defer') {
-      downstream = await next();
-      asked = true;
-      if (downstream !== undefined || payload.signal?.aborted) return downstream;
-      out = decide(requestErrorEvent(payload, 'after-host', randomDraw()));
-      if (out === undefined || out.verdict.kind === 'delegate' || out.verdict.kind === 'defer') return downstream;
-    }
-    const verdict = out.verdict;
-    switch (verdict.kind) {
-      case 'retry': {
-        const spill = out.effects.find((fx) => fx.kind === 'spill');
-        if (spill) spillRow(payload, spill);
-        return { kind: 'retry' };
-      }
-      case 'wait': {
-        // A long-term quota wait (the module says so: held) can also be ended
-        // by the session's switch: the failure then goes back to the host.
-        const r = await waitThenRetry(payload, verdict.delayMs, out.effects.find((fx) => fx.kind === 'retry'), verdict.held === true);
-        if (r === DISABLED) return asked ? downstream : next();
-        return r;
-      }
-      case 'delegate':
-        return verdict.original ? handBack(verdict.original, next) : next();
-      default:
-        policy.fail(new Error(`unexpected verdict "${verdict.kind}"`), 'request-error');
-        return next();
-    }
-  }, true);
-
-  /**
-   * Ends the turn with the failure that made the agent leave its channel,
-   * not the one in hand (a failover target the host could not serve): thrown
-   * as the host's LlmError, which the loop reports as it is.
-   */
-  async function handBack(original, next) {
-    const error = await hostFailure(original).catch(() => undefined);
-    if (!error) return next(); // no host LlmError to carry it: the failure in hand goes back
-    throw error;
-  }
-
-  /**
-   * A spill is a retry without a wait: the session shows it as the stock
-   * dsh-llm-retry row would, `llm/retry` (on the channel it goes to) and
-   * `llm/retry-started` at once.
-   */
-  function spillRow(payload, spill) {
-    try {
-      const retryId = appendRetry(payload, { channel: spill.to, attempt: spill.failures }, 0);
-      appendRetryStarted(payload, retryId, spill.failures);
-    } catch (e) {
-      policy.fail(e, 'llm/retry append (spill)');
-    }
-  }
-
-  const DISABLED = Symbol('quota wait disabled');
-  async function waitThenRetry(payload, delayMs, effect, held) {
-    let retryId;
-    try {
-      retryId = appendRetry(payload, effect, delayMs);
-    } catch (e) {
-      policy.fail(e, 'llm/retry append');
-    }
-    const agentId = String(payload.agent?.id ?? 'unknown');
-    const hold = held ? quota.hold(agentId) : undefined;
-    const cut = new AbortController();
-    cuts.set(agentId, cut);
-    const signal = AbortSignal.any([payload.signal, hold?.signal, cut.signal].filter(Boolean));
-    const slept = await waits.sleep(delayMs, signal);
-    if (cuts.get(agentId) === cut) cuts.delete(agentId);
-    if (hold) quota.releaseHold(agentId, hold);
-    const wasCut = !slept && cut.signal.aborted && !payload.signal?.aborted && !hold?.signal.aborted && !waits.lifetime.signal.aborted;
-    if (!slept && !wasCut) return hold?.signal.aborted && !payload.signal?.aborted ? DISABLED : undefined; // cancelled: the host ends the turn
-    try {
-      if (retryId) appendRetryStarted(payload, retryId, effect?.attempt ?? 1);
-    } catch (e) {
-      policy.fail(e, 'llm/retry-started append');
-    }
-    return { kind: 'retry' };
-  }
-
+  // ---- adapters: they talk only to the engine
+  const { onRequest, onRequestError } = requestListeners({ ctx, engine, whenUp, quota, web, turns, waits, cuts });
+  ctx.on('agent/request', onRequest, true);
+  ctx.on('agent/request-error', onRequestError, true);
   ctx.on('agent/status', ({ agent, status }) => {
-    if (status === 'idle') decide(settledEvent(agent));
+    if (status === 'idle') step(settledEvent(agent));
   });
   ctx.on('agent/disposed', ({ agent }) => {
-    decide(disposedEvent(agent));
+    step(disposedEvent(agent));
     quota.forget(agent);
   });
 
@@ -381,20 +253,20 @@ export async function apply(ctx, config = {}) {
   // the first attempt runs under every other wrapper, the host's timeout
   // policy included; each repeat runs under a deadline of its own.
   ctx.on('tools/execute', toolRetryListener({
-    decide: (event) => decide(event)?.verdict,
+    decide: (event) => step(event)?.verdict,
     waits,
     lifetime: lifetime.signal,
     declaredTimeout: (tool, agent) => ctx.get('tools')?.get(tool, agent)?.timeoutMs,
-    fail: (e, what) => policy.fail(e, what),
+    fail: (e, what) => engine.fail(e, what),
   }), true);
 
   // Every streaming model call, the auxiliary ones included, under a silence
   // watchdog (stall.js): a stalled one is cut and fails as a TIMEOUT.
-  await watchStalls(ctx, (event) => decide(event)?.verdict);
+  await watchStalls(ctx, (event) => step(event)?.verdict);
   // Compaction and session-title calls off an open channel (aux-route.js).
   // Registered after the watchdog and prepended, so it runs first and the
   // copy it sends is watched like any call.
-  await routeAuxCalls(ctx, (event) => decide(event)?.verdict, report);
+  await routeAuxCalls(ctx, (event) => step(event)?.verdict, report);
 
   // What the host knows of the models the plugin may swap to decides whether
   // a reasoning effort survives the swap.
@@ -406,27 +278,33 @@ export async function apply(ctx, config = {}) {
     const channel = { provider: target.provider, model: target.model }; // a chain entry may carry its own settings
     return llm.resolveModelInfo(channel.provider, channel.model, lifetime.signal).then(
       (info) => {
-        const w = info?.context?.contextWindow;
-        web.window?.(channel, w);
-        decide({ kind: 'model-info', channel, known: true, efforts: (info?.reasoning?.efforts ?? []).map((e) => String(e.id)),
-          ...(Number.isSafeInteger(w) && w > 0 ? { contextWindow: w } : {}) });
+        const contextWindow = info?.context?.contextWindow;
+        web.window?.(channel, contextWindow);
+        step(modelInfoEvent(channel, { efforts: (info?.reasoning?.efforts ?? []).map((e) => String(e.id)), contextWindow }));
       },
-      (e) => decide({ kind: 'model-info', channel, known: false, efforts: [], ...(typeof e?.code === 'string' && e.code ? { code: e.code } : {}) }),
+      (error) => step(modelInfoEvent(channel, { error: error ?? {} })),
     );
   };
-  let describeTimer;
   // Pool routes too: route choice skips a route the host cannot serve.
-  const poolRoutes = () => policy.resolved.pools.flatMap((p) => p.routes.map((r) => ({ provider: r.provider, model: r.model })));
-  const describeAll = (llm) => [...policy.resolved.chain, ...poolRoutes(), ...(backup ? [backup] : [])].forEach((c) => describe(llm, c));
+  const poolRoutes = () => engine.resolved.pools.flatMap((p) => p.routes.map((r) => ({ provider: r.provider, model: r.model })));
+  const describeAll = (llm) => {
+    if (!engine.up) return;
+    [...engine.resolved.chain, ...poolRoutes(), ...(backup ? [backup] : [])].forEach((c) => describe(llm, c));
+  };
   ctx.inject(['llm'], (sub) => {
-    describeAll(sub.llm);
+    // Once the module is up. The sub may be inactive by then (its service is
+    // not its to give once this callback returned): the plugin's own context asks.
+    const first = sub.llm;
+    up.then(() => { if (!lifetime.signal.aborted) describeAll(ctx.get('llm') ?? first); })
+      .catch((e) => logger.warn('dsh-resilience: model info not asked: %s', e?.message ?? e));
     // Asked again once the routes settle: a host shutting down unregisters
     // its adapters one by one, and a settings change may swap a route out
     // and in; neither should read as "this target cannot be served".
     sub.on('llm/adapters-updated', () => {
-      clearTimeout(describeTimer);
-      describeTimer = setTimeout(() => { if (!lifetime.signal.aborted) describeAll(sub.llm); }, ADAPTERS_SETTLE_MS);
-      describeTimer.unref?.();
+      clearTimeout(timers.describe);
+      const describing = setTimeout(() => { if (!lifetime.signal.aborted) describeAll(sub.llm); }, ADAPTERS_SETTLE_MS);
+      describing.unref?.();
+      timers.describe = describing;
     });
   });
 
@@ -442,7 +320,7 @@ export async function apply(ctx, config = {}) {
       const known = await llm.resolveModelInfo(channel.provider, channel.model, lifetime.signal).then(() => true, () => false);
       if (!known) return `dsh-resilience: the host knows no model ${channel.provider}/${channel.model}`;
     }
-    if (!decide({ kind: 'set-backup', ...(channel ? { channel } : {}) })) {
+    if (!step(setBackupEvent(channel))) {
       return 'dsh-resilience: the policy module failed; see the audit log';
     }
     backup = channel;
@@ -452,13 +330,12 @@ export async function apply(ctx, config = {}) {
     return undefined;
   }
 
-  /** Live reconfiguration from the settings card: channel health is kept (reconfigure.js). */
+  /** Live reconfiguration from the settings card: the engine's bring-up on the new config, health kept. */
   function applyConfig(next) {
-    reconfigure(policy, next); // retold the backup and model info (Policy.retell); marks come with health
-    if (backup) decide({ kind: 'set-backup', channel: backup });
+    engine.reconfigure(next);
     const llm = ctx.get('llm');
     if (llm) describeAll(llm);
-    decide({ kind: 'wake' });
+    step(wakeEvent());
     web.changed();
   }
 
@@ -475,7 +352,9 @@ export async function apply(ctx, config = {}) {
     for (const [name, description, hint, run] of aliases) {
       sub.effect(() => sub.commands.register({
         name, description, input: { hint },
-        handler: async ({ agent, rawInput }) => run(agent, String(rawInput ?? '').trim().split(/\s+/).filter(Boolean)[0]),
+        handler: async ({ agent, rawInput }) => (await whenUp().catch(() => false))
+          ? run(agent, String(rawInput ?? '').trim().split(/\s+/).filter(Boolean)[0])
+          : { kind: 'error', text: 'dsh-resilience: the policy module is not running; see the audit log' },
       }), `dsh-resilience: /${name}`);
     }
     sub.effect(() => sub.commands.register({
@@ -483,12 +362,16 @@ export async function apply(ctx, config = {}) {
       description: 'dsh-resilience: channel health, the backup to fail over to first, quota retry, pools and routes',
       input: { hint: '[backup <provider/model> | backup off | quota on|off|default|status | pool <pool>|off|default|status | routes [pool] | report [24h|7d] | migrate]' },
       handler: async ({ agent, rawInput }) => {
+        if (!(await whenUp().catch(() => false))) return { kind: 'error', text: 'dsh-resilience: the policy module is not running; see the audit log' };
         const q = parseQuotaCommand('resilience', rawInput);
         if (q?.kind === 'quota') return quota.answered(quota.quotaCommand(agent, q.arg));
         if (q?.kind === 'pool') return quota.answered(quota.poolCommand(agent, q.arg));
         const words = String(rawInput ?? '').trim().split(/\s+/).filter(Boolean);
         if (words[0] === 'routes') return quota.routesTable(words[1]);
-        if (words[0] === 'report') return audit.flush().then(() => reportCommand(join(stateDir, 'audit.jsonl'), words[1], Date.now()));
+        if (words[0] === 'report') {
+          const { reportCommand } = await import('./report-command.js'); // loaded when asked, off the start-up path
+          return audit.flush().then(() => reportCommand(join(stateDir, 'audit.jsonl'), words[1], Date.now()));
+        }
         const cmd = parseCommand(rawInput);
         if (cmd.kind === 'error') return { kind: 'error', text: cmd.text };
         if (cmd.kind === 'migrate') {
@@ -499,7 +382,7 @@ export async function apply(ctx, config = {}) {
           const refused = await setBackup(cmd.channel, 'command');
           if (refused) return { kind: 'error', text: refused };
         }
-        return { kind: 'success', text: renderTable(policy.resolved, policy.snapshot(), backup, clockNow()) };
+        return { kind: 'success', text: renderTable(engine.resolved, engine.snapshot(), backup, clockNow()) };
       },
     }), 'dsh-resilience: /resilience');
   });
@@ -511,27 +394,35 @@ export async function apply(ctx, config = {}) {
   // The client's view of a session's quota settings, folded from host-known events.
   // Its state is lossless JSON (nulls, never undefined): the host checkpoints it, and a session
   // must reopen after a restart, with or without the plugin (proven by e2e/web).
-  ctx.inject(['sessionProjections'], (sub) => {
+  ctx.inject(['sessionProjections'], async (sub) => {
+    // Its fold and view read the running config's pools and quota default:
+    // registered once the engine is up (a module that did not come up has none).
+    if (!(await whenUp().catch(() => false))) return;
     // @ts-expect-error -- the host declares a zod schema and a key of its own projection map; the shim's duck-typed {parse} is what its runtime calls
     sub.effect(() => sub.sessionProjections.register(quota.projection()), 'dsh-resilience: quotaRetry projection');
   });
 
   ctx.effect(() => async () => {
     lifetime.abort(new Error('dsh-resilience disposed'));
+    await up.catch(() => {}); // a bring-up under way ends first: nothing it starts outlives `stop`
+    engine.dispose();
     waits.dispose();
-    wakeTimer?.clear();
+    timers.wake?.clear();
     await quota.dispose();
-    clearTimeout(describeTimer);
-    clearInterval(refresher);
-    clearTimeout(saveTimer);
+    clearTimeout(timers.describe);
+    clearInterval(timers.refresh);
+    clearTimeout(timers.save);
+    clearInterval(timers.refresh); // behind checks the lifetime before it arms anything
     await Promise.allSettled([...probes]);
-    await health.queue; // a refresh in flight ends here; decide() no longer acts on it
+    await health.queue; // a refresh in flight ends here; steps no longer act on it
     if (dirty) await health.save();
     await health.close(); // from here on nothing is read or written
     await shared?.close(); // its last writes, if Redis answers at once
-    saveTimer = undefined;
+    timers.save = undefined;
     await notifier.dispose(); // sends in flight end silently: nothing is written after `stop`
-    report({ type: 'stop', pid: process.pid, moduleFailures: policy.failureCounts() });
+    report({ type: 'stop', pid: process.pid, moduleFailures: engine.failureCounts() });
     await audit.flush();
   }, 'dsh-resilience: end waits, probes and timers; save health; flush the audit log');
+
+  expose?.({ engine, up, reconfigure: applyConfig, health });
 }

@@ -55,9 +55,11 @@ export class QuotaRules {
     this.waits = new Map(); // agent id -> AbortController of its pending long-term wait
     this.running = new Map(); // provider -> promise of its balance run
     this.refreshTimer = undefined;
-    // Exhaustion marks are the module's, in its provider health records: a
-    // rebuilt or reconfigured instance gets them with the health it is
-    // restored from. Session settings follow on each agent's next event (track).
+    // Every instance the engine brings up (after a trap, on a new config)
+    // hears the settings of every session it serves. Exhaustion marks are the
+    // module's, in its provider health records: a new instance gets them with
+    // the health it is restored from.
+    policy.settings = (resolved) => this.sessionEvents(resolved);
   }
 
   /** The config the module runs now (a live reconfiguration replaces it). */
@@ -77,27 +79,46 @@ export class QuotaRules {
   track(agent) {
     const id = String(agent?.id ?? 'unknown');
     let t = this.agents.get(id);
-    // A rebuilt module instance (after a trap) knows no session settings: send them again.
-    if (t && t.instance === this.policy.instance) {
+    if (t) {
       t.agent = agent;
       return t;
     }
     const session = agent?.session?.id ? String(agent.session.id) : undefined;
-    t = { ...t, agent, session, instance: this.policy.instance };
+    t = { agent, session };
     this.agents.set(id, t);
     if (session) this.bySession.set(session, id);
-    if (session && this.active) {
-      const s = this.settings.adopt(session, agent.session.header?.parentSession);
-      if (s.quota) this.decide(setQuotaEvent(id, s.quota));
-      if (s.pool) this.decide(setPoolEvent(id, s.pool));
+    if (session && this.active) this.settings.adopt(session, agent.session.header?.parentSession);
+    for (const event of this.agentEvents(id, session, this.active)) this.decide(event);
+    return t;
+  }
+
+  /**
+   * What the module must know of the sessions it serves, for an instance
+   * running `resolved` (the engine's bring-up tells each new one).
+   */
+  sessionEvents(resolved) {
+    const active = resolved.quota?.active === true;
+    return [...this.agents].flatMap(([id, t]) => this.agentEvents(id, t.session, active));
+  }
+
+  /**
+   * One agent's session settings as module events: quota, pool, then home and pick.
+   * @returns {any[]} WIT events (set-quota, set-pool, restore-route)
+   */
+  agentEvents(id, session, active) {
+    if (!session) return [];
+    const events = [];
+    const s = this.settings.get(session);
+    if (s && active) {
+      if (s.quota) events.push(setQuotaEvent(id, s.quota));
+      if (s.pool) events.push(setPoolEvent(id, s.pool));
     }
     // The session's home and the user's pick, as the module last reported
     // them, after its pool (choosing a pool ends a pick; a pick made since wins).
-    const own = session ? this.settings.get(session) : undefined;
-    if (own?.home || own?.pick) {
-      this.decide(restoreRouteEvent(id, { home: own.home && plainChannel(own.home), pick: own.pick && plainChannel(own.pick) }));
+    if (s?.home || s?.pick) {
+      events.push(restoreRouteEvent(id, { home: s.home && plainChannel(s.home), pick: s.pick && plainChannel(s.pick) }));
     }
-    return t;
+    return events;
   }
 
   forget(agent) {

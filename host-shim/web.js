@@ -10,9 +10,7 @@
 // audit record, a backup, a config) or after LONG_POLL_MS with nothing new.
 // The countdowns tick in the browser from `openUntilMs` and the host's clock.
 import { readFile } from 'node:fs/promises';
-import { configProblem } from './reconfigure.js';
 import { excerpt, field, hostKnowsSession, MAX_CHANNEL, MAX_SECTION_BYTES, MAX_VALUE, sessionIdProblem } from './rpc-input.js';
-import { reportData } from './report-command.js';
 import { now as clockNow } from './clock.js';
 
 export const RPC_CHANNEL = '/dsh-resilience';
@@ -70,7 +68,7 @@ export const reasonOf = (answer) => answer?.error?.details?.issues?.[0]?.code ??
 
 /**
  * @param {object} deps
- * @param {import('./policy.js').Policy} deps.policy
+ * @param {import('./engine.js').Engine} deps.policy - the engine
  * @param {string} deps.auditPath
  * @param {() => object | undefined} deps.backup - the current backup channel.
  * @param {(channel?: object) => Promise<string | undefined>} deps.setBackup - the
@@ -286,7 +284,7 @@ export class WebHalf {
 
   /** The tunable part of a candidate config, checked by the module with the rest of the row. */
   problem(section) {
-    return configProblem(this.deps.policy, this.merged(section));
+    return this.deps.policy.check(this.merged(section));
   }
 
   merged(section) {
@@ -322,6 +320,7 @@ export class WebHalf {
   handler(getLlm) {
     return async (endpoint, payload, signal) => {
       try {
+        await this.deps.policy?.ready; // an early page waits for the bring-up
         switch (endpoint) {
           case 'status': {
             const session = field(payload, 'session') ?? undefined;
@@ -377,6 +376,7 @@ export class WebHalf {
             if (window !== undefined && (typeof window !== 'string' || window.length > MAX_VALUE)) return refuse('INVALID', `dsh-resilience: ${excerpt(window)} is not a window`);
             const locale = field(payload, 'locale');
             if (locale !== undefined && (typeof locale !== 'string' || locale.length > 35)) return refuse('INVALID', `dsh-resilience: ${excerpt(locale)} is not a locale`);
+            const { reportData } = await import('./report-command.js'); // loaded when asked, off the start-up path
             const out = await reportData(this.deps.auditPath, window, Date.now(), { locale });
             return out.error ? refuse('INVALID', out.error) : ok(out);
           }
@@ -419,13 +419,13 @@ export class WebHalf {
   async serveSettings(sub, report, Schema) {
     Schema ??= (await import('@deepseek-ai/schemastery')).default;
     const { policy, rowPolicyConfig } = this.deps;
-    const resolve = (config) => new (policy.constructor)(policy.compiled, config, policy.logger, () => {}).resolved;
-    const defaults = resolve({});
+    await policy.ready;
+    const defaults = policy.defaults();
     // backoffMaxMs has no schema default: its default depends on persistent
     // (30 s, or 60 s as dsh-reconnect had), so a filled-in 30 s would pin a
     // persistent row turned on from the card to the plain cap. Unset, the
     // module picks the cap for the mode; the module is asked for both.
-    const defaultWait = { false: defaults.backoffMaxMs, true: resolve({ persistent: true }).backoffMaxMs };
+    const defaultWait = { false: defaults.backoffMaxMs, true: policy.defaults({ persistent: true }).backoffMaxMs };
     const channel = Schema.object({ provider: Schema.string().required(), model: Schema.string().required() });
     const schema = Schema.object({
       failureThreshold: Schema.natural().default(defaults.failureThreshold).description('failures in one burst before a channel opens'),

@@ -9,13 +9,18 @@
 // down slows all three alike); the figure is the median over ROUNDS of
 // (first request seen by the provider) − (process spawned).
 // Target (exit 1 when missed): plugin − noop ≤ 50 ms at the median.
-import { readFile, writeFile } from 'node:fs/promises';
+// BENCH_STARTUP_BEFORE=<dir>: a fourth home, `before`, runs the shim in
+// <dir>/host-shim (e.g. `git archive <commit> host-shim | tar -x -C <dir>`)
+// over the same packed module, interleaved with the rest: a change's
+// before/after under the same load.
+import { cp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { DSH_BIN, makeHome, PRIMARY, ROOT, SECONDARY } from '../../e2e/harness.mjs';
 import { startFakeProvider } from '../../e2e/fake-provider/fake-provider.mjs';
 
 const ROUNDS = Number(process.env.BENCH_STARTUP_ROUNDS ?? 7);
+const BEFORE = process.env.BENCH_STARTUP_BEFORE;
 const TARGET_MS = 50;
 
 const provider = await startFakeProvider();
@@ -29,7 +34,13 @@ async function variantHome(kind) {
     plugin: { chain: [PRIMARY, SECONDARY] },
     extraPlugins: kind === 'noop' ? [{ dir: join(ROOT, 'e2e/fixtures/noop-plugin'), id: 'noop-plugin' }] : [],
   });
-  if (kind !== 'plugin') {
+  if (kind === 'before') {
+    const shim = join(home.dsh, 'profiles/headless/node_modules/dsh-resilience/host-shim');
+    await stat(shim); // throws if the install moved
+    await rm(shim, { recursive: true });
+    await cp(join(BEFORE, 'host-shim'), shim, { recursive: true });
+  }
+  if (kind !== 'plugin' && kind !== 'before') {
     const patch = join(home.dsh, 'profiles/headless/cordis.patch.yml');
     const text = await readFile(patch, 'utf8');
     await writeFile(patch, text.replace(/- id: resilience\n {2}config: .*\n/, '- id: resilience\n  disabled: true\n'));
@@ -61,10 +72,10 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-const kinds = ['none', 'noop', 'plugin'];
+const kinds = ['none', 'noop', 'plugin', ...(BEFORE ? ['before'] : [])];
 const homes = {};
 for (const k of kinds) homes[k] = await variantHome(k);
-const times = { none: [], noop: [], plugin: [] };
+const times = Object.fromEntries(kinds.map((k) => [k, []]));
 try {
   for (const k of kinds) await firstRequestMs(homes[k]); // warm the file cache once
   for (let r = 0; r < ROUNDS; r++) {
@@ -78,5 +89,8 @@ const m = Object.fromEntries(kinds.map((k) => [k, median(times[k])]));
 const added = m.plugin - m.noop;
 console.log(`startup: first model request after spawn, median of ${ROUNDS} interleaved runs`);
 for (const k of kinds) console.log(`  ${k.padEnd(6)} ${String(m[k]).padStart(6)} ms  (runs: ${times[k].join(' ')})`);
+// Per round, the same load: the paired differences say more on a busy machine.
+const paired = (k) => median(times[k].map((t, i) => t - times.noop[i]));
+console.log(`  paired per round, median: plugin − noop ${paired('plugin')} ms${BEFORE ? `, before − noop ${paired('before')} ms` : ''}`);
 console.log(`  plugin − noop: ${added} ms (target ≤ ${TARGET_MS} ms) ${added <= TARGET_MS ? 'ok' : 'MISSED'}`);
 process.exit(added <= TARGET_MS ? 0 : 1);

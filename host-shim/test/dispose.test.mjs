@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HealthStore } from '../health.js';
 import { apply } from '../index.js';
 
 const CHAIN = [{ provider: 'p', model: 'a' }, { provider: 'p', model: 'b' }];
@@ -31,19 +30,21 @@ test('a refresh in flight at dispose launches no probe and writes nothing after 
   const ctx = fakeContext(llm);
   const alive = setInterval(() => {}, 1_000); // the plugin's own timers never keep a process alive
   t.after(() => clearInterval(alive));
-  await apply(ctx, { chain: CHAIN, probes: true, stateDir: dir, healthRefreshMs: 100 });
+  let parts;
+  await apply(ctx, { chain: CHAIN, probes: true, stateDir: dir, healthRefreshMs: 100 }, { expose: (p) => { parts = p; } });
+  const { health } = parts;
 
   // Hold the next refresh between its read and its merge, so that it is in
   // flight, for certain, while the plugin is disposed.
-  const merge = HealthStore.prototype.mergeFile;
-  t.after(() => { HealthStore.prototype.mergeFile = merge; });
+  // The plugin's own store (apply hands it to tests), not every HealthStore.
+  const merge = health.mergeFile.bind(health);
   let entered, release;
   const inFlight = new Promise((r) => { entered = r; });
   const gate = new Promise((r) => { release = r; });
-  HealthStore.prototype.mergeFile = async function (...args) {
+  health.mergeFile = async (...args) => {
     entered();
     await gate;
-    return merge.apply(this, args);
+    return merge(...args);
   };
   // Another host's news: the primary open and due for a probe.
   const now = Date.now();

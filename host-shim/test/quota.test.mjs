@@ -184,7 +184,6 @@ test('an exhaustion mark is in the provider\'s health record: a second process t
 
 test('a rebuilt (trapped) or reconfigured module keeps the marks: they come with the health it is restored from', async () => {
   const { TrapError } = await import('../policy.js');
-  const { reconfigure } = await import('../reconfigure.js');
   const policy = new Policy(compiled, ROW, quiet);
   const now = Date.now();
   policy.decide(now, { kind: 'request', agent: 'x', proposed: { provider: 'pa', model: 'm' } });
@@ -193,7 +192,7 @@ test('a rebuilt (trapped) or reconfigured module keeps the marks: they come with
   assert.ok(until > now);
   policy.fail(new TrapError(new Error('boom')), 'request'); // rebuilds
   assert.equal(markedUntil(policy, 'pa'), until, 'the rebuilt instance has the mark');
-  reconfigure(policy, { ...ROW, quota: { longTermDelayMs: 2000 } });
+  policy.reconfigure({ ...ROW, quota: { longTermDelayMs: 2000 } });
   assert.equal(markedUntil(policy, 'pa'), until, 'so has the reconfigured one');
 });
 

@@ -1,5 +1,5 @@
 // The web client's host half (web.js) and live reconfiguration
-// (reconfigure.js), on the real policy module: the long poll, the return
+// (the engine's reconfigure), on the real policy module: the long poll, the return
 // record, the session view, candidates checked with model info, the rows'
 // audit records, the module's own config check.
 import { before, test } from 'node:test';
@@ -8,7 +8,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileModule, Policy } from '../policy.js';
-import { reconfigure } from '../reconfigure.js';
 import { reasonOf, refuse, WebHalf } from '../web.js';
 
 const CHAIN = [{ provider: 'p', model: 'a' }, { provider: 'p', model: 'b' }];
@@ -25,7 +24,7 @@ function half(over = {}) {
     rowPolicyConfig: { chain: CHAIN },
     backup: () => backup,
     setBackup: async (c) => { backup = c; return undefined; },
-    applyConfig: (next) => reconfigure(policy, next),
+    applyConfig: (next) => policy.reconfigure(next),
   });
   web.deps.policy = policy;
   const log = { write: (r) => { records.push(r); return Promise.resolve(); }, flush: () => Promise.resolve(), failures: 0 };
@@ -144,7 +143,7 @@ test('the module checks a settings section with the rest of the row; reconfigure
   assert.equal(policy.resolved.failureThreshold, 2);
   assert.equal(policy.resolved.cooldownMs, 90000);
   assert.equal(open(), 'open', 'the breaker survived the reconfiguration');
-  assert.throws(() => reconfigure(policy, { chain: CHAIN, failureThreshold: 0 }), /config key "failureThreshold"/);
+  assert.throws(() => policy.reconfigure({ chain: CHAIN, failureThreshold: 0 }), /config key "failureThreshold"/);
   assert.equal(policy.resolved.failureThreshold, 2, 'a refused config changes nothing');
 });
 

@@ -1,0 +1,419 @@
+// @ts-check
+// The policy module's whole life behind a few verbs: bring up, step,
+// inspect, dispose. Every instance the shim ever runs comes from ONE bring-up
+// sequence (configure → restore health → backup → model info → session
+// settings), whether it is the first (activation), a replacement after a trap
+// (recovery) or one running a new config (live reconfigure): a new instance
+// must never know less than the one it replaces, and one path keeps that true.
+// A trap or a broken answer is logged once per kind and the caller falls back
+// to the host's own behaviour for that one event (fail open).
+// Each step's effects go out to the subscribers registered here; adapters
+// talk only to the engine.
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { ModuleInstance, ModuleError, TrapError } from './kernel.js';
+import { now as clockNow } from './clock.js';
+import { setBackupEvent } from './events.js';
+
+/** @import { Channel, Event, Health, QuotaReport, ResolvedConfig, Restored, StepOutput } from './policy-types.js' */
+
+export const WASM_PATH = fileURLToPath(new URL('../build/dsh-resilience.wasm', import.meta.url));
+
+let compiling;
+/**
+ * Compiles the module once per process; every activation shares it. Started
+ * at activation without being awaited there: V8 compiles off the main thread
+ * while the host goes on booting.
+ * @returns {Promise<WebAssembly.Module>}
+ */
+export function compileModule(path = WASM_PATH) {
+  compiling ??= readFile(path).then((bytes) => WebAssembly.compile(bytes));
+  return compiling;
+}
+
+/**
+ * JSON.stringify turns NaN and Infinity (YAML `.nan`, `.inf`) into null,
+ * which reads as "not set": sent as strings, the module refuses them naming
+ * the key (wit/policy.wit, the JSON mapping).
+ */
+const nonFinite = (_key, value) => (typeof value === 'number' && !Number.isFinite(value) ? String(value) : value);
+
+/** A config the module refused: the user's to fix, so it is never failed open. */
+export class ConfigError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * @typedef {object} Instance
+ * @property {ModuleInstance} module
+ * @property {ResolvedConfig} resolved
+ * @property {string} configJson
+ * @property {Restored} [restored] - what the health restore took, when it ran.
+ */
+
+export class Engine {
+  /**
+   * @param {WebAssembly.Module | Promise<WebAssembly.Module>} compiled - a module
+   *   brings the engine up at once (and throws on a bad config); a promise
+   *   leaves it down until `start()`.
+   * @param {object} config - the policy's part of the config row (WIT `config`,
+   *   as the user wrote it: the module checks it, naming a bad key).
+   * @param {{warn: Function}} logger
+   * @param {(record: object) => void} [report] - receives the first failure of
+   *   each kind (headless DSH exports no logs, so the shim audits them too).
+   * @param {(record: object) => void} [record] - receives every policy input
+   *   (see `inputRecord`), for the what-if replay (`make replay`).
+   * @throws {ConfigError} naming the offending key when the config is invalid.
+   */
+  constructor(compiled, config, logger, report = () => {}, record = () => {}) {
+    this.configJson = JSON.stringify(config, nonFinite);
+    this.logger = logger;
+    this.report = report;
+    this.record = record;
+    // Channel health for a new instance: the last snapshot's JSON, taken
+    // lazily (on save, or on rebuild when breakers changed since), never per
+    // decision: at 100 channels one snapshot cost more than the decision.
+    /** @type {string | undefined} */
+    this.health = undefined;
+    this.healthDirty = false;
+    // What the module was told besides its config and health, told again to
+    // every new instance: the last set-backup, and model info per channel.
+    /** @type {Event | undefined} */
+    this.backupEvent = undefined;
+    this.modelInfo = new Map(); // JSON of the channel -> model-info event
+    /**
+     * The session settings for an instance running `resolved`: the quota
+     * shell supplies them (exhaustion marks come with the health).
+     * @type {(resolved: ResolvedConfig, nowMs: number) => Event[]}
+     */
+    this.settings = () => [];
+    /** @type {Array<(out: StepOutput, event: Event) => void>} */
+    this.subscribers = [];
+    this.failures = new Map(); // kind -> count, for "log once"
+    this.disposed = false;
+    /** @type {ModuleInstance | undefined} */
+    this.instance = undefined;
+    /** @type {ResolvedConfig} undefined until the engine is up */
+    this.resolved = /** @type {any} */ (undefined);
+    if (compiled instanceof WebAssembly.Module) {
+      this.compiled = compiled;
+      this.install(this.bringUp(this.configJson, undefined, 'activation'));
+      this.ready = Promise.resolve(this);
+    } else {
+      /** @type {WebAssembly.Module | undefined} */
+      this.compiled = undefined;
+      this.pending = compiled;
+      /** @type {Promise<Engine>} settles once `start()` has brought the engine up (or failed to) */
+      this.ready = new Promise((resolve, reject) => { this.settle = { resolve, reject }; });
+      this.ready.catch(() => {}); // a failure is the caller's, through start() or ready
+    }
+  }
+
+  /** Whether an instance answers now. */
+  get up() {
+    return this.instance !== undefined;
+  }
+
+  /**
+   * Activation: waits for the compiled module, then brings the first instance
+   * up with what earlier runs left (the health file's text, the backup).
+   * @param {{health?: string, backup?: Channel}} [facts]
+   * @returns {Promise<Restored | undefined>} what the health restore took.
+   * @throws {ConfigError} the module refused the config.
+   */
+  async start({ health, backup } = {}) {
+    try {
+      this.compiled ??= await this.pending;
+      if (backup) this.backupEvent = setBackupEvent(backup);
+      let up;
+      try {
+        up = this.bringUp(this.configJson, health, 'activation');
+      } catch (e) {
+        if (health === undefined || e instanceof ConfigError) throw e;
+        up = this.bringUp(this.configJson, undefined, 'activation'); // the file is to blame: the store sets it aside
+      }
+      this.install(up);
+      if (up.restored && up.restored.adopted > 0) this.healthDirty = true; // a recovery snapshots it
+      this.settle?.resolve(this);
+      return up.restored;
+    } catch (e) {
+      this.settle?.reject(e);
+      throw e;
+    }
+  }
+
+  /**
+   * THE bring-up sequence: a fresh instance told everything a running one
+   * knows. Throws (ConfigError when the module refuses the config) and leaves
+   * the running instance as it is.
+   * @param {string} configJson
+   * @param {string | undefined} health - a health document (WIT `health`), JSON text.
+   * @param {'activation' | 'recovery' | 'reconfigure'} why - for the replay record.
+   * @returns {Instance}
+   */
+  bringUp(configJson, health, why) {
+    const module = new ModuleInstance(/** @type {WebAssembly.Module} */ (this.compiled));
+    let resolved;
+    try {
+      resolved = JSON.parse(module.call('configure', configJson)).config;
+    } catch (e) {
+      if (e instanceof ModuleError) throw new ConfigError(`dsh-resilience: ${e.message.replace(/^configure: /, '')}`);
+      throw e;
+    }
+    const now = clockNow();
+    // A plain copy: the row's config object is the host's own (a reactive proxy), not ours to hold.
+    const config = JSON.parse(configJson);
+    if (why === 'recovery') {
+      // The replay restores its own last-known health on a rebuild record.
+      if (health) module.call('restore', restoreInput(health, now));
+      this.record({ type: 'input', export: 'configure', nowMs: now, config, rebuild: true });
+    } else {
+      this.record({ type: 'input', export: 'configure', config });
+    }
+    /** @type {Restored | undefined} */
+    let restored;
+    if (health && why !== 'recovery') {
+      const input = restoreInput(health, now);
+      try {
+        restored = JSON.parse(module.call('restore', input));
+        if (/** @type {Restored} */ (restored).adopted > 0) this.record({ type: 'input', export: 'restore', nowMs: JSON.parse(input).nowMs, health: JSON.parse(health) });
+      } catch (e) {
+        // A file the module refuses as a whole starts the engine without it
+        // (the health store sets it aside); a running engine's own never is.
+        if (why !== 'activation' || !(e instanceof ModuleError)) throw e;
+      }
+    }
+    for (const event of [this.backupEvent, ...this.modelInfo.values(), ...this.settings(resolved, now)]) {
+      if (!event) continue;
+      this.record(inputRecord(now, event)); // the replay tells its instances the same
+      module.call('decide', JSON.stringify({ nowMs: now, event }));
+    }
+    return { module, resolved, configJson, restored };
+  }
+
+  /** @param {Instance} up */
+  install(up) {
+    this.instance = up.module;
+    this.resolved = up.resolved;
+    this.configJson = up.configJson;
+  }
+
+  /**
+   * Live reconfigure: a new instance on `config`, brought up with the running
+   * one's channel health; agent-level state (homes, failover counts) starts
+   * afresh, as the next request re-learns it.
+   * @throws {ConfigError} the module's message when it refuses the config; nothing changes then.
+   */
+  reconfigure(config) {
+    const health = this.snapshot();
+    const text = JSON.stringify(health ?? { channels: [] });
+    this.install(this.bringUp(JSON.stringify(config, nonFinite), text, 'reconfigure'));
+    this.health = text;
+    this.healthDirty = false;
+    return this.resolved;
+  }
+
+  /**
+   * Checks a policy config with the module itself, changing nothing.
+   * @returns {string | undefined} the module's message when it refuses the config.
+   */
+  check(config) {
+    try {
+      new ModuleInstance(/** @type {WebAssembly.Module} */ (this.compiled)).call('configure', JSON.stringify(config, nonFinite));
+      return undefined;
+    } catch (e) {
+      return `dsh-resilience: ${String(e?.message ?? e).replace(/^configure: /, '')}`;
+    }
+  }
+
+  /**
+   * The module's defaults: what a row with no keys (or only `config`'s) resolves to.
+   * @param {object} [config]
+   * @returns {ResolvedConfig}
+   */
+  defaults(config = {}) {
+    return JSON.parse(new ModuleInstance(/** @type {WebAssembly.Module} */ (this.compiled)).call('configure', JSON.stringify(config))).config;
+  }
+
+  /** @param {(out: StepOutput, event: Event) => void} fn - receives every step's output. */
+  subscribe(fn) {
+    this.subscribers.push(fn);
+  }
+
+  /**
+   * One step at the clock's time, its effects sent to the subscribers;
+   * undefined when the module failed, is not up, or the engine is disposed
+   * (the caller then does what the host would).
+   * @param {Event} event
+   */
+  step(event) {
+    if (this.disposed) return undefined;
+    const out = this.decide(clockNow(), event);
+    if (out) {
+      for (const fn of this.subscribers) {
+        try {
+          fn(out, event);
+        } catch (e) {
+          this.fail(e, 'effects');
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * One policy step without its effects carried out.
+   * @param {number} nowMs
+   * @param {Event} event
+   * @returns {StepOutput | undefined}
+   */
+  decide(nowMs, event) {
+    if (!this.instance) return undefined;
+    this.record(inputRecord(nowMs, event));
+    try {
+      /** @type {StepOutput} */
+      const out = JSON.parse(this.instance.call('decide', JSON.stringify({ nowMs, event })));
+      this.remember(event);
+      for (const fx of out.effects) if (fx.kind === 'circuit') this.healthDirty = true;
+      return out;
+    } catch (e) {
+      this.fail(e, event.kind);
+      return undefined;
+    }
+  }
+
+  /**
+   * Keeps what a new instance must be told again (the module took it).
+   * @param {Event} event
+   */
+  remember(event) {
+    if (event.kind === 'set-backup') this.backupEvent = event;
+    if (event.kind === 'model-info') this.modelInfo.set(JSON.stringify([event.channel.provider, event.channel.model]), event);
+  }
+
+  /**
+   * The quota rules' state (WIT `quota-report`); undefined when the module failed.
+   * @param {number} nowMs
+   * @param {string} [agent]
+   * @returns {QuotaReport | undefined}
+   */
+  inspect(nowMs, agent) {
+    if (!this.instance) return undefined;
+    try {
+      return JSON.parse(this.instance.call('inspect', JSON.stringify(agent === undefined ? { nowMs } : { nowMs, agent })));
+    } catch (e) {
+      this.fail(e, 'inspect');
+      return undefined;
+    }
+  }
+
+  /**
+   * Channel health as the module reports it now (WIT `health`).
+   * @returns {Health | undefined}
+   */
+  snapshot() {
+    if (!this.instance) return undefined;
+    try {
+      const text = this.instance.call('snapshot', '{}');
+      this.health = text;
+      this.healthDirty = false;
+      return JSON.parse(text);
+    } catch (e) {
+      this.fail(e, 'snapshot');
+      return undefined;
+    }
+  }
+
+  /**
+   * Merges a health snapshot (JSON text, WIT `health`) into the module at
+   * nowMs: a record replaces the module's own when it changed later; a bad
+   * record is skipped and named.
+   * @param {string} json
+   * @param {number} [nowMs]
+   * @returns {Restored}
+   * @throws {ModuleError} when the module refuses the document as a whole (not
+   *   a health batch, nested too deep, too many records), or is not up.
+   */
+  restore(json, nowMs = clockNow()) {
+    const input = restoreInput(json, nowMs); // a SyntaxError is the document's, not the module's
+    if (!this.instance) throw new ModuleError('the policy module is not up');
+    try {
+      const out = JSON.parse(this.instance.call('restore', input));
+      if (out.adopted > 0) this.healthDirty = true;
+      if (out.adopted > 0) this.record({ type: 'input', export: 'restore', nowMs: JSON.parse(input).nowMs, health: JSON.parse(json) });
+      return out;
+    } catch (e) {
+      if (!(e instanceof ModuleError)) this.fail(e, 'restore'); // a trap: rebuild, the file is not to blame
+      throw e;
+    }
+  }
+
+  fail(error, what) {
+    const kind = `${error?.name ?? 'Error'}:${what}`;
+    const n = (this.failures.get(kind) ?? 0) + 1;
+    this.failures.set(kind, n);
+    if (n === 1) {
+      const message = String(error?.message ?? error);
+      this.logger.warn('dsh-resilience: policy module failed on %s; the host decides (logged once per kind): %s', what, message);
+      this.report({ type: 'module-failure', what, error: error?.name ?? 'Error', message: message.slice(0, 500) });
+    }
+    if (error instanceof TrapError) this.rebuild();
+  }
+
+  /** How often each kind of failure happened: `{"TrapError:request": 3}`. */
+  failureCounts() {
+    return Object.fromEntries(this.failures);
+  }
+
+  /** Recovery after a trap: the same bring-up, on the same config. */
+  rebuild() {
+    if (this.healthDirty && this.instance) {
+      // The trapped instance's memory is still readable, and its snapshot is
+      // newer than the last save's. If it cannot answer, the last save's it is.
+      try {
+        const text = this.instance.call('snapshot', '{}');
+        JSON.parse(text);
+        this.health = text;
+      } catch { /* keep the last saved snapshot */ }
+    }
+    try {
+      this.install(this.bringUp(this.configJson, this.health, 'recovery'));
+    } catch (e) {
+      // Keep the broken instance: every call fails open until a rebuild works.
+      if (!this.failures.has('rebuild')) this.logger.warn('dsh-resilience: could not rebuild the policy module: %s', e.message);
+      this.failures.set('rebuild', (this.failures.get('rebuild') ?? 0) + 1);
+    }
+  }
+
+  /** No step after this: late timers and refreshes find the engine gone. */
+  dispose() {
+    this.disposed = true;
+    this.subscribers = [];
+  }
+}
+
+/** A health document (JSON text) as the restore input at nowMs (WIT `restore-input`). */
+function restoreInput(json, nowMs) {
+  const health = JSON.parse(json);
+  const isObject = health !== null && typeof health === 'object' && !Array.isArray(health);
+  // Anything else is the module's to reject, with its own wording.
+  return isObject ? JSON.stringify({ ...health, nowMs: Math.max(0, Math.floor(nowMs)) }) : json;
+}
+
+/**
+ * The audit record of one decide input, exactly as the module receives it, so
+ * a night's log can be replayed under another config. It carries no prompt
+ * text, tool arguments or credentials: events hold none, and a tool
+ * failure's message (which may quote the tool's input) is left out, its code kept.
+ */
+export function inputRecord(nowMs, event) {
+  if (event.kind === 'tool-result' && event.failure) {
+    event = { ...event, failure: { ...event.failure, message: '' } };
+  }
+  return { type: 'input', export: 'decide', nowMs, event };
+}
+
+export { TrapError, ModuleError };

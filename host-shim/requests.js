@@ -1,0 +1,141 @@
+// @ts-check
+// The agent's model requests, adapted to engine steps: `agent/request` (the
+// route the request goes out on) and `agent/request-error` (what happens to a
+// failed one). Both talk only to the engine; waits, spills and hand-backs
+// are carried out here, where the host's `next()` is.
+//
+// Listener order (docs, "How it composes with dsh-llm-retry"): both
+// waterfall listeners are prepended, so they run outermost. On a failed
+// request the module is asked first (before-host): a spent quota or a channel
+// already known down is failed over at once, without waiting out the host's
+// retry budget; anything else is deferred to `next()`, and the module is asked
+// again only if the host's retry plugin declined it.
+import { contextTokensOf, requestErrorEvent, requestEvent } from './events.js';
+import { hostFailure } from './host-llm.js';
+import { appendRetry, appendRetryStarted } from './retry-events.js';
+
+const randomDraw = () => Math.floor(Math.random() * 2 ** 53);
+const DISABLED = Symbol('quota wait disabled');
+
+/**
+ * @param {object} o
+ * @param {import("@deepseek-ai/cordis").Context} o.ctx - the host's token meter (a request's context size).
+ * @param {import('./engine.js').Engine} o.engine
+ * @param {() => Promise<boolean>} o.whenUp - resolves once the engine can
+ *   answer (false: it failed to come up, and the request goes as the host sent it).
+ * @param {import('./quota.js').QuotaRules} o.quota
+ * @param {{routed: Function}} o.web
+ * @param {import('./turns.js').Turns} o.turns
+ * @param {import('./wait.js').Waits} o.waits
+ * @param {Map<string, AbortController>} o.cuts - agent id -> its sleeping wait's cut (effect wait-cut).
+ */
+export function requestListeners({ ctx, engine, whenUp, quota, web, turns, waits, cuts }) {
+  const fail = (e, what) => engine.fail(e, what);
+
+  /** The route of one request: the module's swap, or the host's own. */
+  async function onRequest(payload, next) {
+    const proposed = await next();
+    // The turn is protected from its first request: a module still coming up is awaited.
+    if (!engine.up && !(await whenUp())) return proposed;
+    quota.track(payload.agent); // its session's settings (quota, pool, home, pick) reach the module first
+    const verdict = engine.step(requestEvent(payload, proposed, contextTokensOf(ctx, payload.agent)))?.verdict;
+    if (verdict?.kind !== 'swap') {
+      web.routed(payload.agent, proposed);
+      return proposed;
+    }
+    const swapped = { ...proposed, provider: verdict.provider, model: verdict.model };
+    if (verdict.dropReasoningEffort) delete swapped.reasoningEffort;
+    if (verdict.reasoningEffort) swapped.reasoningEffort = verdict.reasoningEffort; // a pool route's own
+    web.routed(payload.agent, swapped);
+    return swapped;
+  }
+
+  async function onRequestError(payload, next) {
+    turns.note(payload); // failover and give-up records say where in the task (turns.js)
+    if (!engine.up) return next();
+    if (quota.active) quota.noteFailure(payload);
+    let out = engine.step(requestErrorEvent(payload, 'before-host', randomDraw()));
+    if (out === undefined) return next();
+    let downstream;
+    let asked = false; // next() already answered (after-host)
+    if (out.verdict.kind === 'defer') {
+      downstream = await next();
+      asked = true;
+      if (downstream !== undefined || payload.signal?.aborted) return downstream;
+      out = engine.step(requestErrorEvent(payload, 'after-host', randomDraw()));
+      if (out === undefined || out.verdict.kind === 'delegate' || out.verdict.kind === 'defer') return downstream;
+    }
+    const verdict = out.verdict;
+    switch (verdict.kind) {
+      case 'retry': {
+        const spill = out.effects.find((fx) => fx.kind === 'spill');
+        if (spill) spillRow(payload, spill);
+        return { kind: 'retry' };
+      }
+      case 'wait': {
+        // A long-term quota wait (the module says so: held) can also be ended
+        // by the session's switch: the failure then goes back to the host.
+        const r = await waitThenRetry(payload, verdict.delayMs, out.effects.find((fx) => fx.kind === 'retry'), verdict.held === true);
+        if (r === DISABLED) return asked ? downstream : next();
+        return r;
+      }
+      case 'delegate':
+        return verdict.original ? handBack(verdict.original, next) : next();
+      default:
+        fail(new Error(`unexpected verdict "${verdict.kind}"`), 'request-error');
+        return next();
+    }
+  }
+
+  /**
+   * Ends the turn with the failure that made the agent leave its channel,
+   * not the one in hand (a failover target the host could not serve): thrown
+   * as the host's LlmError, which the loop reports as it is.
+   */
+  async function handBack(original, next) {
+    const error = await hostFailure(original).catch(() => undefined);
+    if (!error) return next(); // no host LlmError to carry it: the failure in hand goes back
+    throw error;
+  }
+
+  /**
+   * A spill is a retry without a wait: the session shows it as the stock
+   * dsh-llm-retry row would, `llm/retry` (on the channel it goes to) and
+   * `llm/retry-started` at once.
+   */
+  function spillRow(payload, spill) {
+    try {
+      const retryId = appendRetry(payload, { channel: spill.to, attempt: spill.failures }, 0);
+      appendRetryStarted(payload, retryId, spill.failures);
+    } catch (e) {
+      fail(e, 'llm/retry append (spill)');
+    }
+  }
+
+  async function waitThenRetry(payload, delayMs, effect, held) {
+    let retryId;
+    try {
+      retryId = appendRetry(payload, effect, delayMs);
+    } catch (e) {
+      fail(e, 'llm/retry append');
+    }
+    const agentId = String(payload.agent?.id ?? 'unknown');
+    const hold = held ? quota.hold(agentId) : undefined;
+    const cut = new AbortController();
+    cuts.set(agentId, cut);
+    const signal = AbortSignal.any([payload.signal, hold?.signal, cut.signal].filter(Boolean));
+    const slept = await waits.sleep(delayMs, signal);
+    if (cuts.get(agentId) === cut) cuts.delete(agentId);
+    if (hold) quota.releaseHold(agentId, hold);
+    const wasCut = !slept && cut.signal.aborted && !payload.signal?.aborted && !hold?.signal.aborted && !waits.lifetime.signal.aborted;
+    if (!slept && !wasCut) return hold?.signal.aborted && !payload.signal?.aborted ? DISABLED : undefined; // cancelled: the host ends the turn
+    try {
+      if (retryId) appendRetryStarted(payload, retryId, effect?.attempt ?? 1);
+    } catch (e) {
+      fail(e, 'llm/retry-started append');
+    }
+    return { kind: 'retry' };
+  }
+
+  return { onRequest, onRequestError };
+}

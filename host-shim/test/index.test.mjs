@@ -1,0 +1,192 @@
+// The composition root (index.js) under a fake Cordis context: activation,
+// a trap and its recovery, a live reconfigure, and dispose, each through the
+// host's seams only (listeners, commands, the audit log), no real host.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { apply } from '../index.js';
+import { compileModule } from '../engine.js';
+
+const CHAIN = [{ provider: 'p', model: 'a' }, { provider: 'p', model: 'b' }];
+const FAULT = fileURLToPath(new URL('../../build/dsh-resilience-fault.wasm', import.meta.url));
+const faultCompiled = readFile(FAULT).then((b) => WebAssembly.compile(b));
+
+/** A Cordis-shaped context that owns its disposers, as the host's does. */
+function fakeContext() {
+  const listeners = new Map(); // event -> listener
+  const commands = new Map(); // name -> command
+  const provided = new Map();
+  const disposers = [];
+  const effect = (fn) => { disposers.push(fn()); };
+  const services = { commands: { register: (c) => { commands.set(c.name, c); return () => commands.delete(c.name); } } };
+  const ctx = {
+    logger: () => ({ warn() {}, info() {} }),
+    on: (name, fn) => { listeners.set(name, fn); },
+    emit() {},
+    get: (name) => services[name],
+    inject(names, fn) {
+      if (names.every((n) => services[n])) fn({ ...services, on() {}, effect });
+    },
+    effect,
+    provide: (name, value) => { provided.set(name, value); },
+    async dispose() {
+      for (const d of disposers.reverse()) await d?.();
+      disposers.length = 0;
+    },
+  };
+  return { ctx, listeners, commands, provided };
+}
+
+const agent = { id: 'a1', session: { id: 's1' } };
+const request = (listeners, proposed = CHAIN[0]) => listeners.get('agent/request')({ agent }, async () => ({ ...proposed }));
+const failure = (code) => ({ agent, provider: 'p', failure: { code, message: 'Insufficient Balance', status: 402 } });
+const auditOf = async (dir) => (await readFile(join(dir, 'audit.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+const table = async (commands) => (await commands.get('resilience').handler({ agent, rawInput: '' })).text;
+
+test('activation: apply returns before the bring-up, and the first request awaits it', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  const { ctx, listeners, commands, provided } = fakeContext();
+  t.after(() => ctx.dispose());
+  let parts;
+  const returned = await apply(ctx, { chain: CHAIN, probes: false, stateDir: dir }, { compiled: compileModule(), expose: (p) => { parts = p; } });
+  assert.equal(returned, undefined, 'Cordis would take a returned value for an effect');
+  const { engine, up } = parts;
+  assert.ok(listeners.has('agent/request') && listeners.has('agent/request-error') && listeners.has('tools/execute'));
+  assert.ok(commands.has('resilience') && commands.has('quota-retry'));
+  assert.ok(provided.has('llmQuotaRetry'));
+
+  const routed = await request(listeners); // may come before the module is up: it waits
+  assert.deepEqual(routed, CHAIN[0]);
+  await up;
+  assert.equal(engine.up, true);
+  await ctx.dispose();
+  const audit = await auditOf(dir);
+  assert.equal(audit.filter((r) => r.type === 'boot').length, 1);
+  assert.ok(audit.some((r) => r.type === 'input' && r.export === 'decide' && r.event.kind === 'request'), 'the request was decided');
+});
+
+test('a bad config ends the first request naming the key; apply itself does not fail', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  const { ctx, listeners } = fakeContext();
+  t.after(() => ctx.dispose());
+  await apply(ctx, { chain: CHAIN, failureThreshold: -1, stateDir: dir }, { compiled: compileModule() });
+  await assert.rejects(request(listeners), /config key "failureThreshold"/);
+});
+
+test('activation brings the health file, the backup and the breakers up in one sequence', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  const now = Date.now();
+  await writeFile(join(dir, 'health.json'), JSON.stringify({ channels: [{ channel: CHAIN[0], state: 'open', failures: 3,
+    opens: 1, openUntilMs: now + 3_600_000, lastCode: 'SERVER', changedAtMs: now - 10 }] }));
+  await writeFile(join(dir, 'backup.json'), JSON.stringify({ channel: { provider: 'q', model: 'z' }, v: 1 }));
+  const { ctx, listeners } = fakeContext();
+  t.after(() => ctx.dispose());
+  await apply(ctx, { chain: CHAIN, probes: false, stateDir: dir }, { compiled: compileModule() });
+  // The primary is open from the file; the user's backup comes first.
+  assert.deepEqual(await request(listeners), { provider: 'q', model: 'z' });
+  await ctx.dispose();
+  const merged = (await auditOf(dir)).find((r) => r.type === 'health-merged');
+  assert.deepEqual([merged?.adopted, merged?.of], [1, 1]);
+});
+
+test('a trap fails the request open and the engine recovers with the same bring-up (health kept)', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  const now = Date.now();
+  await writeFile(join(dir, 'health.json'), JSON.stringify({ channels: [{ channel: CHAIN[0], state: 'open', failures: 3,
+    opens: 1, openUntilMs: now + 3_600_000, lastCode: 'SERVER', changedAtMs: now - 10 }] }));
+  const { ctx, listeners, commands } = fakeContext();
+  t.after(() => ctx.dispose());
+  let parts;
+  await apply(ctx, { chain: CHAIN, probes: false, stateDir: dir }, { compiled: faultCompiled, expose: (p) => { parts = p; } });
+  const { engine, up } = parts;
+  await up;
+  const before = engine.instance;
+
+  assert.deepEqual(await request(listeners), CHAIN[0], 'the trap fails open: the host\'s own route');
+  assert.notEqual(engine.instance, before, 'a new instance');
+  assert.match(await table(commands), /p\/a\s+open/, 'the recovered instance knows the primary is open');
+  await ctx.dispose();
+  const audit = await auditOf(dir);
+  assert.ok(audit.some((r) => r.type === 'module-failure' && r.error === 'TrapError' && r.what === 'request'));
+  assert.ok(audit.some((r) => r.type === 'input' && r.export === 'configure' && r.rebuild === true), 'the recovery is recorded for the replay');
+  assert.deepEqual(audit.at(-1).moduleFailures, { 'TrapError:request': 1 });
+});
+
+test('a live reconfigure keeps channel health and the backup; a refused one changes nothing', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  const { ctx, listeners, commands } = fakeContext();
+  t.after(() => ctx.dispose());
+  let parts;
+  await apply(ctx, { chain: CHAIN, probes: false, stateDir: dir, failureThreshold: 1 }, { compiled: compileModule(), expose: (p) => { parts = p; } });
+  const { engine, up, reconfigure } = parts;
+  await up;
+  await request(listeners);
+  const handed = await listeners.get('agent/request-error')(failure('QUOTA'), async () => undefined);
+  assert.deepEqual(handed, { kind: 'retry' }, 'failed over to the secondary');
+  assert.match(await table(commands), /p\/a\s+open/);
+  const backup = await commands.get('resilience').handler({ agent, rawInput: 'backup q/z' });
+  assert.equal(backup.kind, 'success');
+
+  reconfigure({ chain: CHAIN, probes: false, failureThreshold: 2, cooldownMs: 120_000 });
+  assert.equal(engine.resolved.failureThreshold, 2);
+  assert.equal(engine.resolved.cooldownMs, 120_000);
+  assert.match(await table(commands), /p\/a\s+open/, 'the breaker survived');
+  assert.deepEqual(await request(listeners), { provider: 'q', model: 'z' }, 'the backup survived');
+
+  assert.throws(() => reconfigure({ chain: CHAIN, failureThreshold: -1 }), /config key "failureThreshold"/);
+  assert.equal(engine.resolved.failureThreshold, 2, 'a refused config changes nothing');
+});
+
+test('dispose ends the engine, unregisters what it registered, and stop is the last record', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  const { ctx, listeners, commands } = fakeContext();
+  let parts;
+  await apply(ctx, { chain: CHAIN, probes: false, stateDir: dir }, { compiled: compileModule(), expose: (p) => { parts = p; } });
+  const { engine } = parts;
+  await request(listeners);
+  await ctx.dispose();
+  assert.equal(commands.size, 0, 'the commands were unregistered');
+  assert.equal(engine.step({ kind: 'wake' }), undefined, 'no step after dispose');
+  const audit = await auditOf(dir);
+  assert.equal(audit.at(-1).type, 'stop');
+  assert.equal(audit.filter((r) => r.type === 'stop').length, 1);
+});
+
+test('dispose during the bring-up waits for it, and nothing is written after stop', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  const { ctx } = fakeContext();
+  await apply(ctx, { chain: CHAIN, probes: false, stateDir: dir }, { compiled: compileModule() });
+  await ctx.dispose(); // at once: the module may still be compiling
+  const audit = await auditOf(dir);
+  assert.equal(audit.at(-1).type, 'stop', audit.map((r) => r.type).join(' '));
+});
+
+test('an older version\'s quota-marks.json is folded into health in the bring-up: the first request already keeps off the marked provider', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  const now = Date.now();
+  await writeFile(join(dir, 'quota-marks.json'), JSON.stringify({ marks: { pa: { markedAtMs: now - 1000, untilMs: now + 3_600_000, v: 1 } } }));
+  const { ctx, listeners } = fakeContext();
+  t.after(() => ctx.dispose());
+  const row = { probes: false, stateDir: dir, quota: { longTermDelayMs: 1000 },
+    pools: [{ name: 'main', routes: [{ provider: 'pa', model: 'm' }, { provider: 'pb', model: 'm' }] }] };
+  await apply(ctx, row, { compiled: compileModule() });
+  const routed = await request(listeners, { provider: 'pa', model: 'm' });
+  assert.deepEqual([routed.provider, routed.model], ['pb', 'm']);
+  await ctx.dispose();
+  await readFile(join(dir, 'quota-marks.json.migrated'));
+  assert.ok((await auditOf(dir)).some((r) => r.type === 'quota-marks-migrated'));
+});
+
+test('enabled: false installs no listener and no module; a bad value stops activation naming the key', async () => {
+  const { ctx, listeners, commands } = fakeContext();
+  let parts;
+  await apply(ctx, { chain: CHAIN, enabled: false }, { compiled: compileModule(), expose: (p) => { parts = p; } });
+  assert.equal(listeners.size, 0);
+  assert.equal(parts, undefined, 'no engine');
+  assert.match((await commands.get('resilience').handler({ agent, rawInput: '' })).text, /is off \(enabled: false/);
+  await ctx.dispose();
+  await assert.rejects(apply(fakeContext().ctx, { chain: CHAIN, enabled: 'no' }), /config key "enabled": must be true or false/);
+});
