@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startFakeProvider } from './fake-provider/fake-provider.mjs';
 import { readFile } from 'node:fs/promises';
-import { auditRecords, makeHome, PRIMARY, ROOT, runHeadless, SECONDARY } from './harness.mjs';
+import { auditRecords, makeHome, PRIMARY, PRIMARY_PRO, ROOT, runHeadless, SECONDARY } from './harness.mjs';
 
 const DARUMA_ROW = `
 - id: dsh-daruma
@@ -111,6 +111,49 @@ describe('migrating from the replaced plugins', () => {
     assert.deepEqual(fp.counts(), { [PRIMARY.model]: 2, [SECONDARY.model]: 1 });
     const failover = (await auditRecords(home)).find((a) => a.type === 'failover');
     assert.deepEqual([failover.from, failover.to], [PRIMARY, SECONDARY]);
+  });
+
+  test('dsh-model-failover: its model circuit, then its platform circuit, after migrate', async (t) => {
+    // Its headline: a model that keeps failing opens its model circuit and the
+    // next fallback of the same platform is tried; a second model of that
+    // platform failing opens the platform circuit, and the request leaves the
+    // platform for the fallback elsewhere.
+    fp.reset();
+    fp.script(PRIMARY.model, ['rate_limit']);
+    fp.script(PRIMARY_PRO.model, ['rate_limit']);
+    fp.script(SECONDARY.model, [{ kind: 'success', text: 'answer from the other platform' }]);
+    const home = await makeHome({ baseURL: fp.baseURL, plugin: {}, primaryRetry: 'stock', secondaryRetry: 'stock' });
+    t.after(home.cleanup);
+    const old = join(home.dir, 'model-failover.patch.yml');
+    await writeFile(old, [
+      '- id: model-failover',
+      '  config:',
+      '    fallbacks:',
+      `      - { provider: ${PRIMARY_PRO.provider}, model: ${PRIMARY_PRO.model} }`,
+      `      - { provider: ${SECONDARY.provider}, model: ${SECONDARY.model} }`,
+      '    modelCircuitThreshold: 2',
+      '    platformCircuitThreshold: 2',
+      '',
+    ].join('\n'));
+    const cli = join(home.dsh, 'profiles', 'headless', 'node_modules', 'dsh-resilience', 'bin', 'dsh-resilience.js');
+    const { stdout } = await promisify(execFile)(process.execPath, [cli, 'migrate', old], { env: home.env({ DSH_HOST_DIR: process.env.DSH_HOST_DIR }) });
+    assert.match(stdout, /dsh-model-failover +platformCircuitThreshold +2 +providerThreshold +2/);
+    await writeFile(join(home.dsh, 'cordis.patch.yml'), `${stdout.split('\n\n')[0]}\n`);
+
+    const r = await runHeadless(home, 'Reply with OK');
+
+    assert.equal(r.stdout.trim(), 'answer from the other platform', r.stderr);
+    assert.equal(r.code, 0);
+    const audit = await auditRecords(home);
+    const opened = audit.filter((a) => a.type === 'circuit-open').map((a) => `${a.channel.provider}/${a.channel.model}`);
+    // The model circuit first, then the platform's (model "*"), and never the other platform.
+    assert.equal(opened[0], `${PRIMARY.provider}/${PRIMARY.model}`, JSON.stringify(opened));
+    assert.ok(opened.includes(`${PRIMARY.provider}/*`), `the platform circuit opened: ${JSON.stringify(opened)}`);
+    assert.ok(opened.indexOf(`${PRIMARY.provider}/*`) > 0, 'after a model circuit');
+    assert.ok(!opened.some((c) => c.startsWith(`${SECONDARY.provider}/`)));
+    assert.equal(fp.counts()[SECONDARY.model], 1);
+    const last = audit.filter((a) => a.type === 'failover').at(-1);
+    assert.deepEqual(last.to, SECONDARY, 'the request left the platform');
   });
 
   test('dsh-plugin-tool-retry: its allow-listed tool, migrated, is repeated until it answers', async (t) => {
