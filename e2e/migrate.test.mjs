@@ -27,6 +27,20 @@ const DARUMA_ROW = `
     stateFile: ~/.dsh/daruma/channel-health.json
 `;
 
+/**
+ * A model-failover row (its config lines) run through the installed migrate
+ * CLI, and the printed row pasted into the home's patch file; the CLI's text.
+ * A host never booted yet: the YAML reader is found through the host install.
+ */
+async function migrateInstalled(home, configLines) {
+  const old = join(home.dir, 'model-failover.patch.yml');
+  await writeFile(old, ['- id: model-failover', '  config:', ...configLines, ''].join('\n'));
+  const cli = join(home.dsh, 'profiles', 'headless', 'node_modules', 'dsh-resilience', 'bin', 'dsh-resilience.js');
+  const { stdout } = await promisify(execFile)(process.execPath, [cli, 'migrate', old], { env: home.env({ DSH_HOST_DIR: process.env.DSH_HOST_DIR }) });
+  await writeFile(join(home.dsh, 'cordis.patch.yml'), `${stdout.split('\n\n')[0]}\n`);
+  return stdout;
+}
+
 describe('migrating from the replaced plugins', () => {
   let fp;
   before(async () => { fp = await startFakeProvider({}); });
@@ -87,21 +101,13 @@ describe('migrating from the replaced plugins', () => {
     fp.script(SECONDARY.model, [{ kind: 'success', text: 'answer from the fallback' }]);
     const home = await makeHome({ baseURL: fp.baseURL, plugin: {}, primaryRetry: 'stock', secondaryRetry: 'stock' });
     t.after(home.cleanup);
-    const old = join(home.dir, 'model-failover.patch.yml');
-    await writeFile(old, [
-      '- id: model-failover',
-      '  config:',
+    const stdout = await migrateInstalled(home, [
       `    fallbacks: [{ provider: ${SECONDARY.provider}, model: ${SECONDARY.model} }]`,
       '    modelCircuitThreshold: 2',
       '    burstWindowMs: 300000',
       '    platformCooldownMs: 120000',
-      '',
-    ].join('\n'));
-    // A host never booted yet: the YAML reader is found through the host install instead.
-    const cli = join(home.dsh, 'profiles', 'headless', 'node_modules', 'dsh-resilience', 'bin', 'dsh-resilience.js');
-    const { stdout } = await promisify(execFile)(process.execPath, [cli, 'migrate', old], { env: home.env({ DSH_HOST_DIR: process.env.DSH_HOST_DIR }) });
+    ]);
     assert.match(stdout, /dsh-model-failover +platformCooldownMs +120000 +providerCooldownMs +120000/);
-    await writeFile(join(home.dsh, 'cordis.patch.yml'), `${stdout.split('\n\n')[0]}\n`);
 
     const r = await runHeadless(home, 'Reply with OK');
 
@@ -124,21 +130,14 @@ describe('migrating from the replaced plugins', () => {
     fp.script(SECONDARY.model, [{ kind: 'success', text: 'answer from the other platform' }]);
     const home = await makeHome({ baseURL: fp.baseURL, plugin: {}, primaryRetry: 'stock', secondaryRetry: 'stock' });
     t.after(home.cleanup);
-    const old = join(home.dir, 'model-failover.patch.yml');
-    await writeFile(old, [
-      '- id: model-failover',
-      '  config:',
+    const stdout = await migrateInstalled(home, [
       '    fallbacks:',
       `      - { provider: ${PRIMARY_PRO.provider}, model: ${PRIMARY_PRO.model} }`,
       `      - { provider: ${SECONDARY.provider}, model: ${SECONDARY.model} }`,
       '    modelCircuitThreshold: 2',
       '    platformCircuitThreshold: 2',
-      '',
-    ].join('\n'));
-    const cli = join(home.dsh, 'profiles', 'headless', 'node_modules', 'dsh-resilience', 'bin', 'dsh-resilience.js');
-    const { stdout } = await promisify(execFile)(process.execPath, [cli, 'migrate', old], { env: home.env({ DSH_HOST_DIR: process.env.DSH_HOST_DIR }) });
+    ]);
     assert.match(stdout, /dsh-model-failover +platformCircuitThreshold +2 +providerThreshold +2/);
-    await writeFile(join(home.dsh, 'cordis.patch.yml'), `${stdout.split('\n\n')[0]}\n`);
 
     const r = await runHeadless(home, 'Reply with OK');
 
