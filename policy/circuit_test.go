@@ -136,3 +136,18 @@ func TestAStaleSuccessDoesNotCloseTheBreaker(t *testing.T) {
 	m.request("probe", chA)
 	expect(t, m.step(Settled{Agent: "probe"}), Pass, "circuit:half-open>closed")
 }
+
+// A provider breaker's open time ends like a channel's: after it, a
+// transient failure on another of its models is the host's to retry, not an
+// instant failover.
+func TestProviderBreakerExpires(t *testing.T) {
+	chZ := Channel{"p", "z"}
+	m := newSim(t, func(c *Config) { c.Chain = []Channel{chA, chB, chZ, chC}; c.Probes = false })
+	m.request("a1", chA)
+	m.fail("a1", BeforeHost, "QUOTA", "", nil)
+	m.request("a1", chA)
+	expect(t, m.fail("a1", BeforeHost, "QUOTA", "", nil), Retry, "circuit:closed>open", "circuit:closed>open", "failover:q/c")
+	m.advance(10 * 60_000)
+	m.request("a2", chZ)
+	expect(t, m.fail("a2", BeforeHost, "SERVER", "", llmRetry), Defer, "circuit:open>half-open")
+}

@@ -1,6 +1,9 @@
 package policy
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // The measured clock cases of shared health (RATIONALE.md, "Clocks"), two
 // hosts sharing health by merging each other's snapshots. Each host's now is
@@ -163,5 +166,37 @@ func TestConcurrentTripsKeepTheLongestHold(t *testing.T) {
 		if c := m.s.circuits[chA]; c.openUntilMs != b.now+30_000 {
 			t.Fatalf("the batch kept an earlier end: %d", c.openUntilMs-b.now)
 		}
+	}
+}
+
+// Restored records are judged at the caller's time: long-expired ones do not
+// re-open their provider.
+func TestMergeJudgesAtNow(t *testing.T) {
+	chZ := Channel{"p", "z"}
+	m := newSim(t, func(c *Config) { c.Chain = []Channel{chA, chB, chZ, chC}; c.Probes = false })
+	_, err := m.s.Merge(m.now, []ChannelHealth{
+		{Channel: chA, State: Open, Opens: 1, OpenUntilMs: 61_000, LastCode: "QUOTA", ChangedAtMs: 1_000},
+		{Channel: chB, State: Open, Opens: 1, OpenUntilMs: 61_000, LastCode: "QUOTA", ChangedAtMs: 1_000},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.request("a1", chZ)
+	expect(t, m.fail("a1", BeforeHost, "SERVER", "", llmRetry), Defer)
+}
+
+// Restoring is linear in the records: 20 000 under one provider once froze a
+// host (each record re-derived the provider over every breaker).
+func TestMergeManyRecords(t *testing.T) {
+	m := newSim(t, nil)
+	hs := make([]ChannelHealth, 20_000)
+	for i := range hs {
+		hs[i] = ChannelHealth{Channel: Channel{"p", fmt.Sprint("m", i)}, State: Open, OpenUntilMs: m.now + 60_000, ChangedAtMs: 1}
+	}
+	if n, err := m.s.Merge(m.now, hs); err != nil || n != len(hs) {
+		t.Fatalf("adopted %d, %v", n, err)
+	}
+	if p := m.s.providerBreaker("p"); p.state != Open {
+		t.Fatalf("provider %s, want open", p.state)
 	}
 }
