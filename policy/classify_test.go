@@ -45,3 +45,9 @@ func TestClassify(t *testing.T) {
 		})
 	}
 }
+
+func TestClassOverrides(t *testing.T) {
+	m := newSim(t, func(c *Config) { c.Classes = map[string]Class{"CONTEXT_WINDOW_EXCEEDED": ClassModelUnavailable} })
+	m.request("a1", chA)
+	expect(t, m.fail("a1", BeforeHost, "CONTEXT_WINDOW_EXCEEDED", "", nil), Retry, "circuit:closed>open", "failover:p/b")
+}

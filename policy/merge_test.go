@@ -200,3 +200,23 @@ func TestMergeManyRecords(t *testing.T) {
 		t.Fatalf("provider %s, want open", p.state)
 	}
 }
+
+func TestMergeAdoptsOnlyNewerRecords(t *testing.T) {
+	m := newSim(t, nil)
+	openA(m) // a open, changed at now
+	local := m.s.Health()[0]
+	older := local // concurrent (same version) and closed: the open stays
+	older.State, older.ChangedAtMs = Closed, local.ChangedAtMs+1
+	if n, skipped := m.s.Merge(m.now, []ChannelHealth{older}); skipped != nil || n != 0 || m.state(chA) != Open {
+		t.Fatalf("an older record replaced a newer one: n=%d skipped=%v state=%s", n, skipped, m.state(chA))
+	}
+	newer := local // a later transition, whatever its clock said
+	newer.State, newer.ChangedAtMs, newer.Version = Closed, local.ChangedAtMs-1, local.Version+1
+	if n, _ := m.s.Merge(m.now, []ChannelHealth{newer}); n != 1 || m.state(chA) != Closed {
+		t.Fatalf("a newer record from another host was not adopted")
+	}
+	mixed := []ChannelHealth{{Channel: chB, State: Open, OpenUntilMs: m.now + 60_000, ChangedAtMs: m.now + 5}, {Channel: chC, State: "ajar"}}
+	if n, skipped := m.s.Merge(m.now, mixed); n != 1 || len(skipped) != 1 || m.state(chB) != Open {
+		t.Fatalf("a bad record cost the good one beside it: n=%d skipped=%v state=%s", n, skipped, m.state(chB))
+	}
+}
