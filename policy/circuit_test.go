@@ -228,3 +228,26 @@ func TestCooldownGrowsWhileTheOutageLastsAndResetsOnClose(t *testing.T) {
 		t.Fatalf("after a close the cooldown starts over: %d", d)
 	}
 }
+
+func TestProviderCooldownOfItsOwn(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		cooldown int64
+		until    int64 // after the second model opens
+	}{
+		{"0: as long as its longest open model", 0, DefaultCooldownMs},
+		{"its own open time", 5 * DefaultCooldownMs, 5 * DefaultCooldownMs},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newSim(t, func(c *Config) { c.Chain = []Channel{chA, chB, chC}; c.ProviderCooldownMs = tt.cooldown })
+			for _, ch := range []Channel{chA, chB} {
+				m.step(Request{Agent: "a-" + ch.Model, Proposed: ch})
+				m.step(RequestError{Agent: "a-" + ch.Model, Provider: "p", Failure: Failure{Code: "QUOTA"}, Phase: BeforeHost, HostRetry: stock})
+			}
+			p := m.s.providerBreaker("p")
+			if p == nil || p.state != Open || p.openUntilMs != m.now+tt.until {
+				t.Fatalf("provider p: %+v, want open until now+%d", p, tt.until)
+			}
+		})
+	}
+}

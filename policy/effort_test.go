@@ -31,3 +31,27 @@ func TestReasoningEffortKeptOnlyWhereTheTargetListsIt(t *testing.T) {
 		})
 	}
 }
+
+func TestForcedEffortStripDropsWhatTheTargetLists(t *testing.T) {
+	tests := []struct {
+		name  string
+		strip []Channel
+		drops bool
+	}{
+		{"not named: kept where listed", nil, false},
+		{"the target named", []Channel{chB}, true},
+		{"its provider named with *", []Channel{{"p", "*"}}, true},
+		{"another target named", []Channel{chC}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newSim(t, func(c *Config) { c.StripReasoningEffort = tt.strip })
+			m.step(ModelInfo{Channel: chB, Known: true, Efforts: []string{"high"}})
+			openA(m)
+			out := m.step(Request{Agent: "a1", Proposed: chA, ReasoningEffort: "high"})
+			if out.Verdict.Kind != Swap || out.Verdict.DropReasoningEffort != tt.drops {
+				t.Fatalf("%+v, want a swap dropping the effort: %v", out.Verdict, tt.drops)
+			}
+		})
+	}
+}
