@@ -23,3 +23,13 @@ func (s *State) settle(now int64, a *agent, id string, fx *[]Effect) {
 	}
 	s.providerSucceeded(now, a.routed.Provider, fx)
 }
+
+// onSettled: the agent's turn ended well.
+func (s *State) onSettled(now int64, e Settled, fx *[]Effect) {
+	if a := s.agents.lookup(e.Agent); a != nil {
+		a.seen = now
+		s.settle(now, a, e.Agent, fx)
+		a.pending = false // a turn that ended has nothing left to report
+		s.agents.place(a)
+	}
+}

@@ -23,21 +23,9 @@ func StepInto(s *State, now int64, ev Event, buf []Effect) Output {
 	case RequestError:
 		v = s.onRequestError(now, e, &fx)
 	case Settled:
-		if a := s.agents.lookup(e.Agent); a != nil {
-			a.seen = now
-			s.settle(now, a, e.Agent, &fx)
-			a.pending = false // a turn that ended has nothing left to report
-			s.agents.place(a)
-		}
+		s.onSettled(now, e, &fx)
 	case Disposed:
-		if a := s.agents.lookup(e.Agent); a != nil {
-			if c := s.circuits[a.routed]; c != nil {
-				c.release(e.Agent)
-				s.releaseSlowProbe(c, e.Agent, &fx) // slow.go
-			}
-			s.unhold(a)
-			s.agents.remove(a)
-		}
+		s.onDisposed(e, &fx)
 	case Wake:
 		s.onWake(now, &fx)
 	case ProbeResult:
@@ -45,9 +33,7 @@ func StepInto(s *State, now int64, ev Event, buf []Effect) Output {
 	case ModelInfo:
 		s.onModelInfo(now, e, &fx)
 	case SetBackup:
-		if e.Channel.IsZero() || (e.Channel.Provider != "" && e.Channel.Model != "") {
-			s.backup = e.Channel.clone()
-		} // a half-named backup is refused (the codec says why); the chain refuses them too
+		s.onSetBackup(e)
 	case ToolResult:
 		v = s.onToolResult(e, &fx)
 	case StreamCheck:
