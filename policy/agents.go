@@ -199,3 +199,15 @@ func (t *agentTable) remove(a *agent) {
 	a.list.unlink(a)
 	delete(t.byID, a.id)
 }
+
+// onDisposed: the agent went away; it gives back any probe slot it held.
+func (s *State) onDisposed(e Disposed, fx *[]Effect) {
+	if a := s.agents.lookup(e.Agent); a != nil {
+		if c := s.circuits[a.routed]; c != nil {
+			c.release(e.Agent)
+			s.releaseSlowProbe(c, e.Agent, fx) // slow.go
+		}
+		s.unhold(a)
+		s.agents.remove(a)
+	}
+}

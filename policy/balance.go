@@ -266,20 +266,22 @@ func (ScheduleRefresh) isEffect() {}
 
 // Route choice.
 
-// Why a route is or is not usable (reports, tables).
+// RouteWhy is why a route is or is not usable (reports, tables).
+type RouteWhy string
+
 const (
-	UsableReading    = "reading"           // a reading shows allowance
-	UsableFailOpen   = "no-reading"        // nothing reported, failOpen
-	UnusableMarked   = "exhausted"         // its provider carries a mark
-	UnusableCircuit  = "circuit-open"      // the engine's breaker holds it
-	UnusableHost     = "unservable"        // the host cannot serve it (no adapter, unknown model, no credential)
-	UnusableLow      = "below-minimum"     // a reading shows less than minimumRemaining (or nothing)
-	UnusableNoReport = "no-reading-closed" // nothing reported, failOpen false
+	UsableReading    RouteWhy = "reading"           // a reading shows allowance
+	UsableFailOpen   RouteWhy = "no-reading"        // nothing reported, failOpen
+	UnusableMarked   RouteWhy = "exhausted"         // its provider carries a mark
+	UnusableCircuit  RouteWhy = "circuit-open"      // the engine's breaker holds it
+	UnusableHost     RouteWhy = "unservable"        // the host cannot serve it (no adapter, unknown model, no credential)
+	UnusableLow      RouteWhy = "below-minimum"     // a reading shows less than minimumRemaining (or nothing)
+	UnusableNoReport RouteWhy = "no-reading-closed" // nothing reported, failOpen false
 )
 
 // routeTier ranks a route for choice: 0 a reading shows allowance, 1
 // nothing reported and failOpen, -1 unusable.
-func (s *State) routeTier(now int64, r Route) (int, string) {
+func (s *State) routeTier(now int64, r Route) (int, RouteWhy) {
 	switch {
 	case s.marked(now, r.Channel.Provider):
 		return -1, UnusableMarked

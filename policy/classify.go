@@ -1,6 +1,9 @@
 package policy
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Failure is the host's LlmFailure as agent/request-error delivers it.
 type Failure struct {
@@ -33,8 +36,12 @@ const (
 	ClassUnknown Class = "unknown"
 )
 
-// Classes lists every class, in the order the WIT enum declares them.
-var Classes = []Class{ClassTransient, ClassQuota, ClassModelUnavailable, ClassPermanent, ClassUnknown}
+// classes lists every class, in the order the WIT enum declares them.
+var classes = []Class{ClassTransient, ClassQuota, ClassModelUnavailable, ClassPermanent, ClassUnknown}
+
+// Classes lists every class, in the order the WIT enum declares them. It is
+// a copy: a caller that changes it cannot change what Validate accepts.
+func Classes() []Class { return slices.Clone(classes) }
 
 // codeClass maps the host's machine codes (dsh-llm, the adapters and the loop).
 var codeClass = map[string]Class{

@@ -45,3 +45,26 @@ func TestClassify(t *testing.T) {
 		})
 	}
 }
+
+func TestClassOverrides(t *testing.T) {
+	m := newSim(t, func(c *Config) { c.Classes = map[string]Class{"CONTEXT_WINDOW_EXCEEDED": ClassModelUnavailable} })
+	m.request("a1", chA)
+	expect(t, m.fail("a1", BeforeHost, "CONTEXT_WINDOW_EXCEEDED", "", nil), Retry, "circuit:closed>open", "failover:p/b")
+}
+
+// The package's closed lists go out as copies: a caller that writes into
+// one changes neither what Validate accepts nor what ValidPoolName refuses.
+func TestListsAreCopies(t *testing.T) {
+	Classes()[0] = "bogus"
+	if !validClass(ClassTransient) || Classes()[0] != ClassTransient {
+		t.Fatal("writing into Classes() changed the package's list")
+	}
+	ReservedPoolNames()[1] = "x"
+	if ok, _ := ValidPoolName("off"); ok {
+		t.Fatal("writing into ReservedPoolNames() let a reserved name through")
+	}
+	ToolCauses()[0], ToolOutcomes()[0] = "bogus", "bogus"
+	if ToolCauses()[0] != ToolCauseSocket || ToolOutcomes()[0] != ToolRetry {
+		t.Fatal("writing into ToolCauses() or ToolOutcomes() changed the package's list")
+	}
+}

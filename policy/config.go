@@ -203,7 +203,7 @@ func (c Config) Validate() error {
 			return &FieldError{"classes", "a code must be non-empty"}
 		}
 		if !validClass(class) {
-			return &FieldError{"classes." + code, fmt.Sprintf("unknown class %q (known: %v)", class, Classes)}
+			return &FieldError{"classes." + code, fmt.Sprintf("unknown class %q (known: %v)", class, classes)}
 		}
 	}
 	if err := c.Stall.validate(); err != nil {
@@ -264,7 +264,7 @@ func (c Config) Validate() error {
 }
 
 func validClass(c Class) bool {
-	for _, k := range Classes {
+	for _, k := range classes {
 		if c == k {
 			return true
 		}

@@ -36,3 +36,23 @@ func TestValidateNamesTheKey(t *testing.T) {
 		t.Fatalf("defaults invalid: %v", err)
 	}
 }
+
+func TestConfigRefusesBadNewKeys(t *testing.T) {
+	for _, tt := range []struct {
+		key    string
+		mutate func(*Config)
+	}{
+		{"probeMaxTokens", func(c *Config) { c.ProbeMaxTokens = 0 }},
+		{"probeMaxTokens", func(c *Config) { c.ProbeMaxTokens = MaxProbeMaxTokens + 1 }},
+		{"providerCooldownMs", func(c *Config) { c.ProviderCooldownMs = -1 }},
+		{"stripReasoningEffort[0]", func(c *Config) { c.StripReasoningEffort = []Channel{{"p", ""}} }},
+		{"stripReasoningEffort[1]", func(c *Config) { c.StripReasoningEffort = []Channel{chA, chA} }},
+	} {
+		c := DefaultConfig()
+		tt.mutate(&c)
+		err := c.Validate()
+		if fe, ok := err.(*FieldError); !ok || fe.Key != tt.key {
+			t.Errorf("%s: got %v", tt.key, err)
+		}
+	}
+}

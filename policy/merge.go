@@ -84,7 +84,7 @@ func localOpenUntil(h ChannelHealth, now, maxSkewMs int64) int64 {
 // and its half-open says only that its open time has ended (made open again
 // it would be due at once and its wake would report a second, false end).
 // Its change time is the writer's, but never later than now: settle
-// (step.go) compares it with local send times, and a writer's clock ahead
+// (settle.go) compares it with local send times, and a writer's clock ahead
 // must not make every local request look older than the change (a healthy
 // primary held open ~11 min, measured, when it did).
 func (c *circuit) adopt(h ChannelHealth, now, maxSkewMs int64) {

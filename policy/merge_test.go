@@ -1,6 +1,9 @@
 package policy
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // The measured clock cases of shared health (RATIONALE.md, "Clocks"), two
 // hosts sharing health by merging each other's snapshots. Each host's now is
@@ -163,5 +166,57 @@ func TestConcurrentTripsKeepTheLongestHold(t *testing.T) {
 		if c := m.s.circuits[chA]; c.openUntilMs != b.now+30_000 {
 			t.Fatalf("the batch kept an earlier end: %d", c.openUntilMs-b.now)
 		}
+	}
+}
+
+// Restored records are judged at the caller's time: long-expired ones do not
+// re-open their provider.
+func TestMergeJudgesAtNow(t *testing.T) {
+	chZ := Channel{"p", "z"}
+	m := newSim(t, func(c *Config) { c.Chain = []Channel{chA, chB, chZ, chC}; c.Probes = false })
+	_, err := m.s.Merge(m.now, []ChannelHealth{
+		{Channel: chA, State: Open, Opens: 1, OpenUntilMs: 61_000, LastCode: "QUOTA", ChangedAtMs: 1_000},
+		{Channel: chB, State: Open, Opens: 1, OpenUntilMs: 61_000, LastCode: "QUOTA", ChangedAtMs: 1_000},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.request("a1", chZ)
+	expect(t, m.fail("a1", BeforeHost, "SERVER", "", llmRetry), Defer)
+}
+
+// Restoring is linear in the records: 20 000 under one provider once froze a
+// host (each record re-derived the provider over every breaker).
+func TestMergeManyRecords(t *testing.T) {
+	m := newSim(t, nil)
+	hs := make([]ChannelHealth, 20_000)
+	for i := range hs {
+		hs[i] = ChannelHealth{Channel: Channel{"p", fmt.Sprint("m", i)}, State: Open, OpenUntilMs: m.now + 60_000, ChangedAtMs: 1}
+	}
+	if n, err := m.s.Merge(m.now, hs); err != nil || n != len(hs) {
+		t.Fatalf("adopted %d, %v", n, err)
+	}
+	if p := m.s.providerBreaker("p"); p.state != Open {
+		t.Fatalf("provider %s, want open", p.state)
+	}
+}
+
+func TestMergeAdoptsOnlyNewerRecords(t *testing.T) {
+	m := newSim(t, nil)
+	openA(m) // a open, changed at now
+	local := m.s.Health()[0]
+	older := local // concurrent (same version) and closed: the open stays
+	older.State, older.ChangedAtMs = Closed, local.ChangedAtMs+1
+	if n, skipped := m.s.Merge(m.now, []ChannelHealth{older}); skipped != nil || n != 0 || m.state(chA) != Open {
+		t.Fatalf("an older record replaced a newer one: n=%d skipped=%v state=%s", n, skipped, m.state(chA))
+	}
+	newer := local // a later transition, whatever its clock said
+	newer.State, newer.ChangedAtMs, newer.Version = Closed, local.ChangedAtMs-1, local.Version+1
+	if n, _ := m.s.Merge(m.now, []ChannelHealth{newer}); n != 1 || m.state(chA) != Closed {
+		t.Fatalf("a newer record from another host was not adopted")
+	}
+	mixed := []ChannelHealth{{Channel: chB, State: Open, OpenUntilMs: m.now + 60_000, ChangedAtMs: m.now + 5}, {Channel: chC, State: "ajar"}}
+	if n, skipped := m.s.Merge(m.now, mixed); n != 1 || len(skipped) != 1 || m.state(chB) != Open {
+		t.Fatalf("a bad record cost the good one beside it: n=%d skipped=%v state=%s", n, skipped, m.state(chB))
 	}
 }

@@ -1,6 +1,9 @@
 package policy
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Pools. A pool is a named failover order of interchangeable routes. The
 // row's chain stays the order every session uses by default; a session put
@@ -22,10 +25,14 @@ type Pool struct {
 	Routes []Route
 }
 
-// ReservedPoolNames are words the per-session commands take as arguments
+// reservedPoolNames are words the per-session commands take as arguments
 // (`/resilience pool off`), or that an older quota plugin gave a meaning;
 // a pool so named could never be chosen, so activation refuses it.
-var ReservedPoolNames = []string{"status", "off", "none", "disable", "disabled", "default", "reset", "auto", "error"}
+var reservedPoolNames = []string{"status", "off", "none", "disable", "disabled", "default", "reset", "auto", "error"}
+
+// ReservedPoolNames is a copy of the names no pool may take: a caller that
+// changes it cannot change what ValidPoolName refuses.
+func ReservedPoolNames() []string { return slices.Clone(reservedPoolNames) }
 
 // maxPoolName keeps names readable in a command and a table.
 const maxPoolName = 64
@@ -41,9 +48,9 @@ func ValidPoolName(name string) (ok bool, reason string) {
 			return false, fmt.Sprintf("%q: only lowercase letters, digits and hyphens", name)
 		}
 	}
-	for _, w := range ReservedPoolNames {
+	for _, w := range reservedPoolNames {
 		if name == w {
-			return false, fmt.Sprintf("%q is reserved (reserved: %v): the pool commands take it as a word", name, ReservedPoolNames)
+			return false, fmt.Sprintf("%q is reserved (reserved: %v): the pool commands take it as a word", name, reservedPoolNames)
 		}
 	}
 	return true, ""

@@ -88,12 +88,15 @@ const (
 	PoolDefault PoolMode = "default" // the one pool holding the session's route, if any
 )
 
-// Where a session's effective setting comes from (QuotaSession, reports).
+// SettingSource is where a session's effective setting comes from
+// (QuotaSession, reports).
+type SettingSource string
+
 const (
-	SourceDefault  = "default"  // the row's default
-	SourceSession  = "session"  // the session set it
-	SourceInferred = "inferred" // the one pool holding the session's route
-	SourceOff      = "off"      // the session turned pools off
+	SourceDefault  SettingSource = "default"  // the row's default
+	SourceSession  SettingSource = "session"  // the session set it
+	SourceInferred SettingSource = "inferred" // the one pool holding the session's route
+	SourceOff      SettingSource = "off"      // the session turned pools off
 )
 
 // SetQuota is `/resilience quota on|off|default` for one agent's session.
@@ -142,7 +145,7 @@ func (s *State) quotaEnabled(a *agent) bool {
 }
 
 // sessionPool is the pool the agent's requests use, and where that comes from.
-func (s *State) sessionPool(a *agent, on Channel) (*Pool, string) {
+func (s *State) sessionPool(a *agent, on Channel) (*Pool, SettingSource) {
 	switch a.q.poolMode {
 	case PoolOff:
 		return nil, SourceOff
@@ -386,26 +389,34 @@ func (s *State) quotaSettled(a *agent, id string, fx *[]Effect) {
 	}
 }
 
-func (s *State) leaveWait(a *agent, id, reason string, fx *[]Effect) {
+func (s *State) leaveWait(a *agent, id string, reason LeftReason, fx *[]Effect) {
 	s.unhold(a)
 	*fx = append(*fx, s.waitEffect(id, a.q.wait, WaitLeft, reason))
 	a.q.wait = nil
 }
 
-func (s *State) waitEffect(id string, w *longWait, phase, reason string) QuotaWait {
+func (s *State) waitEffect(id string, w *longWait, phase WaitPhase, reason LeftReason) QuotaWait {
 	return QuotaWait{Agent: id, Phase: phase, Reason: reason, Provider: w.provider, Pool: w.pool,
 		EnteredAtMs: w.enteredAtMs, Attempts: w.attempts, NextAttemptAtMs: w.nextAtMs}
 }
 
 // Effects of the quota rules.
 
-// Long-term wait phases and reasons (QuotaWait).
+// WaitPhase is where a long-term wait is (QuotaWait).
+type WaitPhase string
+
 const (
-	WaitEntered   = "entered" // the first attempt of a wait
-	WaitWaiting   = "waiting" // a later attempt failed the same way: waiting again
-	WaitLeft      = "left"
-	LeftRecovered = "recovered" // a retry went through
-	LeftDisabled  = "disabled"  // the session's switch was turned off
+	WaitEntered WaitPhase = "entered" // the first attempt of a wait
+	WaitWaiting WaitPhase = "waiting" // a later attempt failed the same way: waiting again
+	WaitLeft    WaitPhase = "left"
+)
+
+// LeftReason is why a long-term wait was left (QuotaWait with WaitLeft).
+type LeftReason string
+
+const (
+	LeftRecovered LeftReason = "recovered" // a retry went through
+	LeftDisabled  LeftReason = "disabled"  // the session's switch was turned off
 )
 
 // Causes of a QuotaRouted move besides a failure code.
@@ -419,8 +430,8 @@ const (
 // by the session's switch.
 type QuotaWait struct {
 	Agent           string
-	Phase           string
-	Reason          string // with WaitLeft
+	Phase           WaitPhase
+	Reason          LeftReason // with WaitLeft
 	Provider        string
 	Pool            string
 	EnteredAtMs     int64
@@ -440,9 +451,9 @@ type QuotaRouted struct {
 type QuotaSession struct {
 	Agent         string
 	Enabled       bool
-	EnabledSource string
+	EnabledSource SettingSource
 	Pool          string
-	PoolSource    string
+	PoolSource    SettingSource
 	Route         Route
 }
 

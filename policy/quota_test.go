@@ -309,7 +309,7 @@ func TestPoolNames(t *testing.T) {
 		{"main", true}, {"team-b", true}, {"plan2", true}, {"a", true},
 		{"", false}, {"Main", false}, {"team_b", false}, {"a b", false}, {"池", false}, {strings.Repeat("a", 65), false},
 	}
-	for _, w := range ReservedPoolNames {
+	for _, w := range ReservedPoolNames() {
 		tests = append(tests, struct {
 			name string
 			ok   bool
@@ -320,8 +320,8 @@ func TestPoolNames(t *testing.T) {
 			t.Errorf("ValidPoolName(%q) = %v (%s), want %v", tt.name, ok, why, tt.ok)
 		}
 	}
-	if len(ReservedPoolNames) != 9 {
-		t.Fatalf("reserved names: %v", ReservedPoolNames)
+	if len(ReservedPoolNames()) != 9 {
+		t.Fatalf("reserved names: %v", ReservedPoolNames())
 	}
 }
 

@@ -26,7 +26,7 @@ type PoolReport struct {
 type RouteReport struct {
 	Route  Route
 	Usable bool
-	Why    string // UsableReading, UnusableMarked, ...
+	Why    RouteWhy // UsableReading, UnusableMarked, ...
 }
 
 // ProviderReport is one provider's mark and reading.

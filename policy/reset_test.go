@@ -57,3 +57,15 @@ func TestAResetTimeInTheWordingKeepsTheChannelOpenUntilThen(t *testing.T) {
 		t.Fatalf("open until %d, want now+2h", cc.OpenUntilMs-m.now)
 	}
 }
+
+// Every wait a provider states is capped at a week, whatever it says.
+func TestStatedWaitIsCapped(t *testing.T) {
+	for _, ra := range []int64{week + 1, 1 << 50, 1<<53 - 1} {
+		m := newSim(t, nil)
+		m.request("a1", chA)
+		out := m.step(RequestError{Agent: "a1", Provider: "p", Failure: Failure{Code: "QUOTA", RetryAfterMs: ra}, Phase: BeforeHost})
+		if cc := out.Effects[0].(CircuitChanged); cc.OpenUntilMs != m.now+week {
+			t.Errorf("Retry-After %d: open until +%d, want a week", ra, cc.OpenUntilMs-m.now)
+		}
+	}
+}

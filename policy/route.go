@@ -171,3 +171,10 @@ func (s *State) providerSucceeded(now int64, name string, fx *[]Effect) {
 		p.transition(now, Closed, "recovered", "", fx)
 	}
 }
+
+// onSetBackup takes the user's backup, which comes before the chain.
+func (s *State) onSetBackup(e SetBackup) {
+	if e.Channel.IsZero() || (e.Channel.Provider != "" && e.Channel.Model != "") {
+		s.backup = e.Channel.clone()
+	} // a half-named backup is refused (the codec says why); the chain refuses them too
+}

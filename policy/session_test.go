@@ -279,3 +279,29 @@ func TestQuotaFailureOfAPickOutsideThePools(t *testing.T) {
 		})
 	}
 }
+
+func TestSessionsReturnHomeOrStay(t *testing.T) {
+	for _, tc := range []struct {
+		recovery Recovery
+		want     Channel
+	}{{Return, chA}, {Stay, chB}} {
+		t.Run(string(tc.recovery), func(t *testing.T) {
+			m := newSim(t, func(c *Config) { c.Recovery = tc.recovery })
+			openA(m)             // a1 fails over to b
+			m.request("a1", chA) // the host proposes a; swapped to b
+			m.step(Settled{Agent: "a1"})
+			m.advance(DefaultCooldownMs)
+			m.step(Wake{})
+			m.step(ProbeResult{Channel: chA, OK: true})
+			// The host now proposes b: its last request header.
+			v := m.request("a1", chB)
+			got := chB
+			if v.Kind == Swap {
+				got = v.Channel
+			}
+			if got != tc.want {
+				t.Fatalf("after recovery the agent is on %s, want %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,6 +1,9 @@
 package policy
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // ToolCause is why a tool call failed, as far as repeating it is concerned.
 // A call is worth repeating when it never got an answer or the answer said
@@ -28,9 +31,13 @@ const (
 	ToolCauseUnrecognised ToolCause = "unrecognised"
 )
 
-// ToolCauses lists every cause, in the order the WIT enum declares them.
-var ToolCauses = []ToolCause{ToolCauseSocket, ToolCauseRateLimit, ToolCauseServer, ToolCauseTimeout,
+// toolCauses lists every cause, in the order the WIT enum declares them.
+var toolCauses = []ToolCause{ToolCauseSocket, ToolCauseRateLimit, ToolCauseServer, ToolCauseTimeout,
 	ToolCauseQuota, ToolCausePermanent, ToolCauseUnrecognised}
+
+// ToolCauses lists every cause, in the order the WIT enum declares them (a
+// copy: callers cannot change the package's list).
+func ToolCauses() []ToolCause { return slices.Clone(toolCauses) }
 
 // Transient reports whether a failure with this cause may go away by itself.
 func (k ToolCause) Transient() bool {

@@ -175,8 +175,12 @@ const (
 	ToolAttemptsExhausted ToolOutcome = "attempts-exhausted"
 )
 
-// ToolOutcomes lists every outcome, in the order the WIT enum declares them.
-var ToolOutcomes = []ToolOutcome{ToolRetry, ToolSucceeded, ToolNotDeclared, ToolNotTransient, ToolAttemptsExhausted}
+// toolOutcomes lists every outcome, in the order the WIT enum declares them.
+var toolOutcomes = []ToolOutcome{ToolRetry, ToolSucceeded, ToolNotDeclared, ToolNotTransient, ToolAttemptsExhausted}
+
+// ToolOutcomes lists every outcome, in the order the WIT enum declares them
+// (a copy: callers cannot change the package's list).
+func ToolOutcomes() []ToolOutcome { return slices.Clone(toolOutcomes) }
 
 // ToolDecision is the policy's answer for one finished attempt.
 type ToolDecision struct {

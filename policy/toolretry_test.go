@@ -160,7 +160,7 @@ func TestClassifyToolFailure(t *testing.T) {
 
 func TestToolCauseTransient(t *testing.T) {
 	var transient []ToolCause
-	for _, k := range ToolCauses {
+	for _, k := range ToolCauses() {
 		if k.Transient() {
 			transient = append(transient, k)
 		}

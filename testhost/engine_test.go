@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// The recovery engine through the wasm module: the rules that
-// policy/engine_test.go, policy/circuit_test.go and policy/step_test.go check
+// The recovery engine through the wasm module: the rules that policy's
+// circuit, probe, route, effort, budget, classify, merge and step tests check
 // natively (burst windows, provider breakers, growing cooldowns, wakes and
 // probes, the user's backup, reasoning efforts, recovery, the cross-agent retry
 // budget, every give-up reason, class overrides, restore merging), as exact

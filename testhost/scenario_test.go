@@ -11,7 +11,7 @@ import (
 )
 
 // scenario is a sequence of calls on fresh instances, with the expected answers
-// derived from policy/step.go. Defaults: failureThreshold 3, cooldownMs 60000,
+// derived from policy/requesterror.go. Defaults: failureThreshold 3, cooldownMs 60000,
 // backoff 1000..30000, maxFailovers 4.
 type scenario struct {
 	name  string

@@ -200,10 +200,10 @@ func TestToolEnumsMatchWIT(t *testing.T) {
 		return out
 	}
 	var outcomes, causes []string
-	for _, o := range policy.ToolOutcomes {
+	for _, o := range policy.ToolOutcomes() {
 		outcomes = append(outcomes, string(o))
 	}
-	for _, c := range policy.ToolCauses {
+	for _, c := range policy.ToolCauses() {
 		causes = append(causes, string(c))
 	}
 	require.Equal(t, outcomes, names("tool-outcome"))

@@ -122,8 +122,9 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 }
 
 func classNames() []string {
-	out := make([]string, len(policy.Classes))
-	for i, c := range policy.Classes {
+	classes := policy.Classes()
+	out := make([]string, len(classes))
+	for i, c := range classes {
 		out[i] = string(c)
 	}
 	return out

@@ -254,9 +254,9 @@ func writeQuotaEffect(w *writer, fx policy.Effect) bool {
 
 func writeWait(w *writer, e policy.QuotaWait) {
 	w.str("agent", e.Agent)
-	w.str("phase", e.Phase)
+	w.str("phase", string(e.Phase))
 	if e.Reason != "" {
-		w.str("reason", e.Reason)
+		w.str("reason", string(e.Reason))
 	}
 	w.str("provider", e.Provider)
 	if e.Pool != "" {
@@ -270,11 +270,11 @@ func writeWait(w *writer, e policy.QuotaWait) {
 func writeSession(w *writer, e policy.QuotaSession) {
 	w.str("agent", e.Agent)
 	w.boolean("enabled", e.Enabled)
-	w.str("enabledSource", e.EnabledSource)
+	w.str("enabledSource", string(e.EnabledSource))
 	if e.Pool != "" {
 		w.str("pool", e.Pool)
 	}
-	w.str("poolSource", e.PoolSource)
+	w.str("poolSource", string(e.PoolSource))
 	if !e.Route.Channel.IsZero() {
 		writeRoute(w, "route", e.Route)
 	}
@@ -312,7 +312,7 @@ func (m *Module) Inspect(input []byte) ([]byte, error) {
 			w.beginObject("")
 			writeRoute(&w, "route", rr.Route)
 			w.boolean("usable", rr.Usable)
-			w.str("why", rr.Why)
+			w.str("why", string(rr.Why))
 			w.endObject()
 		}
 		w.endArray()
