@@ -18,7 +18,10 @@ import { migrateText, parseCommand, renderTable } from './command.js';
 import { emitCompat } from './compat-events.js';
 import { Turns } from './turns.js';
 import { makeNotice } from './notice.js';
-import { carryOut, channelId, EVENTS } from './effects.js';
+import { channelId, deliver, EVENTS } from './effects.js';
+import { auditSubscriber } from './effect-audit.js';
+import { eventSubscriber } from './effect-events.js';
+import { shellSubscriber } from './effect-shell.js';
 import { disposedEvent, modelInfoEvent, probeResultEvent, setBackupEvent, settledEvent, wakeEvent } from './events.js';
 import { DEFAULT_PRUNE_MS, DEFAULT_REFRESH_MS, HealthStore } from './health.js';
 import { compileModule, ConfigError, Engine } from './engine.js';
@@ -74,8 +77,8 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
   const stateDir = resolveStateDir(shim.stateDir);
   const backupFile = join(stateDir, 'backup.json');
   let backup; // shown by /resilience; the module decides with it
-  // The web client's host half (web.js): it sees every audit record, so the
-  // page follows decisions live.
+  // The web client's host half (web.js): it follows the module's effects, so
+  // the page follows decisions live.
   const web = new WebHalf({
     auditPath: join(stateDir, 'audit.jsonl'),
     rowPolicyConfig: policyConfig,
@@ -86,7 +89,8 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
   });
   // The host's telemetry seam and the webhooks follow the audit records (telemetry.js, notify.js).
   const notifier = new Notifier({ targets: checkNotify(shim.notify ?? []), report: (r) => audit.write(r), secret: (ref) => resolveSecret(ctx, ref) });
-  const audit = tapAudit(web.tap(new AuditLog(join(stateDir, 'audit.jsonl'))), [telemetrySink(ctx), (r) => notifier.observe(r)]);
+  // The page answers its long poll on every record too (a setting, a merged health): it reads none.
+  const audit = tapAudit(new AuditLog(join(stateDir, 'audit.jsonl')), [() => web.changed(), telemetrySink(ctx), (r) => notifier.observe(r)]);
   const report = (record) => audit.write(record);
   const engine = new Engine(compiled, policyConfig, logger, report, report);
   web.deps.policy = engine;
@@ -118,12 +122,8 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
     report, emit, lifetime: lifetime.signal });
   web.deps.quota = quota;
 
-  // The subscriber that carries effects out: audit, Cordis events, quota shell, web view, notice.
-  const env = {
-    ctx, audit, logger, quota,
-    where: (agent) => turns.of(agent),
-    notice: makeNotice({ enabled: shim.notice !== false, headless: () => ctx.get('headlessStartup') !== undefined, write: (l) => process.stderr.write(l) }),
-    maxFailovers: () => engine.resolved?.maxFailovers,
+  // What this process does when the module asks (effect-shell.js).
+  const shell = {
     cutWait(agent) {
       cuts.get(agent)?.abort(new Error('a channel is usable again'));
     },
@@ -144,7 +144,9 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
       const llm = ctx.get('llm');
       const settle = (ev) => {
         if (lifetime.signal.aborted) return;
-        report({ type: 'probe-result', channel: channelId(channel), ok: ev.ok, code: ev.failure?.code, ms: Date.now() - started });
+        const record = { type: 'probe-result', channel: channelId(channel), ok: ev.ok, code: ev.failure?.code, ms: Date.now() - started };
+        report(record);
+        web.decided(record);
         const probed = { channel, ok: ev.ok, code: ev.failure?.code, message: ev.failure?.message, ms: Date.now() - started };
         emit(EVENTS.probe, probed);
         emitCompat(ctx, EVENTS.probe, probed, logger);
@@ -158,14 +160,23 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
       probes.add(running);
       running.finally(() => probes.delete(running));
     },
-    observe: (fx) => web.effect(fx), // the web view follows the module's effects
     healthChanged() {
       dirty = true;
       if (lifetime.signal.aborted) return; // the disposer saves once, last
       timers.save ??= setTimeout(() => { timers.save = undefined; dirty = false; health.save(); shared?.sync(); }, 50);
     },
   };
-  engine.subscribe((out) => carryOut(out.effects, env));
+  // Effects are the only way out of the module: each goes, in order, to these
+  // subscribers (effects.js).
+  const subscribers = [
+    { role: 'web view', view: true, effect: (fx) => web.effect(fx) },
+    { role: 'shell', effect: shellSubscriber(shell) },
+    { role: 'quota shell', effect: (fx) => quota.effect(fx) },
+    { role: 'audit log', effect: auditSubscriber({ audit, logger, where: (agent) => turns.of(agent), maxFailovers: () => engine.resolved?.maxFailovers,
+      notice: makeNotice({ enabled: shim.notice !== false, headless: () => ctx.get('headlessStartup') !== undefined, write: (l) => process.stderr.write(l) }) }) },
+    { role: 'Cordis events', effect: eventSubscriber(ctx, logger) },
+  ];
+  engine.subscribe((out) => deliver(out.effects, subscribers, logger));
 
   // ---- bring-up, off the host's boot
   // What the first request needs: the engine up with what earlier runs left
@@ -185,7 +196,7 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
       ...(sharedConfig.redis ? { shared: 'redis' } : {}) });
     if (restored?.adopted) report({ type: 'health-merged', adopted: restored.adopted, of: restored.channels });
     // Once: exhaustion marks an older version kept in quota-marks.json now live in health.
-    if (await migrateMarks(join(stateDir, 'quota-marks.json'), engine, report)) env.healthChanged();
+    if (await migrateMarks(join(stateDir, 'quota-marks.json'), engine, report)) shell.healthChanged();
   })();
   /** Whether the engine answers; a bad config ends the turn naming its key, anything else fails open. */
   const whenUp = () => up.then(() => engine.up, (e) => {
@@ -213,7 +224,7 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
         }
         if (result.adopted === 0) return;
         report({ type: 'shared-merged', adopted: result.adopted, of: result.channels });
-        env.healthChanged(); // the local file keeps what Redis said
+        shell.healthChanged(); // the local file keeps what Redis said
         step(wakeEvent()); // a reopened channel may want its probe
       },
       audit: report,
@@ -324,7 +335,9 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
       return 'dsh-resilience: the policy module failed; see the audit log';
     }
     backup = channel;
-    report({ type: 'backup', channel: backup ? channelId(backup) : null, source });
+    const record = { type: 'backup', channel: backup ? channelId(backup) : null, source };
+    report(record);
+    web.decided(record);
     await saveBackup(backupFile, backup, report).catch((e) => report({ type: 'backup-not-saved', reason: String(e.message).slice(0, 200) }));
     if (backup && llm) describe(llm, backup);
     return undefined;

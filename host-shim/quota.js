@@ -158,7 +158,40 @@ export class QuotaRules {
     Object.assign(t, { turn: payload.turn, step: payload.step, failure: { code: payload.failure?.code, status: payload.failure?.status } });
   }
 
-  // ---- effects (effects.js calls these)
+  // ---- effects: the quota shell's subscriber (effects.js)
+
+  /**
+   * The effects the quota shell acts on: the session's home and pick kept
+   * for a restarted host, long-term waits held and announced, quota routes
+   * announced, balance scripts run on the module's schedule.
+   * @param {import('./policy-types.js').Effect} fx
+   */
+  effect(fx) {
+    switch (fx.kind) {
+      case 'failover':
+        this.noteHome(fx.agent, fx.home ?? fx.from); // kept for a restarted host until the return
+        break;
+      case 'returned':
+        this.noteHome(fx.agent, undefined);
+        break;
+      case 'session-route':
+        this.noteRoute(fx.agent, fx.home, fx.pick);
+        break;
+      case 'quota-wait':
+        this.onWait(fx);
+        break;
+      case 'quota-routed':
+        this.onRouted(fx);
+        break;
+      case 'refresh-balance':
+        this.refresh(fx.provider); // audited with its reading
+        break;
+      case 'schedule-refresh':
+        this.scheduleRefresh(fx.atMs);
+        break;
+      default:
+    }
+  }
 
   onWait(fx) {
     const t = this.agents.get(fx.agent) ?? {};

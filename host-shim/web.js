@@ -6,12 +6,17 @@
 // module's own check before it replaces the running one.
 //
 // Live without polling: `status` is a long poll. The browser sends the
-// revision it has; the answer comes when anything the page shows changed (an
-// audit record, a backup, a config) or after LONG_POLL_MS with nothing new.
+// revision it has; the answer comes when anything the page shows may have
+// changed (an effect, an audit record written, a backup, a config) or after
+// LONG_POLL_MS with nothing new. What a session left, gave up on or came back
+// to, and the dock's last decision, come from the module's effects: this view
+// is one of their subscribers (effects.js) and reads no record back, except
+// the session's inline rows, which show the log's history (rows()).
 // The countdowns tick in the browser from `openUntilMs` and the host's clock.
 import { readFile } from 'node:fs/promises';
 import { excerpt, field, hostKnowsSession, MAX_CHANNEL, MAX_SECTION_BYTES, MAX_VALUE, sessionIdProblem } from './rpc-input.js';
 import { now as clockNow } from './clock.js';
+import { recordOf } from './effect-audit.js';
 
 export const RPC_CHANNEL = '/dsh-resilience';
 export const SETTINGS_NS = 'dsh-resilience';
@@ -22,8 +27,8 @@ const MAX_CANDIDATES = 60;
 const MODEL_INFO_TIMEOUT_MS = 5_000;
 /** Records the inline rows read (by session: the audit's `agent` is the session id). */
 const ROW_TYPES = new Set(['failover', 'give-up', 'return', 'retry']);
-/** Records that count as "the last decision" in the dock. */
-const DECISIONS = new Set(['failover', 'give-up', 'return', 'retry', 'circuit-open', 'circuit-half-open', 'circuit-closed', 'probe-result', 'backup', 'reconfigured']);
+/** Effects that count as "the last decision" in the dock (and the shim's own: decided()). */
+const DECISIONS = new Set(['failover', 'give-up', 'returned', 'retry', 'circuit']);
 const MAX_ROW_RECORDS = 500;
 
 const key = (c) => `${c.provider}/${c.model}`;
@@ -100,27 +105,14 @@ export class WebHalf {
     this.changed();
   }
 
-  /** Wraps the audit log: every record also updates what the page shows. */
-  tap(log) {
-    return {
-      write: (record) => {
-        const written = log.write(record);
-        try {
-          this.observe(forPage({ at: new Date().toISOString(), ...record }));
-        } catch { /* the page's view never costs a record */ }
-        return written;
-      },
-      flush: () => log.flush(),
-      get failures() { return log.failures; },
-    };
-  }
-
   /**
-   * Every record answers the long poll (the page shows what follows from it);
-   * the dock's "last decision" is the last record of its kinds, as written.
+   * The dock's "last decision" for what the shim itself decided and audited
+   * (a probe's outcome, a backup set, a config applied): told here by the
+   * code that decided it, in its record's words. The module's decisions come
+   * as effects (effect()).
    */
-  observe(record) {
-    if (DECISIONS.has(record.type)) this.lastDecision = record;
+  decided(record) {
+    this.lastDecision = forPage({ at: new Date().toISOString(), ...record });
     this.changed();
   }
 
@@ -133,6 +125,10 @@ export class WebHalf {
    * @param {import('./policy-types.js').Effect} fx
    */
   effect(fx) {
+    if (DECISIONS.has(fx.kind)) {
+      // Worded as its audit record is (effect-audit.js), channels as the page shows them.
+      this.lastDecision = forPage({ at: new Date().toISOString(), .../** @type {object} */ (recordOf(fx, {})?.record) });
+    }
     switch (fx.kind) {
       case 'failover':
         this.failovers.set(fx.agent, { from: key(fx.from), to: key(fx.to), home: key(fx.home ?? fx.from) });
@@ -447,7 +443,9 @@ export class WebHalf {
       const keys = TUNABLE.filter((k) => JSON.stringify(want[k]) !== JSON.stringify(now[k]));
       if (keys.length === 0) return;
       this.deps.applyConfig(this.merged(section));
-      report({ type: 'reconfigured', keys });
+      const record = { type: 'reconfigured', keys };
+      report(record);
+      this.decided(record);
     };
     const scope = sub.settings.register(SETTINGS_NS, schema, {
       base,
