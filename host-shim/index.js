@@ -33,6 +33,7 @@ import { routeAuxCalls } from './aux-route.js';
 import { migrateMarks } from './migrate-marks.js';
 import { checkShared } from './shared-config.js';
 import { parseQuotaCommand, QuotaRules } from './quota.js';
+import { poolCommand, quotaCommand, routesTable } from './quota-commands.js';
 import { requestListeners } from './requests.js';
 import { dshHome, resolveStateDir, splitConfig } from './row.js';
 import { resolveSecret } from './secret.js';
@@ -358,9 +359,9 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
     // The quota plugin's command names stay as aliases, so its users' habits work.
     /** @type {Array<[string, string, string, (agent: any, arg: string | undefined) => any]>} */
     const aliases = [
-      ['quota-retry', 'dsh-resilience: this session\'s quota retry (long-term waits)', 'on|off|default|status', (agent, arg) => quota.answered(quota.quotaCommand(agent, arg))],
-      ['quota-pool', 'dsh-resilience: this session\'s route pool', '<pool>|off|default|status', (agent, arg) => quota.answered(quota.poolCommand(agent, arg))],
-      ['quota-routes', 'dsh-resilience: pools, routes, balance readings and exhaustion marks', '[pool]', (_agent, arg) => quota.routesTable(arg)],
+      ['quota-retry', 'dsh-resilience: this session\'s quota retry (long-term waits)', 'on|off|default|status', (agent, arg) => quota.answered(quotaCommand(quota, agent, arg))],
+      ['quota-pool', 'dsh-resilience: this session\'s route pool', '<pool>|off|default|status', (agent, arg) => quota.answered(poolCommand(quota, agent, arg))],
+      ['quota-routes', 'dsh-resilience: pools, routes, balance readings and exhaustion marks', '[pool]', (_agent, arg) => routesTable(quota, arg)],
     ];
     for (const [name, description, hint, run] of aliases) {
       sub.effect(() => sub.commands.register({
@@ -377,10 +378,10 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
       handler: async ({ agent, rawInput }) => {
         if (!(await whenUp().catch(() => false))) return { kind: 'error', text: 'dsh-resilience: the policy module is not running; see the audit log' };
         const q = parseQuotaCommand('resilience', rawInput);
-        if (q?.kind === 'quota') return quota.answered(quota.quotaCommand(agent, q.arg));
-        if (q?.kind === 'pool') return quota.answered(quota.poolCommand(agent, q.arg));
+        if (q?.kind === 'quota') return quota.answered(quotaCommand(quota, agent, q.arg));
+        if (q?.kind === 'pool') return quota.answered(poolCommand(quota, agent, q.arg));
         const words = String(rawInput ?? '').trim().split(/\s+/).filter(Boolean);
-        if (words[0] === 'routes') return quota.routesTable(words[1]);
+        if (words[0] === 'routes') return routesTable(quota, words[1]);
         if (words[0] === 'report') {
           const { reportCommand } = await import('./report-command.js'); // loaded when asked, off the start-up path
           return audit.flush().then(() => reportCommand(join(stateDir, 'audit.jsonl'), words[1], Date.now()));

@@ -17,6 +17,7 @@ import { readFile } from 'node:fs/promises';
 import { excerpt, field, hostKnowsSession, MAX_CHANNEL, MAX_SECTION_BYTES, MAX_VALUE, sessionIdProblem } from './rpc-input.js';
 import { now as clockNow } from './clock.js';
 import { recordOf } from './effect-audit.js';
+import { webChoose, webSession, webView } from './quota-web.js';
 
 export const RPC_CHANNEL = '/dsh-resilience';
 export const SETTINGS_NS = 'dsh-resilience';
@@ -195,10 +196,10 @@ export class WebHalf {
     if (session) {
       const fo = lookup(this.failovers, session);
       // The home the module reported (kept across a restart), else the channel failed over from.
-      const kept = this.deps.quota?.homeOf(this.deps.quota.webSession(session).session);
+      const kept = this.deps.quota && this.deps.quota.homeOf(webSession(this.deps.quota, session).session);
       const home = kept ? key(kept) : fo ? fo.home : null;
       out.session = { id: session, route: lookup(this.routes, session) ?? null, home, giveUp: lookup(this.giveUps, session) ?? null };
-      const quota = this.deps.quota?.webView(session);
+      const quota = this.deps.quota && webView(this.deps.quota, session);
       if (quota) out.quota = quota; // only when the row configures quota rules: the menu shows its items then
     }
     return out;
@@ -302,7 +303,7 @@ export class WebHalf {
   async knowsSession(id) {
     const quota = this.deps.quota;
     if (quota) {
-      const { agent, session } = quota.webSession(id);
+      const { agent, session } = webSession(quota, id);
       if (agent !== undefined || quota.settings.get(session) !== undefined) return true;
     }
     return hostKnowsSession(id, { sessions: safe(() => this.ctx?.get?.('sessions')), sessionsDir: this.deps.sessionsDir });
@@ -352,7 +353,7 @@ export class WebHalf {
             if (!(await this.knowsSession(session))) return refuse('UNKNOWN_SESSION', `dsh-resilience: this host knows no session ${excerpt(session)}`);
             // The commands' own path (quota.js webChoose), so chip and typed command never disagree
             // and the session logs the choice (command/run) for the quotaRetry projection.
-            const message = await this.deps.quota.webChoose(session, endpoint === 'set-quota' ? 'quota' : 'pool', value);
+            const message = await webChoose(this.deps.quota, session, endpoint === 'set-quota' ? 'quota' : 'pool', value);
             return message ? refuse('REFUSED', message) : ok(this.status(session));
           }
           case 'rows': {
