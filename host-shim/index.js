@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { AuditLog } from './audit.js';
 import { tapAudit } from './audit-tap.js';
 import { loadBackup, saveBackup } from './backup.js';
-import { migrateText, parseCommand, renderTable } from './command.js';
+import { installCommands, migrateText, renderTable } from './command.js';
 import { emitCompat } from './compat-events.js';
 import { Turns } from './turns.js';
 import { makeNotice } from './notice.js';
@@ -32,8 +32,7 @@ import { installSkill } from './skill.js';
 import { routeAuxCalls } from './aux-route.js';
 import { migrateMarks } from './migrate-marks.js';
 import { checkShared } from './shared-config.js';
-import { parseQuotaCommand, QuotaRules } from './quota.js';
-import { poolCommand, quotaCommand, routesTable } from './quota-commands.js';
+import { QuotaRules } from './quota.js';
 import { requestListeners } from './requests.js';
 import { dshHome, resolveStateDir, splitConfig } from './row.js';
 import { resolveSecret } from './secret.js';
@@ -355,50 +354,15 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
 
   web.install(ctx, report, logger);
 
-  ctx.inject(['commands'], (sub) => {
-    // The quota plugin's command names stay as aliases, so its users' habits work.
-    /** @type {Array<[string, string, string, (agent: any, arg: string | undefined) => any]>} */
-    const aliases = [
-      ['quota-retry', 'dsh-resilience: this session\'s quota retry (long-term waits)', 'on|off|default|status', (agent, arg) => quota.answered(quotaCommand(quota, agent, arg))],
-      ['quota-pool', 'dsh-resilience: this session\'s route pool', '<pool>|off|default|status', (agent, arg) => quota.answered(poolCommand(quota, agent, arg))],
-      ['quota-routes', 'dsh-resilience: pools, routes, balance readings and exhaustion marks', '[pool]', (_agent, arg) => routesTable(quota, arg)],
-    ];
-    for (const [name, description, hint, run] of aliases) {
-      sub.effect(() => sub.commands.register({
-        name, description, input: { hint },
-        handler: async ({ agent, rawInput }) => (await whenUp().catch(() => false))
-          ? run(agent, String(rawInput ?? '').trim().split(/\s+/).filter(Boolean)[0])
-          : { kind: 'error', text: 'dsh-resilience: the policy module is not running; see the audit log' },
-      }), `dsh-resilience: /${name}`);
-    }
-    sub.effect(() => sub.commands.register({
-      name: 'resilience',
-      description: 'dsh-resilience: channel health, the backup to fail over to first, quota retry, pools and routes',
-      input: { hint: '[backup <provider/model> | backup off | quota on|off|default|status | pool <pool>|off|default|status | routes [pool] | report [24h|7d] | migrate]' },
-      handler: async ({ agent, rawInput }) => {
-        if (!(await whenUp().catch(() => false))) return { kind: 'error', text: 'dsh-resilience: the policy module is not running; see the audit log' };
-        const q = parseQuotaCommand('resilience', rawInput);
-        if (q?.kind === 'quota') return quota.answered(quotaCommand(quota, agent, q.arg));
-        if (q?.kind === 'pool') return quota.answered(poolCommand(quota, agent, q.arg));
-        const words = String(rawInput ?? '').trim().split(/\s+/).filter(Boolean);
-        if (words[0] === 'routes') return routesTable(quota, words[1]);
-        if (words[0] === 'report') {
-          const { reportCommand } = await import('./report-command.js'); // loaded when asked, off the start-up path
-          return audit.flush().then(() => reportCommand(join(stateDir, 'audit.jsonl'), words[1], Date.now()));
-        }
-        const cmd = parseCommand(rawInput);
-        if (cmd.kind === 'error') return { kind: 'error', text: cmd.text };
-        if (cmd.kind === 'migrate') {
-          const m = await migrateText(ctx, join(dshHome(), 'cordis.patch.yml'));
-          return { kind: m.ok ? 'success' : 'error', text: m.text };
-        }
-        if (cmd.kind === 'backup') {
-          const refused = await setBackup(cmd.channel, 'command');
-          if (refused) return { kind: 'error', text: refused };
-        }
-        return { kind: 'success', text: renderTable(engine.resolved, engine.snapshot(), backup, clockNow()) };
-      },
-    }), 'dsh-resilience: /resilience');
+  installCommands(ctx, {
+    whenUp, quota,
+    reportOf: async (word) => {
+      const { reportCommand } = await import('./report-command.js'); // loaded when asked, off the start-up path
+      return audit.flush().then(() => reportCommand(join(stateDir, 'audit.jsonl'), word, Date.now()));
+    },
+    setBackup: (channel) => setBackup(channel, 'command'),
+    migrate: () => migrateText(ctx, join(dshHome(), 'cordis.patch.yml')),
+    table: () => renderTable(engine.resolved, engine.snapshot(), backup, clockNow()),
   });
 
   installSkill(ctx, logger); // skill.js: configure-resilience, for the agent

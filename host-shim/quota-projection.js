@@ -6,6 +6,8 @@
 // The host runs the fold over the session's log without the module, so the
 // view words the row's default and the session's own choice itself.
 
+import { parseCommandLine } from './command-line.js';
+
 const plainRoute = (r) => (r ? { provider: r.provider, model: r.model, ...(r.reasoningEffort ? { reasoningEffort: r.reasoningEffort } : {}) } : undefined);
 
 /**
@@ -32,8 +34,8 @@ export function quotaProjection(resolved) {
         return { ...state, route: { provider: String(c.provider), model: String(c.model) } };
       }
       if (event.type !== 'command/run') return state;
-      const parsed = parseQuotaCommand(event.data?.name, event.data?.args);
-      if (!parsed) return state;
+      const parsed = parseCommandLine(event.data?.name, event.data?.args);
+      if ((parsed?.kind !== 'quota' && parsed?.kind !== 'pool') || parsed.arg === undefined) return state;
       if (parsed.kind === 'quota' && ['on', 'off', 'default'].includes(parsed.arg)) return { ...state, quota: parsed.arg === 'default' ? null : parsed.arg };
       if (parsed.kind === 'pool' && (parsed.arg === 'off' || parsed.arg === 'default' || names.has(parsed.arg))) {
         return { ...state, pool: parsed.arg === 'default' ? null : parsed.arg, poolDefault: parsed.arg === 'default' };
@@ -70,13 +72,3 @@ function choices(state) {
     poolChoice: state.pool === 'off' ? null : state.pool ?? (state.poolDefault ? 'default' : 'inherited'),
   };
 }
-
-/** `/resilience quota x`, `/quota-retry x`, `/resilience pool x`, `/quota-pool x` as {kind, arg}. */
-export function parseQuotaCommand(name, args) {
-  const words = String(args ?? '').trim().split(/\s+/).filter(Boolean);
-  if (name === 'quota-retry') return { kind: 'quota', arg: words[0] };
-  if (name === 'quota-pool') return { kind: 'pool', arg: words[0] };
-  if (name === 'resilience' && (words[0] === 'quota' || words[0] === 'pool')) return { kind: words[0], arg: words[1] };
-  return undefined;
-}
-

@@ -333,5 +333,3 @@ export class QuotaRules {
     return quotaProjection(this.resolved);
   }
 }
-
-export { parseQuotaCommand } from './quota-projection.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseReading } from '../balance.js';
 import { compileModule, Policy } from '../policy.js';
-import { parseQuotaCommand, QuotaRules } from '../quota.js';
+import { QuotaRules } from '../quota.js';
 import { describeSession, poolCommand, quotaCommand, routesTable } from '../quota-commands.js';
 import { webChoose, webSet, webView } from '../quota-web.js';
 import { migrateMarks } from '../migrate-marks.js';
@@ -29,15 +29,6 @@ test('a balance script\'s output: the one documented object, anything else a mis
     ['{"remaining":1e999}', 'no numeric remaining']]) {
     assert.deepEqual(parseReading('p', text), { kind: 'balance-reading', provider: 'p', ok: false, why }, text);
   }
-});
-
-test('the quota commands and their aliases parse to the same thing', () => {
-  assert.deepEqual(parseQuotaCommand('quota-retry', ' off '), { kind: 'quota', arg: 'off' });
-  assert.deepEqual(parseQuotaCommand('resilience', 'quota off'), { kind: 'quota', arg: 'off' });
-  assert.deepEqual(parseQuotaCommand('quota-pool', 'spare'), { kind: 'pool', arg: 'spare' });
-  assert.deepEqual(parseQuotaCommand('resilience', 'pool default'), { kind: 'pool', arg: 'default' });
-  assert.equal(parseQuotaCommand('resilience', 'backup off'), undefined);
-  assert.equal(parseQuotaCommand('compact', ''), undefined);
 });
 
 test('settings survive a reload; a fork takes its nearest ancestor\'s explicit setting once, as a snapshot', async () => {
