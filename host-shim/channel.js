@@ -32,12 +32,3 @@ export function parseChannel(text) {
   if (slash <= 0 || slash === text.length - 1) return undefined;
   return { provider: text.slice(0, slash), model: text.slice(slash + 1) };
 }
-
-/**
- * Whether the host's agent id and a session id name the same session: the
- * browser and the host's logs name a session by its id, the agent id may
- * carry a `session-` prefix.
- * @param {string} agent
- * @param {string | undefined} session
- */
-export const sameSession = (agent, session) => !!session && (agent === session || agent === `session-${session}` || `session-${agent}` === session);

@@ -10,25 +10,22 @@
 //   /resilience report [24h|7d]      the audit log's report (report-command.js)
 //   /resilience migrate              the loaded rows of the plugins this one replaces, as one row
 
-import { isoTime } from './effects.js';
+import { channelText } from './channel.js';
+import { tableLines, timeOrDash } from './text.js';
 import { COMMANDS, parseCommandLine } from './command-line.js';
 import { poolCommand, quotaCommand, routesTable } from './quota-commands.js';
 
 /** @typedef {import('@deepseek-ai/dsh-commands').CommandResult} CommandResult */
 
-const when = (ms) => (ms ? (isoTime(ms) ?? String(ms)).replace('T', ' ').slice(0, 19) : '-');
-
 export function renderTable(resolved, health, backup, nowMs) {
   const rows = [['channel', 'state', 'failures', 'opens', 'open until / next probe', 'last code']];
   for (const h of health?.channels ?? []) {
-    const due = h.state !== 'closed' && h.openUntilMs <= nowMs ? 'due now' : when(h.state === 'closed' ? 0 : h.openUntilMs);
-    rows.push([`${h.channel.provider}/${h.channel.model}`, h.state, String(h.failures), String(h.opens ?? 0), due, h.lastCode || '-']);
+    const due = h.state !== 'closed' && h.openUntilMs <= nowMs ? 'due now' : timeOrDash(h.state === 'closed' ? 0 : h.openUntilMs);
+    rows.push([channelText(h.channel), h.state, String(h.failures), String(h.opens ?? 0), due, h.lastCode || '-']);
   }
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  const lines = rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
-  lines.splice(1, 0, widths.map((w) => '-'.repeat(w)).join('  '));
-  const chain = resolved.chain.map((c) => `${c.provider}/${c.model}`).join(' → ') || '(none: observing only)';
-  const head = [`chain: ${chain}`, `backup: ${backup ? `${backup.provider}/${backup.model}` : '(none)'}`,
+  const lines = tableLines(rows, { rule: true });
+  const chain = resolved.chain.map(channelText).join(' → ') || '(none: observing only)';
+  const head = [`chain: ${chain}`, `backup: ${backup ? channelText(backup) : '(none)'}`,
     `recovery: ${resolved.recovery}, probes: ${resolved.probes ? 'on' : 'off'}`];
   if ((health?.channels ?? []).length === 0) return [...head, '', 'All channels healthy: no failures recorded.'].join('\n');
   return [...head, '', ...lines].join('\n');

@@ -5,32 +5,18 @@
 // A kind with no record (timer bookkeeping, balance runs) is skipped; a kind
 // this shim does not know throws, so a contract change is never silent.
 
+import { channelId, channelText } from './channel.js';
+import { isoTime } from './text.js';
 import { toolAuditRecord } from './tools.js';
 
 /** @import { Channel, Effect, Route } from './policy-types.js' */
 
-// A channel's identity in records is {provider, model}: either part may hold
-// a "/", so a joined text would make {a/b, c} and {a, b/c} one channel.
-// "provider/model" is for people only (log lines, /resilience).
-/** @param {Channel} c */
-export const channelId = (c) => ({ provider: c.provider, model: c.model });
-/** @param {Channel} c */
-const ch = (c) => `${c.provider}/${c.model}`;
+const ch = channelText; // "provider/model" is for people: log lines (channel.js)
 /**
  * A pool route in a record: its channel as an object, and its own reasoning effort.
  * @param {Route} r
  */
 const routeId = (r) => ({ ...channelId(r), ...(r.reasoningEffort ? { reasoningEffort: r.reasoningEffort } : {}) });
-
-/**
- * An ISO time for any number the module may answer, or undefined: nothing
- * here may throw (a throw would skip the rest of the step's effects).
- */
-/** @param {number} ms */
-export function isoTime(ms) {
-  const d = new Date(ms);
-  return Number.isFinite(d.getTime()) ? d.toISOString() : undefined;
-}
 
 /**
  * What the audit subscriber needs.

@@ -14,7 +14,6 @@ import { auditSubscriber } from './effect-audit.js';
 import { eventSubscriber } from './effect-events.js';
 import { shellSubscriber } from './effect-shell.js';
 
-export { channelId, isoTime } from './effect-audit.js';
 export { EVENTS } from './effect-events.js';
 
 /** @import { Effect } from './policy-types.js' */

@@ -3,12 +3,14 @@
 // plugin's `/quota-retry`, `/quota-pool`, `/quota-routes`): each reads the
 // module's own report (inspect) and words it; a setting goes through the
 // rules' one write path (quota.js setQuota/setPool).
+import { channelText } from './channel.js';
 import { now as clockNow } from './clock.js';
+import { roughDuration as age, tableLines, timeOrDash as iso } from './text.js';
 
 /** @import { QuotaRules } from './quota.js' */
 /** @typedef {import('@deepseek-ai/dsh-commands').CommandResult} CommandResult */
 
-const routeKey = (r) => (r ? `${r.provider}/${r.model}${r.reasoningEffort ? ` (${r.reasoningEffort})` : ''}` : '-');
+const routeKey = (r) => (r ? `${channelText(r)}${r.reasoningEffort ? ` (${r.reasoningEffort})` : ''}` : '-');
 
 /** @returns {CommandResult} */
 const moduleFailed = () => ({ kind: 'error', text: 'dsh-resilience: the policy module failed; see the audit log' });
@@ -74,19 +76,10 @@ export function routesTable(rules, only) {
       const pr = prov.get(rr.route.provider);
       rows.push([routeKey(rr.route), rr.usable ? 'yes' : 'no', rr.why, readingText(pr, now), pr?.markedUntilMs ? `${iso(pr.markedUntilMs)} (in ${age(pr.markedUntilMs - now)})` : '-']);
     }
-    out.push(...table(rows), '');
+    out.push(...tableLines(rows, { rule: true }), '');
   }
   if (pools.length === 0) out.push('No pools configured.');
   return { kind: 'success', text: out.join('\n').trimEnd() };
-}
-
-const iso = (ms) => (ms ? new Date(ms).toISOString().replace('T', ' ').slice(0, 19) : '-');
-
-function age(ms) {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 120) return `${s} s`;
-  if (s < 7200) return `${Math.round(s / 60)} min`;
-  return `${(s / 3600).toFixed(1)} h`;
 }
 
 function readingText(p, now) {
@@ -95,11 +88,4 @@ function readingText(p, now) {
   if (!r) return p.refreshing ? '(reading…)' : '(none yet)';
   if (!r.ok) return `missing, ${age(now - r.atMs)} ago`;
   return `${r.remaining}${p.unit ? ` ${p.unit}` : ''}, ${age(now - r.atMs)} ago${r.remaining < p.minimumRemaining ? ` (< ${p.minimumRemaining})` : ''}`;
-}
-
-function table(rows) {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  const lines = rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
-  lines.splice(1, 0, widths.map((w) => '-'.repeat(w)).join('  '));
-  return lines;
 }

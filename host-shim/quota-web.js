@@ -4,6 +4,7 @@
 // menu's choice written through the commands' own path, so chip and typed
 // command never disagree.
 import { noPool } from './quota-commands.js';
+import { sessionForms } from './rpc-input.js';
 
 /** @import { QuotaRules } from './quota.js' */
 
@@ -13,7 +14,7 @@ import { noPool } from './quota-commands.js';
  * @returns {{agent: string | undefined, session: string}}
  */
 export function webSession(rules, id) {
-  const forms = [id, `session-${id}`, String(id).replace(/^session-/, '')];
+  const forms = sessionForms(String(id));
   for (const f of forms) {
     const agent = rules.agentOf(f);
     if (agent !== undefined) return { agent, session: rules.agents.get(agent)?.session ?? f };

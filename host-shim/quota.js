@@ -14,6 +14,7 @@ import { quotaService } from './quota-service.js';
 import { restoreRouteEvent, setPoolEvent, setQuotaEvent } from './events.js';
 import { QuotaSettings } from './quota-settings.js';
 import { now as clockNow } from './clock.js';
+import { sameChannel } from './channel.js';
 
 /** Cordis events, named as the quota plugin named them so its listeners keep working. */
 export const QUOTA_EVENTS = {
@@ -23,7 +24,6 @@ export const QUOTA_EVENTS = {
 };
 
 const plainChannel = (c) => ({ provider: String(c.provider), model: String(c.model) });
-const sameChannel = (a, b) => (!a && !b) || (!!a && !!b && a.provider === b.provider && a.model === b.model);
 const plainRoute = (r) => (r ? { provider: r.provider, model: r.model, ...(r.reasoningEffort ? { reasoningEffort: r.reasoningEffort } : {}) } : undefined);
 
 export class QuotaRules {

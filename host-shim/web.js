@@ -14,7 +14,8 @@
 // the session's inline rows, which show the log's history (rows()).
 // The countdowns tick in the browser from `openUntilMs` and the host's clock.
 import { readFile } from 'node:fs/promises';
-import { excerpt, field, hostKnowsSession, MAX_CHANNEL, MAX_SECTION_BYTES, MAX_VALUE, sessionIdProblem } from './rpc-input.js';
+import { excerpt, field, hostKnowsSession, MAX_CHANNEL, MAX_SECTION_BYTES, MAX_VALUE, sameSession, sessionIdProblem } from './rpc-input.js';
+import { channelText, parseChannel as textChannel } from './channel.js';
 import { now as clockNow } from './clock.js';
 import { recordOf } from './effect-audit.js';
 import { webChoose, webSession, webView } from './quota-web.js';
@@ -32,7 +33,7 @@ const ROW_TYPES = new Set(['failover', 'give-up', 'return', 'retry']);
 const DECISIONS = new Set(['failover', 'give-up', 'returned', 'retry', 'circuit']);
 const MAX_ROW_RECORDS = 500;
 
-const key = (c) => `${c.provider}/${c.model}`;
+const key = channelText; // the page shows and matches channels as "provider/model"
 /**
  * A record as the page reads it: the audit names channels as {provider,
  * model} (unambiguous), the page shows and matches them as "provider/model".
@@ -48,8 +49,6 @@ function forPage(record) {
   }
   return out;
 }
-/** The browser names a session by its id; the host's agent id may carry a `session-` prefix. */
-const sameSession = (agent, session) => !!session && (agent === session || agent === `session-${session}` || `session-${agent}` === session);
 const lookup = (map, session) => {
   for (const [agent, v] of map) if (sameSession(agent, session)) return v;
   return undefined;
@@ -228,7 +227,7 @@ export class WebHalf {
     const { policy } = this.deps;
     const seen = new Map();
     const add = (provider, model, source, name) => {
-      const k = `${provider}/${model}`;
+      const k = key({ provider, model });
       if (!seen.has(k) && seen.size < MAX_CANDIDATES) seen.set(k, { provider, model, channel: k, source, name });
     };
     for (const c of policy.resolved.chain) add(c.provider, c.model, 'chain');
@@ -484,9 +483,7 @@ function parseChannel(v) {
     return part(provider) && part(model) ? { provider, model } : false;
   }
   if (typeof v !== 'string' || v.length > MAX_CHANNEL) return false;
-  const slash = v.indexOf('/');
-  if (slash <= 0 || slash === v.length - 1) return false;
-  return { provider: v.slice(0, slash), model: v.slice(slash + 1) };
+  return textChannel(v) ?? false;
 }
 
 function safe(f, fallback) {
