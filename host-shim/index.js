@@ -14,11 +14,15 @@ import { join } from 'node:path';
 import { AuditLog } from './audit.js';
 import { tapAudit } from './audit-tap.js';
 import { loadBackup, saveBackup } from './backup.js';
-import { migrateText, parseCommand, renderTable } from './command.js';
+import { installCommands, migrateText, renderTable } from './command.js';
 import { emitCompat } from './compat-events.js';
 import { Turns } from './turns.js';
 import { makeNotice } from './notice.js';
-import { carryOut, channelId, EVENTS } from './effects.js';
+import { deliver, EVENTS } from './effects.js';
+import { channelId } from './channel.js';
+import { auditSubscriber } from './effect-audit.js';
+import { eventSubscriber } from './effect-events.js';
+import { shellSubscriber } from './effect-shell.js';
 import { disposedEvent, modelInfoEvent, probeResultEvent, setBackupEvent, settledEvent, wakeEvent } from './events.js';
 import { DEFAULT_PRUNE_MS, DEFAULT_REFRESH_MS, HealthStore } from './health.js';
 import { compileModule, ConfigError, Engine } from './engine.js';
@@ -29,7 +33,7 @@ import { installSkill } from './skill.js';
 import { routeAuxCalls } from './aux-route.js';
 import { migrateMarks } from './migrate-marks.js';
 import { checkShared } from './shared-config.js';
-import { parseQuotaCommand, QuotaRules } from './quota.js';
+import { QuotaRules } from './quota.js';
 import { requestListeners } from './requests.js';
 import { dshHome, resolveStateDir, splitConfig } from './row.js';
 import { resolveSecret } from './secret.js';
@@ -74,8 +78,8 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
   const stateDir = resolveStateDir(shim.stateDir);
   const backupFile = join(stateDir, 'backup.json');
   let backup; // shown by /resilience; the module decides with it
-  // The web client's host half (web.js): it sees every audit record, so the
-  // page follows decisions live.
+  // The web client's host half (web.js): it follows the module's effects, so
+  // the page follows decisions live.
   const web = new WebHalf({
     auditPath: join(stateDir, 'audit.jsonl'),
     rowPolicyConfig: policyConfig,
@@ -86,7 +90,8 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
   });
   // The host's telemetry seam and the webhooks follow the audit records (telemetry.js, notify.js).
   const notifier = new Notifier({ targets: checkNotify(shim.notify ?? []), report: (r) => audit.write(r), secret: (ref) => resolveSecret(ctx, ref) });
-  const audit = tapAudit(web.tap(new AuditLog(join(stateDir, 'audit.jsonl'))), [telemetrySink(ctx), (r) => notifier.observe(r)]);
+  // The page answers its long poll on every record too (a setting, a merged health): it reads none.
+  const audit = tapAudit(new AuditLog(join(stateDir, 'audit.jsonl')), [() => web.changed(), telemetrySink(ctx), (r) => notifier.observe(r)]);
   const report = (record) => audit.write(record);
   const engine = new Engine(compiled, policyConfig, logger, report, report);
   web.deps.policy = engine;
@@ -118,12 +123,8 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
     report, emit, lifetime: lifetime.signal });
   web.deps.quota = quota;
 
-  // The subscriber that carries effects out: audit, Cordis events, quota shell, web view, notice.
-  const env = {
-    ctx, audit, logger, quota,
-    where: (agent) => turns.of(agent),
-    notice: makeNotice({ enabled: shim.notice !== false, headless: () => ctx.get('headlessStartup') !== undefined, write: (l) => process.stderr.write(l) }),
-    maxFailovers: () => engine.resolved?.maxFailovers,
+  // What this process does when the module asks (effect-shell.js).
+  const shell = {
     cutWait(agent) {
       cuts.get(agent)?.abort(new Error('a channel is usable again'));
     },
@@ -144,7 +145,9 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
       const llm = ctx.get('llm');
       const settle = (ev) => {
         if (lifetime.signal.aborted) return;
-        report({ type: 'probe-result', channel: channelId(channel), ok: ev.ok, code: ev.failure?.code, ms: Date.now() - started });
+        const record = { type: 'probe-result', channel: channelId(channel), ok: ev.ok, code: ev.failure?.code, ms: Date.now() - started };
+        report(record);
+        web.decided(record);
         const probed = { channel, ok: ev.ok, code: ev.failure?.code, message: ev.failure?.message, ms: Date.now() - started };
         emit(EVENTS.probe, probed);
         emitCompat(ctx, EVENTS.probe, probed, logger);
@@ -158,14 +161,23 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
       probes.add(running);
       running.finally(() => probes.delete(running));
     },
-    observe: (fx) => web.effect(fx), // the web view follows the module's effects
     healthChanged() {
       dirty = true;
       if (lifetime.signal.aborted) return; // the disposer saves once, last
       timers.save ??= setTimeout(() => { timers.save = undefined; dirty = false; health.save(); shared?.sync(); }, 50);
     },
   };
-  engine.subscribe((out) => carryOut(out.effects, env));
+  // Effects are the only way out of the module: each goes, in order, to these
+  // subscribers (effects.js).
+  const subscribers = [
+    { role: 'web view', view: true, effect: (fx) => web.effect(fx) },
+    { role: 'shell', effect: shellSubscriber(shell) },
+    { role: 'quota shell', effect: (fx) => quota.effect(fx) },
+    { role: 'audit log', effect: auditSubscriber({ audit, logger, where: (agent) => turns.of(agent), maxFailovers: () => engine.resolved?.maxFailovers,
+      notice: makeNotice({ enabled: shim.notice !== false, headless: () => ctx.get('headlessStartup') !== undefined, write: (l) => process.stderr.write(l) }) }) },
+    { role: 'Cordis events', effect: eventSubscriber(ctx, logger) },
+  ];
+  engine.subscribe((out) => deliver(out.effects, subscribers, logger));
 
   // ---- bring-up, off the host's boot
   // What the first request needs: the engine up with what earlier runs left
@@ -185,7 +197,7 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
       ...(sharedConfig.redis ? { shared: 'redis' } : {}) });
     if (restored?.adopted) report({ type: 'health-merged', adopted: restored.adopted, of: restored.channels });
     // Once: exhaustion marks an older version kept in quota-marks.json now live in health.
-    if (await migrateMarks(join(stateDir, 'quota-marks.json'), engine, report)) env.healthChanged();
+    if (await migrateMarks(join(stateDir, 'quota-marks.json'), engine, report)) shell.healthChanged();
   })();
   /** Whether the engine answers; a bad config ends the turn naming its key, anything else fails open. */
   const whenUp = () => up.then(() => engine.up, (e) => {
@@ -213,7 +225,7 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
         }
         if (result.adopted === 0) return;
         report({ type: 'shared-merged', adopted: result.adopted, of: result.channels });
-        env.healthChanged(); // the local file keeps what Redis said
+        shell.healthChanged(); // the local file keeps what Redis said
         step(wakeEvent()); // a reopened channel may want its probe
       },
       audit: report,
@@ -324,7 +336,9 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
       return 'dsh-resilience: the policy module failed; see the audit log';
     }
     backup = channel;
-    report({ type: 'backup', channel: backup ? channelId(backup) : null, source });
+    const record = { type: 'backup', channel: backup ? channelId(backup) : null, source };
+    report(record);
+    web.decided(record);
     await saveBackup(backupFile, backup, report).catch((e) => report({ type: 'backup-not-saved', reason: String(e.message).slice(0, 200) }));
     if (backup && llm) describe(llm, backup);
     return undefined;
@@ -341,50 +355,15 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
 
   web.install(ctx, report, logger);
 
-  ctx.inject(['commands'], (sub) => {
-    // The quota plugin's command names stay as aliases, so its users' habits work.
-    /** @type {Array<[string, string, string, (agent: any, arg: string | undefined) => any]>} */
-    const aliases = [
-      ['quota-retry', 'dsh-resilience: this session\'s quota retry (long-term waits)', 'on|off|default|status', (agent, arg) => quota.answered(quota.quotaCommand(agent, arg))],
-      ['quota-pool', 'dsh-resilience: this session\'s route pool', '<pool>|off|default|status', (agent, arg) => quota.answered(quota.poolCommand(agent, arg))],
-      ['quota-routes', 'dsh-resilience: pools, routes, balance readings and exhaustion marks', '[pool]', (_agent, arg) => quota.routesTable(arg)],
-    ];
-    for (const [name, description, hint, run] of aliases) {
-      sub.effect(() => sub.commands.register({
-        name, description, input: { hint },
-        handler: async ({ agent, rawInput }) => (await whenUp().catch(() => false))
-          ? run(agent, String(rawInput ?? '').trim().split(/\s+/).filter(Boolean)[0])
-          : { kind: 'error', text: 'dsh-resilience: the policy module is not running; see the audit log' },
-      }), `dsh-resilience: /${name}`);
-    }
-    sub.effect(() => sub.commands.register({
-      name: 'resilience',
-      description: 'dsh-resilience: channel health, the backup to fail over to first, quota retry, pools and routes',
-      input: { hint: '[backup <provider/model> | backup off | quota on|off|default|status | pool <pool>|off|default|status | routes [pool] | report [24h|7d] | migrate]' },
-      handler: async ({ agent, rawInput }) => {
-        if (!(await whenUp().catch(() => false))) return { kind: 'error', text: 'dsh-resilience: the policy module is not running; see the audit log' };
-        const q = parseQuotaCommand('resilience', rawInput);
-        if (q?.kind === 'quota') return quota.answered(quota.quotaCommand(agent, q.arg));
-        if (q?.kind === 'pool') return quota.answered(quota.poolCommand(agent, q.arg));
-        const words = String(rawInput ?? '').trim().split(/\s+/).filter(Boolean);
-        if (words[0] === 'routes') return quota.routesTable(words[1]);
-        if (words[0] === 'report') {
-          const { reportCommand } = await import('./report-command.js'); // loaded when asked, off the start-up path
-          return audit.flush().then(() => reportCommand(join(stateDir, 'audit.jsonl'), words[1], Date.now()));
-        }
-        const cmd = parseCommand(rawInput);
-        if (cmd.kind === 'error') return { kind: 'error', text: cmd.text };
-        if (cmd.kind === 'migrate') {
-          const m = await migrateText(ctx, join(dshHome(), 'cordis.patch.yml'));
-          return { kind: m.ok ? 'success' : 'error', text: m.text };
-        }
-        if (cmd.kind === 'backup') {
-          const refused = await setBackup(cmd.channel, 'command');
-          if (refused) return { kind: 'error', text: refused };
-        }
-        return { kind: 'success', text: renderTable(engine.resolved, engine.snapshot(), backup, clockNow()) };
-      },
-    }), 'dsh-resilience: /resilience');
+  installCommands(ctx, {
+    whenUp, quota,
+    reportOf: async (word) => {
+      const { reportCommand } = await import('./report-command.js'); // loaded when asked, off the start-up path
+      return audit.flush().then(() => reportCommand(join(stateDir, 'audit.jsonl'), word, Date.now()));
+    },
+    setBackup: (channel) => setBackup(channel, 'command'),
+    migrate: () => migrateText(ctx, join(dshHome(), 'cordis.patch.yml')),
+    table: () => renderTable(engine.resolved, engine.snapshot(), backup, clockNow()),
   });
 
   installSkill(ctx, logger); // skill.js: configure-resilience, for the agent

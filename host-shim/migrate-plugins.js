@@ -5,6 +5,8 @@
 // user gets instead. The defaults of the old plugins are not restated: only
 // what a row says is carried over (the docs/migrating pages list them).
 
+import { parseChannel } from './channel.js';
+
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 /** A `!!js` scalar (the host evaluates it at activation): carried over as written. */
 const isExpr = (v) => isObject(v) && typeof v.__jsExpr === 'string';
@@ -30,9 +32,9 @@ function channels(v, extra = []) {
   if (!Array.isArray(v)) throw new Error('must be a list of {provider, model}');
   return v.map((c, i) => {
     if (typeof c === 'string') {
-      const slash = c.indexOf('/');
-      if (slash <= 0 || slash === c.length - 1) throw new Error(`[${i}]: "${c}" is not provider/model`);
-      return { provider: c.slice(0, slash), model: c.slice(slash + 1) };
+      const channel = parseChannel(c);
+      if (!channel) throw new Error(`[${i}]: "${c}" is not provider/model`);
+      return channel;
     }
     if (!isObject(c)) throw new Error(`[${i}] must be {provider, model}`);
     for (const k of Object.keys(c)) {

@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { tableLines } from './text.js';
 import { realpathSync } from 'node:fs';
 import { join, delimiter } from 'node:path';
 import { pluginOf } from './migrate.js';
@@ -133,8 +134,7 @@ export function renderTable(table) {
   for (const t of table) rows.push([t.plugin, t.key, show(t.value), t.to ?? '(none)', t.to ? show(t.toValue) : '', t.note]);
   const cap = (s) => (s.length > 60 ? `${s.slice(0, 57)}...` : s);
   const cells = rows.map((r) => r.map((c, i) => (i === 2 || i === 4 ? cap(c) : c)));
-  const widths = cells[0].slice(0, 5).map((_, i) => Math.max(...cells.map((r) => r[i].length)));
-  return cells.map((r) => r.map((c, i) => (i < 5 ? c.padEnd(widths[i]) : c)).join('  ').trimEnd()).join('\n');
+  return tableLines(cells, { padded: 5 }).join('\n'); // the note runs free
 }
 
 /**

@@ -8,6 +8,8 @@
 // provided by dsh-headless), looked up when a notice is due: the only
 // profile-level fact a plugin can read.
 
+import { channelText } from './channel.js';
+
 const GIVE_UP_WHY = {
   'no-routable-fallback': 'no channel to fail over to',
   'not-recoverable': 'not a channel fault',
@@ -16,7 +18,7 @@ const GIVE_UP_WHY = {
   'unknown-channel': 'request not routed by this plugin',
 };
 
-const name = (c) => (c ? `${c.provider}/${c.model}` : '?');
+const name = (c) => (c ? channelText(c) : '?');
 
 /** "failover 2/4 · turn 3 step 1" from a record's progress fields; '' when none. */
 export function progress(r) {

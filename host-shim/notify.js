@@ -12,6 +12,7 @@
 // send, never cached, never logged, never in the audit. The URL is not
 // logged either (webhook URLs often carry a token in their path): a failure
 // names the target's index and its origin only.
+import { channelText } from './channel.js';
 import { createHmac } from 'node:crypto';
 import { hostname } from 'node:os';
 
@@ -79,7 +80,8 @@ export function checkNotify(v) {
   });
 }
 
-const channelText = (c) => (typeof c === 'string' ? c : c && typeof c === 'object' ? `${c.provider}/${c.model}` : undefined);
+/** A record's channel as text: a `return` record already holds it so (effect-audit.js). */
+const recordChannel = (c) => (typeof c === 'string' ? c : c && typeof c === 'object' ? channelText(c) : undefined);
 const channelObject = (c) => (c && typeof c === 'object' ? { provider: c.provider, model: c.model } : c);
 
 /**
@@ -112,7 +114,7 @@ export function notification(record, host = hostname()) {
     ...(record.agent !== undefined ? { session: String(record.agent) } : {}),
     host,
   };
-  return { kind, key: `${kind} ${channelText(channel) ?? ''}`, body };
+  return { kind, key: `${kind} ${recordChannel(channel) ?? ''}`, body };
 }
 
 /** The signature header's value for `body` (the exact bytes sent) under `secret`. */

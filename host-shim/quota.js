@@ -1,13 +1,20 @@
 // @ts-check
-// The quota rules' shell (policy/quota.go decides): per-session settings and
-// their commands, long-term waits the session's switch can end, balance
-// scripts on the policy's schedule, the llm-quota-retry Cordis events, the
-// llmQuotaRetry service and the quotaRetry session projection.
-import { leftFields, servicePoolArg, WAITING } from './compat-quota.js';
-import { runBalance } from './balance.js';
-import { restoreRouteEvent, setPoolEvent, setQuotaEvent, wakeEvent } from './events.js';
+// The quota rules' shell (policy/quota.go decides): the sessions it serves
+// and their settings told to the module, the one write path of those
+// settings, and the quota shell's effect subscriber (homes kept for a
+// restart, long-term waits held, the llm-quota-retry Cordis events, balance
+// scripts run: quota-balances.js). Around it, by role: quota-settings.js
+// (the settings file), quota-commands.js (the commands' answers),
+// quota-web.js (the chip), quota-service.js (llmQuotaRetry),
+// quota-projection.js (the quotaRetry session projection).
+import { leftFields, WAITING } from './compat-quota.js';
+import { Balances } from './quota-balances.js';
+import { quotaProjection } from './quota-projection.js';
+import { quotaService } from './quota-service.js';
+import { restoreRouteEvent, setPoolEvent, setQuotaEvent } from './events.js';
 import { QuotaSettings } from './quota-settings.js';
 import { now as clockNow } from './clock.js';
+import { sameChannel } from './channel.js';
 
 /** Cordis events, named as the quota plugin named them so its listeners keep working. */
 export const QUOTA_EVENTS = {
@@ -17,8 +24,6 @@ export const QUOTA_EVENTS = {
 };
 
 const plainChannel = (c) => ({ provider: String(c.provider), model: String(c.model) });
-const sameChannel = (a, b) => (!a && !b) || (!!a && !!b && a.provider === b.provider && a.model === b.model);
-const routeKey = (r) => (r ? `${r.provider}/${r.model}${r.reasoningEffort ? ` (${r.reasoningEffort})` : ''}` : '-');
 const plainRoute = (r) => (r ? { provider: r.provider, model: r.model, ...(r.reasoningEffort ? { reasoningEffort: r.reasoningEffort } : {}) } : undefined);
 
 export class QuotaRules {
@@ -53,8 +58,7 @@ export class QuotaRules {
     this.agents = new Map(); // agent id -> {agent, session, turn, step, failure}
     this.bySession = new Map(); // session id -> agent id
     this.waits = new Map(); // agent id -> AbortController of its pending long-term wait
-    this.running = new Map(); // provider -> promise of its balance run
-    this.refreshTimer = undefined;
+    this.balances = new Balances({ ctx, resolved: () => this.resolved, decide, report, lifetime });
     // Every instance the engine brings up (after a trap, on a new config)
     // hears the settings of every session it serves. Exhaustion marks are the
     // module's, in its provider health records: a new instance gets them with
@@ -158,7 +162,40 @@ export class QuotaRules {
     Object.assign(t, { turn: payload.turn, step: payload.step, failure: { code: payload.failure?.code, status: payload.failure?.status } });
   }
 
-  // ---- effects (effects.js calls these)
+  // ---- effects: the quota shell's subscriber (effects.js)
+
+  /**
+   * The effects the quota shell acts on: the session's home and pick kept
+   * for a restarted host, long-term waits held and announced, quota routes
+   * announced, balance scripts run on the module's schedule.
+   * @param {import('./policy-types.js').Effect} fx
+   */
+  effect(fx) {
+    switch (fx.kind) {
+      case 'failover':
+        this.noteHome(fx.agent, fx.home ?? fx.from); // kept for a restarted host until the return
+        break;
+      case 'returned':
+        this.noteHome(fx.agent, undefined);
+        break;
+      case 'session-route':
+        this.noteRoute(fx.agent, fx.home, fx.pick);
+        break;
+      case 'quota-wait':
+        this.onWait(fx);
+        break;
+      case 'quota-routed':
+        this.onRouted(fx);
+        break;
+      case 'refresh-balance':
+        this.balances.refresh(fx.provider); // audited with its reading
+        break;
+      case 'schedule-refresh':
+        this.balances.schedule(fx.atMs);
+        break;
+      default:
+    }
+  }
 
   onWait(fx) {
     const t = this.agents.get(fx.agent) ?? {};
@@ -183,36 +220,9 @@ export class QuotaRules {
       provider: fx.from?.provider, from: plainRoute(fx.from), to: plainRoute(fx.to), pool: fx.pool, turn: t.turn, step: t.step, at: Date.now() });
   }
 
-  /** Runs a provider's balance script and hands the reading to the module. */
-  refresh(provider) {
-    const b = this.resolved.quota.balances.find((x) => x.provider === provider);
-    if (!b || this.running.has(provider)) return this.running.get(provider);
-    const started = Date.now();
-    const run = runBalance(this.ctx, b, this.lifetime).then((reading) => {
-      this.running.delete(provider);
-      if (this.lifetime.aborted) return;
-      const { why, ...event } = reading;
-      // The audit line has the number or the reason, never the script's output.
-      this.report({ type: 'balance', provider, ok: event.ok, remaining: event.remaining, why, ms: Date.now() - started });
-      this.decide(event);
-    });
-    this.running.set(provider, run);
-    return run;
-  }
-
-  scheduleRefresh(atMs) {
-    clearTimeout(this.refreshTimer);
-    this.refreshTimer = undefined;
-    if (atMs > 0 && !this.lifetime.aborted) {
-      this.refreshTimer = setTimeout(() => { this.refreshTimer = undefined; this.decide(wakeEvent()); }, Math.max(0, atMs - clockNow()));
-      this.refreshTimer.unref?.();
-    }
-  }
-
   dispose() {
-    clearTimeout(this.refreshTimer);
     for (const w of this.waits.values()) w.abort(new Error('dsh-resilience disposed'));
-    return Promise.allSettled([...this.running.values(), this.settings.queue]);
+    return Promise.allSettled([this.balances.dispose(), this.settings.queue]);
   }
 
   // ---- long-term waits
@@ -268,39 +278,8 @@ export class QuotaRules {
     return session?.session?.id ? String(session.session.id) : session?.id !== undefined ? String(session.id) : undefined;
   }
 
-  // ---- commands
-
-  /** `quota on|off|default|status` for the command's agent. */
-  quotaCommand(agent, arg) {
-    return this.sessionCommand(agent, arg, 'quota', () => 'usage: /resilience quota on|off|default|status');
-  }
-
-  /** `pool <pool>|off|default|status` for the command's agent. */
-  poolCommand(agent, arg) {
-    return this.sessionCommand(agent, arg, 'pool', (a) => this.noPool(a));
-  }
-
-  /**
-   * A session setting (`quota` or `pool`) from a command: its status, or the
-   * setting changed and the status after it; `refused(arg)` words a value the
-   * module did not take.
-   * @returns {import('@deepseek-ai/dsh-commands').CommandResult}
-   */
-  sessionCommand(agent, arg, what, refused) {
-    if (!this.active) return { kind: 'error', text: 'dsh-resilience: no pools or quota configured for this row' };
-    const t = this.track(agent);
-    const id = String(agent?.id ?? 'unknown');
-    if (!arg || arg === 'status') return { kind: 'success', text: this.describeSession(id) };
-    const ok = what === 'quota' ? this.setQuota(id, t.session, arg) : this.setPool(id, t.session, arg);
-    if (ok === undefined) return moduleFailed();
-    if (!ok) return { kind: 'error', text: refused(arg) };
-    return { kind: 'success', text: this.describeSession(id) };
-  }
-
-  /** The answer to a pool name this row does not have. */
-  noPool(name) {
-    return `no pool "${name}" (pools: ${this.poolNames().join(', ') || 'none'})`;
-  }
+  // ---- settings: the one write path of the commands, the chip and the service
+  // (their answers: quota-commands.js, quota-web.js, quota-service.js)
 
   /**
    * The one write path of the session's switch (the command and the web
@@ -314,75 +293,6 @@ export class QuotaRules {
     const saved = sessionId ? this.settings.set(sessionId, 'quota', arg === 'default' ? undefined : arg) : undefined;
     this.wrote(saved, this.report({ type: 'quota-switch', session: sessionId, agent: agentId, mode: arg }));
     return true;
-  }
-
-  /** The web chip's session id (with or without the host's `session-` prefix) as {agent, session}. */
-  webSession(id) {
-    const forms = [id, `session-${id}`, String(id).replace(/^session-/, '')];
-    for (const f of forms) {
-      const agent = this.agentOf(f);
-      if (agent !== undefined) return { agent, session: this.agents.get(agent)?.session ?? f };
-    }
-    return { agent: undefined, session: forms.find((f) => this.settings.get(f)) ?? id };
-  }
-
-  /**
-   * What the chip's menu shows of a session: its switch and pool with their
-   * sources, and the pools to choose from; undefined when the row configures
-   * no quota rules.
-   */
-  webView(id) {
-    if (!this.active || !id) return undefined;
-    const { agent, session } = this.webSession(id);
-    const base = { defaultEnabled: this.resolved.quota.defaultEnabled === true, pools: this.poolNames() };
-    const s = agent !== undefined ? this.inspect(agent)?.session : undefined;
-    if (s) {
-      return { ...base, enabled: !!s.enabled, source: s.enabledSource === 'session' ? 'session' : 'default', pool: s.pool ?? null, poolSource: s.poolSource ?? 'default' };
-    }
-    const own = this.settings.get(session) ?? {};
-    return {
-      ...base,
-      enabled: own.quota ? own.quota === 'on' : base.defaultEnabled,
-      source: own.quota ? 'session' : 'default',
-      pool: own.pool && own.pool !== 'off' ? own.pool : null,
-      poolSource: own.pool === 'off' ? 'off' : own.pool ? 'session' : 'default',
-    };
-  }
-
-  /**
-   * The web chip's choice. With the session's agent live and the host's
-   * commands there, it runs as the typed command does (`/quota-retry x`,
-   * `/quota-pool x`): the host logs `command/run`, so the quotaRetry
-   * projection folds a menu choice like a typed one. Otherwise it is written
-   * as webSet does.
-   * @returns {Promise<string | undefined>} why it was refused, if it was.
-   */
-  async webChoose(id, what, arg) {
-    if (!this.active) return 'no pools or quota configured for this row';
-    const valid = what === 'quota' ? ['on', 'off', 'default'] : ['off', 'default', ...this.poolNames()];
-    if (!valid.includes(arg)) return what === 'quota' ? `"${arg}" is not on, off or default` : this.noPool(arg);
-    const { agent } = this.webSession(id);
-    const live = agent !== undefined ? this.agents.get(agent)?.agent : undefined;
-    const commands = this.ctx?.get?.('commands');
-    if (live?.session && typeof commands?.execute === 'function') {
-      try {
-        const done = await commands.execute(live, `/${what === 'quota' ? 'quota-retry' : 'quota-pool'} ${arg}`, [], AbortSignal.timeout(10_000));
-        if (done) return done.result.kind === 'success' ? undefined : done.result.text ?? 'refused';
-      } catch {
-        // The command path failed (a host without it, a closed session): written directly below.
-      }
-    }
-    return this.answered(this.webSet(id, what, arg));
-  }
-
-  /** The web chip's write: `quota` on|off|default or `pool` <pool>|off|default, as the commands do it. */
-  webSet(id, what, arg) {
-    if (!this.active) return 'no pools or quota configured for this row';
-    const { agent, session } = this.webSession(id);
-    const ok = what === 'quota' ? this.setQuota(agent, session, String(arg)) : this.setPool(agent, session, String(arg));
-    if (ok === undefined) return 'the policy module failed; see the audit log';
-    if (!ok) return what === 'quota' ? `"${arg}" is not on, off or default` : this.noPool(arg);
-    return undefined;
   }
 
   /** Puts a session into a pool (name), off, or back to default; false for an unknown pool. */
@@ -413,176 +323,13 @@ export class QuotaRules {
     return (this.resolved.pools ?? []).map((p) => p.name);
   }
 
-  describeSession(id) {
-    const s = this.inspect(id)?.session;
-    if (!s) return 'dsh-resilience: the policy module failed; see the audit log';
-    const lines = [
-      `quota retry: ${s.enabled ? 'on' : 'off'} (${s.enabledSource === 'session' ? 'set for this session' : `default: ${this.resolved.quota.defaultEnabled ? 'on' : 'off'}`})`,
-      `pool: ${s.pool ?? (s.poolSource === 'off' ? 'off' : '(none: the chain)')} (${s.poolSource})${s.route ? `, route ${routeKey(s.route)}` : ''}`,
-    ];
-    if (s.wait) lines.push(`waiting since ${iso(s.wait.enteredAtMs)}: ${s.wait.attempts} attempt(s), next at ${iso(s.wait.nextAttemptAtMs)}`);
-    return lines.join('\n');
-  }
-
-  /**
-   * `/resilience routes [pool]`: each pool's routes, readings and marks.
-   * @returns {import('@deepseek-ai/dsh-commands').CommandResult}
-   */
-  routesTable(only) {
-    const r = this.inspect();
-    if (!r) return { kind: 'error', text: 'dsh-resilience: the policy module failed; see the audit log' };
-    const pools = r.pools.filter((p) => !only || p.name === only);
-    if (only && pools.length === 0) return { kind: 'error', text: this.noPool(only) };
-    const now = clockNow(); // the module's clock, as its times are
-    const prov = new Map(r.providers.map((p) => [p.provider, p]));
-    const out = [];
-    for (const p of pools) {
-      out.push(`pool ${p.name}: new sessions get ${routeKey(p.choice)}${p.usable ? '' : ' (no route usable)'}`);
-      const rows = [['route', 'usable', 'why', 'last reading', 'exhausted until']];
-      for (const rr of p.routes) {
-        const pr = prov.get(rr.route.provider);
-        rows.push([routeKey(rr.route), rr.usable ? 'yes' : 'no', rr.why, readingText(pr, now), pr?.markedUntilMs ? `${iso(pr.markedUntilMs)} (in ${age(pr.markedUntilMs - now)})` : '-']);
-      }
-      out.push(...table(rows), '');
-    }
-    if (pools.length === 0) out.push('No pools configured.');
-    return { kind: 'success', text: out.join('\n').trimEnd() };
-  }
-
-  // ---- the llmQuotaRetry service
-
+  /** The llmQuotaRetry service (quota-service.js). */
   service() {
-    const self = this;
-    return Object.freeze({
-      isRetrying: (session) => { const id = self.agentOf(session); return id !== undefined && self.waits.has(id); },
-      stateOf: (session) => self.stateOf(self.agentOf(session)),
-      /** Refreshes the pool's stale readings first (bounded by its slowest script), then chooses. */
-      async pickRoute(pool) {
-        let r = self.inspect();
-        const p = r?.pools.find((x) => x.name === pool);
-        if (!p) return undefined;
-        const stale = new Set(p.routes.map((x) => x.route.provider)
-          // @ts-expect-error -- r is set (p was found in it); the checker loses that in the callback
-          .filter((name) => r.providers.find((x) => x.provider === name && x.hasBalance && x.stale)));
-        await Promise.all([...stale].map((name) => self.refresh(name)));
-        r = self.inspect();
-        return plainRoute(r?.pools.find((x) => x.name === pool)?.choice);
-      },
-      setPool(session, pool) {
-        const arg = servicePoolArg(pool);
-        if (arg !== 'off' && arg !== 'default' && !self.poolNames().includes(arg)) return false;
-        return self.setPool(self.agentOf(session), self.sessionOf(session), arg) === true;
-      },
-      assignPool(session, pool) { return this.setPool(session, pool); },
-      poolOf(session) {
-        const id = self.agentOf(session);
-        if (id !== undefined) return self.inspect(id)?.session?.pool;
-        const s = self.settings.get(self.sessionOf(session));
-        return s?.pool && s.pool !== 'off' ? s.pool : undefined;
-      },
-      report: () => self.inspect(),
-    });
+    return quotaService(this);
   }
 
-  // ---- the quotaRetry session projection
-
-  /**
-   * A pure fold over host-known events: the session's quota commands
-   * (`command/run` with their arguments) and the route of its last request
-   * (`request/header`). A forked session's log starts with its parent's
-   * events, so it shows the inherited settings too.
-   */
+  /** The quotaRetry session projection for the running config (quota-projection.js). */
   projection() {
-    const quota = this.resolved.quota;
-    const pools = (this.resolved.pools ?? []).map((p) => ({ name: p.name, routes: p.routes.map(plainRoute) }));
-    const names = new Set(pools.map((p) => p.name));
-    return {
-      key: 'quotaRetry',
-      schema: { parse: (v) => v },
-      stateVersion: 1,
-      // Lossless JSON only (the host may checkpoint the state): null, never undefined.
-      init: () => ({ quota: null, pool: null, route: null, poolDefault: false }),
-      apply(state, event) {
-        if (event.type === 'request/header') {
-          const c = event.data?.header?.config;
-          if (!c?.provider || (state.route && state.route.provider === c.provider && state.route.model === c.model)) return state;
-          return { ...state, route: { provider: String(c.provider), model: String(c.model) } };
-        }
-        if (event.type !== 'command/run') return state;
-        const parsed = parseQuotaCommand(event.data?.name, event.data?.args);
-        if (!parsed) return state;
-        if (parsed.kind === 'quota' && ['on', 'off', 'default'].includes(parsed.arg)) return { ...state, quota: parsed.arg === 'default' ? null : parsed.arg };
-        if (parsed.kind === 'pool' && (parsed.arg === 'off' || parsed.arg === 'default' || names.has(parsed.arg))) {
-          return { ...state, pool: parsed.arg === 'default' ? null : parsed.arg, poolDefault: parsed.arg === 'default' };
-        }
-        return state;
-      },
-      view(state) {
-        const enabled = state.quota ? state.quota === 'on' : quota.defaultEnabled;
-        let pool = null;
-        let poolSource = 'default';
-        if (state.pool === 'off') poolSource = 'off';
-        else if (state.pool) [pool, poolSource] = [state.pool, 'session'];
-        else if (state.route) {
-          // @ts-expect-error -- a pool's routes are all there: plainRoute answers undefined only for none
-          const holding = pools.filter((p) => p.routes.some((r) => r.provider === state.route.provider && r.model === state.route.model));
-          if (holding.length === 1) [pool, poolSource] = [holding[0].name, 'inferred'];
-        }
-        return { enabled, defaultEnabled: quota.defaultEnabled, source: state.quota ? 'session' : 'default', pool, poolSource, pools,
-          ...choices(state) };
-      },
-    };
+    return quotaProjection(this.resolved);
   }
-}
-
-/**
- * The session's choices in the quota plugin's own values: `quotaRetry` is
- * `on`, `off`, or `inherited` (not set in this session: its parent's, or the
- * row's default); `poolChoice` is a pool name, `default` (handed back to the
- * row's default), `inherited` (not set here), or null (opted out: the quota
- * plugin's `setPool(session, null)`).
- */
-function choices(state) {
-  return {
-    quotaRetry: state.quota ?? 'inherited',
-    poolChoice: state.pool === 'off' ? null : state.pool ?? (state.poolDefault ? 'default' : 'inherited'),
-  };
-}
-
-/** `/resilience quota x`, `/quota-retry x`, `/resilience pool x`, `/quota-pool x` as {kind, arg}. */
-export function parseQuotaCommand(name, args) {
-  const words = String(args ?? '').trim().split(/\s+/).filter(Boolean);
-  if (name === 'quota-retry') return { kind: 'quota', arg: words[0] };
-  if (name === 'quota-pool') return { kind: 'pool', arg: words[0] };
-  if (name === 'resilience' && (words[0] === 'quota' || words[0] === 'pool')) return { kind: words[0], arg: words[1] };
-  return undefined;
-}
-
-/** @returns {import('@deepseek-ai/dsh-commands').CommandResult} */
-function moduleFailed() {
-  return { kind: 'error', text: 'dsh-resilience: the policy module failed; see the audit log' };
-}
-
-const iso = (ms) => (ms ? new Date(ms).toISOString().replace('T', ' ').slice(0, 19) : '-');
-
-function age(ms) {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 120) return `${s} s`;
-  if (s < 7200) return `${Math.round(s / 60)} min`;
-  return `${(s / 3600).toFixed(1)} h`;
-}
-
-function readingText(p, now) {
-  if (!p?.hasBalance) return '(no script)';
-  const r = p.reading;
-  if (!r) return p.refreshing ? '(reading…)' : '(none yet)';
-  if (!r.ok) return `missing, ${age(now - r.atMs)} ago`;
-  return `${r.remaining}${p.unit ? ` ${p.unit}` : ''}, ${age(now - r.atMs)} ago${r.remaining < p.minimumRemaining ? ` (< ${p.minimumRemaining})` : ''}`;
-}
-
-function table(rows) {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  const lines = rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
-  lines.splice(1, 0, widths.map((w) => '-'.repeat(w)).join('  '));
-  return lines;
 }

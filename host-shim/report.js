@@ -16,6 +16,8 @@
 // A request error names only the provider, so it is put on the channel of
 // that provider whose stream opened last (the failing stream); without a
 // watched stream, on the channel the agent's request proposed.
+import { channelText } from './channel.js';
+import { formatDuration, tableLines, utcTime as formatTime } from './text.js';
 
 /**
  * The host's retry policy when no route sets one (dsh-llm's defaults, read in
@@ -60,7 +62,7 @@ export function stockOutcome(code, { hung = false, retryAfterMs } = {}) {
 // little before the request event's wall time.
 const OPEN_SLACK_MS = 50;
 
-const keyOf = (c) => (typeof c === 'string' ? c : c && `${c.provider}/${c.model}`);
+const keyOf = (c) => (typeof c === 'string' ? c : c && channelText(c));
 const msOf = (r) => Date.parse(r.at);
 
 /**
@@ -428,20 +430,8 @@ function summarizeTried(tried) {
 /** A give-up's tried list, the same words in text and HTML. */
 export const triedText = (g) => g.tried.map((x) => `${x.channel} (${x.code}${x.count > 1 ? ` ×${x.count}` : ''})`).join(', ');
 
-/** A duration for people: "0.4 s", "12 s", "4 min 12 s", "2 h 5 min". */
-export function formatDuration(ms) {
-  if (!Number.isFinite(ms)) return '-';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  const s = ms / 1000;
-  if (s < 10) return `${s.toFixed(1)} s`;
-  if (s < 60) return `${Math.round(s)} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m} min ${Math.round(s - m * 60)} s`;
-  return `${Math.floor(m / 60)} h ${m % 60} min`;
-}
-
-/** A UTC time, to the second. */
-export const formatTime = (ms) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
+/** A duration for people, and a UTC time to the second (text.js): the report's words. */
+export { formatDuration, formatTime };
 /** A share, floored: a channel down for seconds of a day must not read 100%. */
 export function formatPercent(x) {
   if (x >= 1) return '100%';
@@ -476,11 +466,6 @@ export function channelRows(report) {
   return rows;
 }
 
-const table = (rows) => {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
-};
-
 const count = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** The text form of a report (`/resilience report`). */
@@ -501,7 +486,7 @@ export function renderReportText(report) {
   });
   out.push('', 'Channels');
   if (report.channels.length === 0) out.push('  none seen');
-  else out.push(...table(channelRows(report)).map((l) => `  ${l}`));
+  else out.push(...tableLines(channelRows(report)).map((l) => `  ${l}`));
   out.push('', 'Give-ups');
   if (report.giveUps.length === 0) out.push('  none');
   for (const g of report.giveUps) {

@@ -42,6 +42,14 @@ export function sessionIdProblem(v) {
   return undefined;
 }
 
+/**
+ * Whether the host's agent id and a browser's session id name the same
+ * session: the agent id may carry a `session-` prefix.
+ * @param {string} agent
+ * @param {string | undefined} session
+ */
+export const sameSession = (agent, session) => !!session && (agent === session || agent === `session-${session}` || `session-${agent}` === session);
+
 /** The forms a browser's session id may take on the host (with or without `session-`). */
 export const sessionForms = (id) => [...new Set([id, `session-${id}`, id.replace(/^session-/, '')])].filter(Boolean);
 

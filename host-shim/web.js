@@ -6,12 +6,19 @@
 // module's own check before it replaces the running one.
 //
 // Live without polling: `status` is a long poll. The browser sends the
-// revision it has; the answer comes when anything the page shows changed (an
-// audit record, a backup, a config) or after LONG_POLL_MS with nothing new.
+// revision it has; the answer comes when anything the page shows may have
+// changed (an effect, an audit record written, a backup, a config) or after
+// LONG_POLL_MS with nothing new. What a session left, gave up on or came back
+// to, and the dock's last decision, come from the module's effects: this view
+// is one of their subscribers (effects.js) and reads no record back, except
+// the session's inline rows, which show the log's history (rows()).
 // The countdowns tick in the browser from `openUntilMs` and the host's clock.
 import { readFile } from 'node:fs/promises';
-import { excerpt, field, hostKnowsSession, MAX_CHANNEL, MAX_SECTION_BYTES, MAX_VALUE, sessionIdProblem } from './rpc-input.js';
+import { excerpt, field, hostKnowsSession, MAX_CHANNEL, MAX_SECTION_BYTES, MAX_VALUE, sameSession, sessionIdProblem } from './rpc-input.js';
+import { channelText, parseChannel as textChannel } from './channel.js';
 import { now as clockNow } from './clock.js';
+import { recordOf } from './effect-audit.js';
+import { webChoose, webSession, webView } from './quota-web.js';
 
 export const RPC_CHANNEL = '/dsh-resilience';
 export const SETTINGS_NS = 'dsh-resilience';
@@ -22,11 +29,11 @@ const MAX_CANDIDATES = 60;
 const MODEL_INFO_TIMEOUT_MS = 5_000;
 /** Records the inline rows read (by session: the audit's `agent` is the session id). */
 const ROW_TYPES = new Set(['failover', 'give-up', 'return', 'retry']);
-/** Records that count as "the last decision" in the dock. */
-const DECISIONS = new Set(['failover', 'give-up', 'return', 'retry', 'circuit-open', 'circuit-half-open', 'circuit-closed', 'probe-result', 'backup', 'reconfigured']);
+/** Effects that count as "the last decision" in the dock (and the shim's own: decided()). */
+const DECISIONS = new Set(['failover', 'give-up', 'returned', 'retry', 'circuit']);
 const MAX_ROW_RECORDS = 500;
 
-const key = (c) => `${c.provider}/${c.model}`;
+const key = channelText; // the page shows and matches channels as "provider/model"
 /**
  * A record as the page reads it: the audit names channels as {provider,
  * model} (unambiguous), the page shows and matches them as "provider/model".
@@ -42,8 +49,6 @@ function forPage(record) {
   }
   return out;
 }
-/** The browser names a session by its id; the host's agent id may carry a `session-` prefix. */
-const sameSession = (agent, session) => !!session && (agent === session || agent === `session-${session}` || `session-${agent}` === session);
 const lookup = (map, session) => {
   for (const [agent, v] of map) if (sameSession(agent, session)) return v;
   return undefined;
@@ -100,27 +105,14 @@ export class WebHalf {
     this.changed();
   }
 
-  /** Wraps the audit log: every record also updates what the page shows. */
-  tap(log) {
-    return {
-      write: (record) => {
-        const written = log.write(record);
-        try {
-          this.observe(forPage({ at: new Date().toISOString(), ...record }));
-        } catch { /* the page's view never costs a record */ }
-        return written;
-      },
-      flush: () => log.flush(),
-      get failures() { return log.failures; },
-    };
-  }
-
   /**
-   * Every record answers the long poll (the page shows what follows from it);
-   * the dock's "last decision" is the last record of its kinds, as written.
+   * The dock's "last decision" for what the shim itself decided and audited
+   * (a probe's outcome, a backup set, a config applied): told here by the
+   * code that decided it, in its record's words. The module's decisions come
+   * as effects (effect()).
    */
-  observe(record) {
-    if (DECISIONS.has(record.type)) this.lastDecision = record;
+  decided(record) {
+    this.lastDecision = forPage({ at: new Date().toISOString(), ...record });
     this.changed();
   }
 
@@ -133,6 +125,10 @@ export class WebHalf {
    * @param {import('./policy-types.js').Effect} fx
    */
   effect(fx) {
+    if (DECISIONS.has(fx.kind)) {
+      // Worded as its audit record is (effect-audit.js), channels as the page shows them.
+      this.lastDecision = forPage({ at: new Date().toISOString(), .../** @type {object} */ (recordOf(fx, {})?.record) });
+    }
     switch (fx.kind) {
       case 'failover':
         this.failovers.set(fx.agent, { from: key(fx.from), to: key(fx.to), home: key(fx.home ?? fx.from) });
@@ -199,10 +195,10 @@ export class WebHalf {
     if (session) {
       const fo = lookup(this.failovers, session);
       // The home the module reported (kept across a restart), else the channel failed over from.
-      const kept = this.deps.quota?.homeOf(this.deps.quota.webSession(session).session);
+      const kept = this.deps.quota && this.deps.quota.homeOf(webSession(this.deps.quota, session).session);
       const home = kept ? key(kept) : fo ? fo.home : null;
       out.session = { id: session, route: lookup(this.routes, session) ?? null, home, giveUp: lookup(this.giveUps, session) ?? null };
-      const quota = this.deps.quota?.webView(session);
+      const quota = this.deps.quota && webView(this.deps.quota, session);
       if (quota) out.quota = quota; // only when the row configures quota rules: the menu shows its items then
     }
     return out;
@@ -231,7 +227,7 @@ export class WebHalf {
     const { policy } = this.deps;
     const seen = new Map();
     const add = (provider, model, source, name) => {
-      const k = `${provider}/${model}`;
+      const k = key({ provider, model });
       if (!seen.has(k) && seen.size < MAX_CANDIDATES) seen.set(k, { provider, model, channel: k, source, name });
     };
     for (const c of policy.resolved.chain) add(c.provider, c.model, 'chain');
@@ -306,7 +302,7 @@ export class WebHalf {
   async knowsSession(id) {
     const quota = this.deps.quota;
     if (quota) {
-      const { agent, session } = quota.webSession(id);
+      const { agent, session } = webSession(quota, id);
       if (agent !== undefined || quota.settings.get(session) !== undefined) return true;
     }
     return hostKnowsSession(id, { sessions: safe(() => this.ctx?.get?.('sessions')), sessionsDir: this.deps.sessionsDir });
@@ -356,7 +352,7 @@ export class WebHalf {
             if (!(await this.knowsSession(session))) return refuse('UNKNOWN_SESSION', `dsh-resilience: this host knows no session ${excerpt(session)}`);
             // The commands' own path (quota.js webChoose), so chip and typed command never disagree
             // and the session logs the choice (command/run) for the quotaRetry projection.
-            const message = await this.deps.quota.webChoose(session, endpoint === 'set-quota' ? 'quota' : 'pool', value);
+            const message = await webChoose(this.deps.quota, session, endpoint === 'set-quota' ? 'quota' : 'pool', value);
             return message ? refuse('REFUSED', message) : ok(this.status(session));
           }
           case 'rows': {
@@ -447,7 +443,9 @@ export class WebHalf {
       const keys = TUNABLE.filter((k) => JSON.stringify(want[k]) !== JSON.stringify(now[k]));
       if (keys.length === 0) return;
       this.deps.applyConfig(this.merged(section));
-      report({ type: 'reconfigured', keys });
+      const record = { type: 'reconfigured', keys };
+      report(record);
+      this.decided(record);
     };
     const scope = sub.settings.register(SETTINGS_NS, schema, {
       base,
@@ -485,9 +483,7 @@ function parseChannel(v) {
     return part(provider) && part(model) ? { provider, model } : false;
   }
   if (typeof v !== 'string' || v.length > MAX_CHANNEL) return false;
-  const slash = v.indexOf('/');
-  if (slash <= 0 || slash === v.length - 1) return false;
-  return { provider: v.slice(0, slash), model: v.slice(slash + 1) };
+  return textChannel(v) ?? false;
 }
 
 function safe(f, fallback) {

@@ -55,7 +55,7 @@ async function dynamicTypes() {
   const env = {
     ctx: { emit() {} }, audit: { write: (r) => records.push(r) }, logger: { info() {}, warn() {} },
     scheduleWake() {}, probe() {}, healthChanged() {},
-    quota: { onWait() {}, onRouted() {} },
+    quota: { effect() {} },
   };
   const channel = { provider: 'p', model: 'm' };
   const effects = [];

@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseCommand, renderTable } from '../command.js';
+import { renderTable } from '../command.js';
+import { parseCommandLine } from '../command-line.js';
+
+const parseCommand = (line) => parseCommandLine('resilience', line);
 import { runProbe } from '../probe.js';
 import { appendRetry, appendRetryStarted, POLICY_KEY } from '../retry-events.js';
 

@@ -51,3 +51,27 @@ test('give-up tried, spill and wait-cut records', () => {
   // the next process goes on from it (issue #17 item 7).
   assert.equal(saves.length, 1, 'the spill (and only it, of these) saves the health');
 });
+
+// Issue #18: effects go to subscribers by role, each effect to all of them in
+// the order registered; a view's failure never costs the others their effect.
+test('each effect goes to every subscriber in order; a failing view costs nothing', async () => {
+  const { deliver } = await import('../effects.js');
+  const seen = [];
+  const warned = [];
+  const subscribers = [
+    { role: 'web view', view: true, effect: (fx) => { seen.push(['view', fx.kind]); throw new Error('page broke'); } },
+    { role: 'shell', effect: (fx) => seen.push(['shell', fx.kind]) },
+    { role: 'audit log', effect: (fx) => seen.push(['audit', fx.kind]) },
+  ];
+  deliver([{ kind: 'schedule-wake', atMs: 1 }, { kind: 'probe', channel: { provider: 'p', model: 'm' } }], subscribers,
+    { warn: (...a) => warned.push(a) });
+  assert.deepEqual(seen, [['view', 'schedule-wake'], ['shell', 'schedule-wake'], ['audit', 'schedule-wake'],
+    ['view', 'probe'], ['shell', 'probe'], ['audit', 'probe']]);
+  assert.equal(warned.length, 2, 'the view\'s failure is logged, once per effect');
+});
+
+test('an effect kind the shim does not know is not silent: the audit subscriber throws', async () => {
+  const { auditSubscriber } = await import('../effect-audit.js');
+  const audit = auditSubscriber({ audit: { write() {} }, logger: { info() {}, warn() {} } });
+  assert.throws(() => audit(/** @type {any} */ ({ kind: 'new-kind' })), /unknown effect kind "new-kind"/);
+});

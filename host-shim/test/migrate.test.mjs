@@ -9,7 +9,8 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { migrate } from '../migrate.js';
 import { parsePatch, readPatchFiles, renderMigration, rowsFromPatches } from '../migrate-text.js';
-import { migrateText, parseCommand } from '../command.js';
+import { migrateText } from '../command.js';
+import { parseCommandLine } from '../command-line.js';
 import { compileModule, Policy } from '../policy.js';
 import { checkRow } from '../migrate-check.js';
 
@@ -151,7 +152,7 @@ test('a !!js value is carried over as written, for the host to evaluate', async 
 });
 
 test('/resilience migrate reads the rows the host loaded', async () => {
-  assert.deepEqual(parseCommand('/resilience migrate'), { kind: 'migrate' });
+  assert.deepEqual(parseCommandLine('resilience', '/resilience migrate'), { kind: 'migrate' });
   const [row] = await readPatchFiles([fixture('daruma', 'patch.yml')]);
   const ctx = { loader: { entries: () => [{ options: { ...row, name: 'dsh-daruma' } }, { options: { id: 'resilience', name: 'dsh-resilience', config: {} } }] } };
   const out = await migrateText(ctx, '/nonexistent/cordis.patch.yml');

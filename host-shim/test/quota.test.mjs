@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseReading } from '../balance.js';
 import { compileModule, Policy } from '../policy.js';
-import { parseQuotaCommand, QuotaRules } from '../quota.js';
+import { QuotaRules } from '../quota.js';
+import { describeSession, poolCommand, quotaCommand, routesTable } from '../quota-commands.js';
+import { webChoose, webSet, webView } from '../quota-web.js';
 import { migrateMarks } from '../migrate-marks.js';
 import { QuotaSettings } from '../quota-settings.js';
 
@@ -27,15 +29,6 @@ test('a balance script\'s output: the one documented object, anything else a mis
     ['{"remaining":1e999}', 'no numeric remaining']]) {
     assert.deepEqual(parseReading('p', text), { kind: 'balance-reading', provider: 'p', ok: false, why }, text);
   }
-});
-
-test('the quota commands and their aliases parse to the same thing', () => {
-  assert.deepEqual(parseQuotaCommand('quota-retry', ' off '), { kind: 'quota', arg: 'off' });
-  assert.deepEqual(parseQuotaCommand('resilience', 'quota off'), { kind: 'quota', arg: 'off' });
-  assert.deepEqual(parseQuotaCommand('quota-pool', 'spare'), { kind: 'pool', arg: 'spare' });
-  assert.deepEqual(parseQuotaCommand('resilience', 'pool default'), { kind: 'pool', arg: 'default' });
-  assert.equal(parseQuotaCommand('resilience', 'backup off'), undefined);
-  assert.equal(parseQuotaCommand('compact', ''), undefined);
 });
 
 test('settings survive a reload; a fork takes its nearest ancestor\'s explicit setting once, as a snapshot', async () => {
@@ -93,8 +86,8 @@ test('commands, the service and the switch ending a wait, against the real modul
   const emitted = [];
   const q = rules(path, emitted);
   const a = agent('a1', 's1');
-  assert.match(q.poolCommand(a, 'spare').text, /pool: spare \(session\), route pc\/m/);
-  assert.equal(q.poolCommand(a, 'nope').kind, 'error');
+  assert.match(poolCommand(q, a, 'spare').text, /pool: spare \(session\), route pc\/m/);
+  assert.equal(poolCommand(q, a, 'nope').kind, 'error');
   const svc = q.service();
   assert.equal(svc.poolOf('s1'), 'spare');
   assert.equal(svc.setPool('s1', 'nope'), false);
@@ -102,7 +95,7 @@ test('commands, the service and the switch ending a wait, against the real modul
   assert.equal(svc.poolOf('s1'), 'spare', 'default: inferred from the route it is on, which only spare holds');
   assert.equal(svc.setPool('s1', null), true);
   assert.equal(svc.poolOf('s1') ?? null, null, 'null is the quota plugin\'s opt-out: no pool');
-  assert.match(q.describeSession('a1'), /pool: off/);
+  assert.match(describeSession(q, 'a1'), /pool: off/);
   assert.equal(svc.setPool('s1', 'default'), true);
   assert.deepEqual(await svc.pickRoute('main'), { provider: 'pa', model: 'm' });
   assert.equal(await svc.pickRoute('nope'), undefined);
@@ -116,7 +109,7 @@ test('commands, the service and the switch ending a wait, against the real modul
   assert.deepEqual([svc.stateOf('s1').pending, svc.stateOf('s1').retrying, svc.stateOf('s1').attempts, svc.stateOf('s1').turn], [true, true, 1, 1]);
   assert.equal(svc.stateOf('s1').at, svc.stateOf('s1').nextAttemptAt);
   assert.ok(Object.isFrozen(svc.stateOf('s1')));
-  assert.match(q.quotaCommand(a, 'off').text, /quota retry: off/);
+  assert.match(quotaCommand(q, a, 'off').text, /quota retry: off/);
   assert.equal(hold.signal.aborted, true, 'the switch ended the wait');
   assert.deepEqual(emitted.map((e) => [e.name, e.payload.reason]), [['llm-quota-retry/entered', undefined], ['llm-quota-retry/left', 'disabled']]);
   assert.equal(emitted[0].payload.session, 's1');
@@ -134,12 +127,12 @@ test('commands, the service and the switch ending a wait, against the real modul
   const again = rules(path);
   await again.load();
   again.track(a);
-  assert.match(again.describeSession('a1'), /quota retry: off \(set for this session\)/);
+  assert.match(describeSession(again, 'a1'), /quota retry: off \(set for this session\)/);
   // A fork of s1 takes them as a snapshot.
   again.track(agent('a2', 's2', 's1'));
-  assert.match(again.describeSession('a2'), /quota retry: off \(set for this session\)/);
-  assert.match(again.routesTable().text, /pool main: new sessions get pa\/m/);
-  assert.equal(again.routesTable('nope').kind, 'error');
+  assert.match(describeSession(again, 'a2'), /quota retry: off \(set for this session\)/);
+  assert.match(routesTable(again, ).text, /pool main: new sessions get pa\/m/);
+  assert.equal(routesTable(again, 'nope').kind, 'error');
 });
 
 test('the quotaRetry projection folds the session\'s own commands and route', () => {
@@ -248,23 +241,23 @@ test('the web chip\'s view and writes: the commands\' path, by session id with o
   const path = join(await mkdtemp(join(tmpdir(), 'quota-')), 'quota-sessions.json');
   const q = rules(path);
   // No agent yet: the setting waits for the session's first request.
-  assert.equal(q.webSet('later', 'pool', 'spare'), undefined);
-  assert.deepEqual(q.webView('later'), { defaultEnabled: true, pools: ['main', 'spare'], enabled: true, source: 'default', pool: 'spare', poolSource: 'session' });
+  assert.equal(webSet(q, 'later', 'pool', 'spare'), undefined);
+  assert.deepEqual(webView(q, 'later'), { defaultEnabled: true, pools: ['main', 'spare'], enabled: true, source: 'default', pool: 'spare', poolSource: 'session' });
   q.track(agent('a2', 'later'));
   assert.equal(q.service().poolOf('later'), 'spare');
   // A tracked session, named as the browser names it.
   q.track(agent('a1', 'session-s1'));
-  assert.equal(q.webSet('s1', 'quota', 'off'), undefined);
-  assert.equal(q.webSet('s1', 'pool', 'main'), undefined);
-  assert.match(q.webSet('s1', 'pool', 'nope'), /no pool "nope"/);
-  assert.match(q.webSet('s1', 'quota', 'maybe'), /not on, off or default/);
-  assert.deepEqual(q.webView('s1'), { defaultEnabled: true, pools: ['main', 'spare'], enabled: false, source: 'session', pool: 'main', poolSource: 'session' });
-  assert.match(q.quotaCommand(agent('a1', 'session-s1'), 'status').text, /quota retry: off \(set for this session\)\npool: main \(session\)/);
+  assert.equal(webSet(q, 's1', 'quota', 'off'), undefined);
+  assert.equal(webSet(q, 's1', 'pool', 'main'), undefined);
+  assert.match(webSet(q, 's1', 'pool', 'nope'), /no pool "nope"/);
+  assert.match(webSet(q, 's1', 'quota', 'maybe'), /not on, off or default/);
+  assert.deepEqual(webView(q, 's1'), { defaultEnabled: true, pools: ['main', 'spare'], enabled: false, source: 'session', pool: 'main', poolSource: 'session' });
+  assert.match(quotaCommand(q, agent('a1', 'session-s1'), 'status').text, /quota retry: off \(set for this session\)\npool: main \(session\)/);
   assert.equal(q.settings.get('session-s1').quota, 'off');
   // No quota rules: nothing to show, and a write is refused.
   const none = new QuotaRules({ ctx: {}, policy: new Policy(compiled, { probes: false }, quiet), settingsPath: path, report: () => {}, emit: () => {}, lifetime: new AbortController().signal, decide: () => ({}) });
-  assert.equal(none.webView('s1'), undefined);
-  assert.match(none.webSet('s1', 'pool', 'main'), /no pools or quota configured/);
+  assert.equal(webView(none, 's1'), undefined);
+  assert.match(webSet(none, 's1', 'pool', 'main'), /no pools or quota configured/);
 });
 
 test('a confirmed setting is answered only once it is saved and its audit line written', async () => {
@@ -277,14 +270,14 @@ test('a confirmed setting is answered only once it is saved and its audit line w
   const q = rules(path, [], report);
   q.track(agent('a1', 'session-s1'));
   let answer;
-  const pending = q.answered(q.webSet('s1', 'pool', 'spare')).then((m) => { answer = m; });
+  const pending = q.answered(webSet(q, 's1', 'pool', 'spare')).then((m) => { answer = m; });
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(answer, undefined, 'no answer before the audit line');
   release();
   await pending;
   assert.deepEqual(logged.map((r) => [r.type, r.pool]), [['quota-pool', 'spare']]);
   assert.match(await readFile(path, 'utf8'), /"session-s1":\{[^}]*"pool":"spare"/, 'the setting is on disk');
-  const done = q.answered(q.poolCommand(agent('a1', 'session-s1'), 'main'));
+  const done = q.answered(poolCommand(q, agent('a1', 'session-s1'), 'main'));
   release();
   assert.match((await done).text, /pool: main \(session\)/);
 });
@@ -296,19 +289,19 @@ test('a menu choice for a live session runs as the typed command (logged, so the
     execute: async (agent, line) => {
       ran.push(line);
       const [name, arg] = line.slice(1).split(' ');
-      return { commandId: 'c1', result: name === 'quota-pool' ? q.poolCommand(agent, arg) : q.quotaCommand(agent, arg) };
+      return { commandId: 'c1', result: name === 'quota-pool' ? poolCommand(q, agent, arg) : quotaCommand(q, agent, arg) };
     },
   } : undefined) };
   const a = agent('a1', 's1');
   q.track(a);
-  assert.equal(await q.webChoose('s1', 'pool', 'spare'), undefined);
-  assert.equal(await q.webChoose('s1', 'quota', 'off'), undefined);
+  assert.equal(await webChoose(q, 's1', 'pool', 'spare'), undefined);
+  assert.equal(await webChoose(q, 's1', 'quota', 'off'), undefined);
   assert.deepEqual(ran, ['/quota-pool spare', '/quota-retry off']);
-  assert.match(q.describeSession('a1'), /quota retry: off \(set for this session\)/);
-  assert.match(await q.webChoose('s1', 'pool', 'nope one'), /nope one/, 'refused before any command runs');
+  assert.match(describeSession(q, 'a1'), /quota retry: off \(set for this session\)/);
+  assert.match(await webChoose(q, 's1', 'pool', 'nope one'), /nope one/, 'refused before any command runs');
   assert.equal(ran.length, 2);
   // A session with no live agent: written as before, no command.
-  assert.equal(await q.webChoose('s9', 'pool', 'off'), undefined);
+  assert.equal(await webChoose(q, 's9', 'pool', 'off'), undefined);
   assert.equal(ran.length, 2);
   assert.equal(q.settings.get('s9').pool, 'off');
 });

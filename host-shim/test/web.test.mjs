@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileModule, Policy } from '../policy.js';
 import { reasonOf, refuse, WebHalf } from '../web.js';
+import { tapAudit } from '../audit-tap.js';
 
 const CHAIN = [{ provider: 'p', model: 'a' }, { provider: 'p', model: 'b' }];
 const quiet = { warn() {} };
@@ -28,22 +29,27 @@ function half(over = {}) {
   });
   web.deps.policy = policy;
   const log = { write: (r) => { records.push(r); return Promise.resolve(); }, flush: () => Promise.resolve(), failures: 0 };
-  return { web, policy, records, audit: web.tap(log), report: (r) => web.tap(log).write(r) };
+  // As index.js wires it: every record answers the long poll; the page reads none.
+  const audit = tapAudit(log, [() => web.changed()]);
+  return { web, policy, records, audit, report: (r) => audit.write(r) };
 }
 
 const quota = { kind: 'request-error', agent: 'session-s1', provider: 'p', phase: 'before-host', rand: 0, failure: { code: 'QUOTA', message: 'Insufficient Balance', status: 402 } };
 
-test('status long poll: answers at once when behind, else when an audit record arrives', async () => {
-  const { web, audit } = half();
+test('status long poll: answers at once when behind, else when an effect arrives; the last decision is the effect\'s', async () => {
+  const { web } = half();
   const first = await web.watch(undefined, undefined);
   let answered;
   const waiting = web.watch(first.revision, undefined).then((s) => { answered = s; });
   await new Promise((r) => setTimeout(r, 30));
   assert.equal(answered, undefined, 'nothing changed: still waiting');
-  audit.write({ type: 'failover', agent: 'session-s1', from: 'p/a', to: 'p/b', code: 'QUOTA' });
+  web.effect({ kind: 'failover', agent: 'session-s1', from: CHAIN[0], to: CHAIN[1], code: 'QUOTA', class: 'quota', failovers: 1 });
   await waiting;
   assert.equal(answered.revision, first.revision + 1);
   assert.equal(answered.lastDecision.type, 'failover');
+  assert.equal(answered.lastDecision.to, 'p/b', 'the page reads channels as provider/model');
+  web.decided({ type: 'backup', channel: CHAIN[1], source: 'web' });
+  assert.equal(web.status().lastDecision.type, 'backup', 'the shim\'s own decisions are told, not read back');
 });
 
 test('an aborted long poll ends at once', async () => {

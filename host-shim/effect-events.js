@@ -1,0 +1,59 @@
+// @ts-check
+// The Cordis events subscriber: the effects other plugins may listen to,
+// announced under this plugin's names and, where dsh-model-failover had one,
+// under its name too (compat-events.js). A failing listener never changes a
+// decision.
+
+import { emitCompat } from './compat-events.js';
+
+/** @import { Effect } from './policy-types.js' */
+/** @import { Context } from './host.js' */
+
+/** Cordis events this plugin emits, with the effect that causes each. */
+export const EVENTS = /** @type {const} */ ({
+  circuitOpened: 'dsh-resilience/circuit-opened',
+  circuitClosed: 'dsh-resilience/circuit-closed',
+  failover: 'dsh-resilience/failover',
+  giveUp: 'dsh-resilience/give-up',
+  spill: 'dsh-resilience/spill',
+  probe: 'dsh-resilience/probe', // announced with its outcome, when the probe settles (index.js)
+  stall: 'dsh-resilience/stall',
+  slow: 'dsh-resilience/slow',
+  toolRetry: 'dsh-resilience/tool-retry',
+});
+
+/**
+ * The event an effect is announced as, if any.
+ * @param {Effect} fx
+ * @returns {(typeof EVENTS)[keyof typeof EVENTS] | undefined}
+ */
+export function eventOf(fx) {
+  switch (fx.kind) {
+    case 'circuit': return fx.to === 'open' ? EVENTS.circuitOpened : fx.to === 'closed' ? EVENTS.circuitClosed : undefined;
+    case 'failover': return EVENTS.failover;
+    case 'give-up': return EVENTS.giveUp;
+    case 'spill': return EVENTS.spill;
+    case 'stall': return EVENTS.stall;
+    case 'slow': return EVENTS.slow;
+    case 'tool-retry': return EVENTS.toolRetry;
+    default: return undefined;
+  }
+}
+
+/**
+ * @param {Pick<Context, 'emit'>} ctx
+ * @param {{warn(...args: unknown[]): void}} logger
+ * @returns {(fx: Effect) => void}
+ */
+export function eventSubscriber(ctx, logger) {
+  return (fx) => {
+    const event = eventOf(fx);
+    if (!event) return;
+    try {
+      ctx.emit(event, { ...fx });
+    } catch (e) {
+      logger.warn('a %s listener failed: %s', event, e?.message ?? e);
+    }
+    emitCompat(ctx, event, fx, logger);
+  };
+}

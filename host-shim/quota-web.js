@@ -1,0 +1,91 @@
+// @ts-check
+// The web chip's half of the quota rules: a browser's session id matched to
+// the session and its agent, what the chip's menu shows of it, and the
+// menu's choice written through the commands' own path, so chip and typed
+// command never disagree.
+import { noPool } from './quota-commands.js';
+import { sessionForms } from './rpc-input.js';
+
+/** @import { QuotaRules } from './quota.js' */
+
+/**
+ * The web chip's session id (with or without the host's `session-` prefix) as {agent, session}.
+ * @param {QuotaRules} rules
+ * @returns {{agent: string | undefined, session: string}}
+ */
+export function webSession(rules, id) {
+  const forms = sessionForms(String(id));
+  for (const f of forms) {
+    const agent = rules.agentOf(f);
+    if (agent !== undefined) return { agent, session: rules.agents.get(agent)?.session ?? f };
+  }
+  return { agent: undefined, session: forms.find((f) => rules.settings.get(f)) ?? id };
+}
+
+/**
+ * What the chip's menu shows of a session: its switch and pool with their
+ * sources, and the pools to choose from; undefined when the row configures
+ * no quota rules. A live session is the module's report; a session no
+ * agent of this process runs yet shows its stored settings over the row's
+ * default (the module hears them with its first request).
+ * @param {QuotaRules} rules
+ */
+export function webView(rules, id) {
+  if (!rules.active || !id) return undefined;
+  const { agent, session } = webSession(rules, id);
+  const base = { defaultEnabled: rules.resolved.quota.defaultEnabled === true, pools: rules.poolNames() };
+  const s = agent !== undefined ? rules.inspect(agent)?.session : undefined;
+  if (s) {
+    return { ...base, enabled: !!s.enabled, source: s.enabledSource === 'session' ? 'session' : 'default', pool: s.pool ?? null, poolSource: s.poolSource ?? 'default' };
+  }
+  const own = rules.settings.get(session) ?? {};
+  return {
+    ...base,
+    enabled: own.quota ? own.quota === 'on' : base.defaultEnabled,
+    source: own.quota ? 'session' : 'default',
+    pool: own.pool && own.pool !== 'off' ? own.pool : null,
+    poolSource: own.pool === 'off' ? 'off' : own.pool ? 'session' : 'default',
+  };
+}
+
+/**
+ * The web chip's choice. With the session's agent live and the host's
+ * commands there, it runs as the typed command does (`/quota-retry x`,
+ * `/quota-pool x`): the host logs `command/run`, so the quotaRetry
+ * projection folds a menu choice like a typed one. Otherwise it is written
+ * as webSet does.
+ * @param {QuotaRules} rules
+ * @param {'quota' | 'pool'} what
+ * @returns {Promise<string | undefined>} why it was refused, if it was.
+ */
+export async function webChoose(rules, id, what, arg) {
+  if (!rules.active) return 'no pools or quota configured for this row';
+  const valid = what === 'quota' ? ['on', 'off', 'default'] : ['off', 'default', ...rules.poolNames()];
+  if (!valid.includes(arg)) return what === 'quota' ? `"${arg}" is not on, off or default` : noPool(rules, arg);
+  const { agent } = webSession(rules, id);
+  const live = agent !== undefined ? rules.agents.get(agent)?.agent : undefined;
+  const commands = rules.ctx?.get?.('commands');
+  if (live?.session && typeof commands?.execute === 'function') {
+    try {
+      const done = await commands.execute(live, `/${what === 'quota' ? 'quota-retry' : 'quota-pool'} ${arg}`, [], AbortSignal.timeout(10_000));
+      if (done) return done.result.kind === 'success' ? undefined : done.result.text ?? 'refused';
+    } catch {
+      // The command path failed (a host without it, a closed session): written directly below.
+    }
+  }
+  return rules.answered(webSet(rules, id, what, arg));
+}
+
+/**
+ * The web chip's write: `quota` on|off|default or `pool` <pool>|off|default, as the commands do it.
+ * @param {QuotaRules} rules
+ * @param {'quota' | 'pool'} what
+ */
+export function webSet(rules, id, what, arg) {
+  if (!rules.active) return 'no pools or quota configured for this row';
+  const { agent, session } = webSession(rules, id);
+  const ok = what === 'quota' ? rules.setQuota(agent, session, String(arg)) : rules.setPool(agent, session, String(arg));
+  if (ok === undefined) return 'the policy module failed; see the audit log';
+  if (!ok) return what === 'quota' ? `"${arg}" is not on, off or default` : noPool(rules, arg);
+  return undefined;
+}
