@@ -18,6 +18,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 )
@@ -175,6 +176,7 @@ type Instance struct {
 func (r *Runtime) Instantiate(ctx context.Context) (*Instance, error) {
 	in := &Instance{k: newKernel(), stack: make([]uint64, 1), fns: map[string]api.Function{}, stderr: &limitedBuffer{max: 64 << 10}}
 	in.ctx = context.WithValue(ctx, kernelKey{}, in.k)
+	mctx := experimental.WithMemoryAllocator(in.ctx, guestAllocator) // memalloc.go
 	cfg := wazero.NewModuleConfig().
 		WithName(""). // anonymous: any number of instances per runtime
 		WithStartFunctions(InitExport).
@@ -182,7 +184,7 @@ func (r *Runtime) Instantiate(ctx context.Context) (*Instance, error) {
 		WithSysWalltime().
 		WithStderr(in.stderr).
 		WithStdout(in.stderr)
-	mod, err := r.rt.InstantiateModule(in.ctx, r.compiled, cfg)
+	mod, err := r.rt.InstantiateModule(mctx, r.compiled, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("testhost: instantiate: %w%s", err, in.stderr.suffix())
 	}

@@ -27,7 +27,8 @@ type simAgent struct {
 	// and usableSince when the picture first saw one of them closed since.
 	recoverSince, usableSince int64
 	held                      bool
-	heldListed                bool // in runner.heldAgents
+	heldListed                bool     // in runner.heldAgents
+	heldMemo                  heldMemo // checkHeld's mask of its preferences (heldfast.go)
 	// The routing worlds (route.go).
 	web                  bool    // selects as the web host does: its pick, else its last route
 	pick, header         Channel // the user's pick; the route its log last used

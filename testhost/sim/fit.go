@@ -24,6 +24,8 @@ type fitWorld struct {
 	// refusedAt is the smallest context each channel refused since the live
 	// instance started: the module keeps off it for as much (policy/fit.go).
 	refusedAt map[Channel]int64
+	// version counts the changes to told and refusedAt (heldfast.go).
+	version int
 }
 
 var fitWindows = []int64{0, 32_000, 64_000, 128_000, 200_000, 1_000_000}
@@ -55,6 +57,7 @@ func (r *runner) tellWindows() {
 	}
 	clear(r.fit.told)
 	clear(r.fit.refusedAt)
+	r.fit.version++
 	for _, c := range r.s.Channels {
 		w := r.fit.declared[c]
 		if w == 0 {
@@ -100,6 +103,7 @@ func (r *runner) refused(target Channel, a *simAgent) (failure, bool) {
 	}
 	if at, ok := r.fit.refusedAt[target]; !ok || a.ctx < at {
 		r.fit.refusedAt[target] = a.ctx
+		r.fit.version++
 	}
 	return failure{Code: "CONTEXT_WINDOW_EXCEEDED", Status: 400, Message: "maximum context length exceeded", latencyMs: 300}, true
 }

@@ -139,37 +139,16 @@ func (r *runner) noteHeld(a *simAgent) {
 // checkHeld: no turn stays held while a channel it may use is closed.
 // It runs after every step: a scan of every agent there was half the
 // bench-day's time. So it walks only the agents noteHeld listed, and only
-// when what decides them may have changed: an agent's channels are closed
-// or not by the breakers' states (which change only by effects, counted in
-// r.picture) and providers' open times running out; its own channels do not
-// change while it waits. The check on each agent is unchanged.
+// when what decides them may have changed (heldfast.go: the channels'
+// breakers and availability, a provider's open time running out, the fit
+// world, a slack timer); its own channels do not change while it waits.
+// The check on each agent is unchanged.
 func (r *runner) checkHeld() {
-	if !r.heldDirty && r.picture == r.heldPicture && r.now < r.heldRecheckAt {
+	if !r.heldGate() {
+		r.verifyHeld()
 		return
 	}
-	r.heldDirty, r.heldPicture, r.heldRecheckAt = false, r.picture, math.MaxInt64
-	// usableNow says whether ch is closed, noting when a provider's open
-	// time ends (it may close then).
-	usableNow := func(ch Channel) bool {
-		if r.closed(ch) {
-			return true
-		}
-		if p := r.track[providerOf(ch)]; p != nil && p.state == "open" && r.now < p.openUntil {
-			r.heldRecheckAt = min(r.heldRecheckAt, p.openUntil)
-		}
-		return false
-	}
-	// An agent's preferences are its own (its pick, its pool: agentPrefs), so
-	// each held agent's are looked at; that only happens when something changed.
-	usableFor := func(a *simAgent) bool {
-		for i, ch := range r.agentPrefs(a) {
-			// (one the host cannot serve, or too small for the request (fit.go), is no use)
-			if !r.unavailable(ch) && r.fits(a, ch, i == 0) && usableNow(ch) {
-				return true
-			}
-		}
-		return false
-	}
+	r.heldDirty, r.heldRecheckAt = false, math.MaxInt64
 	kept := r.heldAgents[:0]
 	for _, a := range r.heldAgents {
 		if !a.waiting || !a.held { // (dispose clears held)
@@ -177,7 +156,7 @@ func (r *runner) checkHeld() {
 			continue
 		}
 		kept = append(kept, a)
-		usable := usableFor(a)
+		usable := r.usableFast(a) // usableRef, incrementally
 		switch {
 		case !usable:
 			a.usableSince = 0
@@ -193,6 +172,8 @@ func (r *runner) checkHeld() {
 	}
 	clear(r.heldAgents[len(kept):])
 	r.heldAgents = kept
+	r.walked()
+	r.verifyHeld()
 }
 
 // cutWaits carries out wait-cut effects: the held turn is retried now.

@@ -246,19 +246,7 @@ func (r *runner) usable(ch Channel) bool {
 	return r.closed(ch) && !r.low(ch.Provider) && !r.unavailable(ch)
 }
 
-// unavailable reports a model-unavailable outage on ch in force or within the hour.
-func (r *runner) unavailable(ch Channel) bool {
-	for i := range r.s.Ops {
-		op := &r.s.Ops[i]
-		if op.Kind != OpOutage || op.Mode != ModeUnavailable || Epoch+op.At > r.now || Epoch+op.At+op.Dur+3600_000 < r.now {
-			continue
-		}
-		if op.Ch >= 0 && r.s.Channels[op.Ch] == ch || op.Ch < 0 && op.Prov == ch.Provider {
-			return true
-		}
-	}
-	return false
-}
+// unavailable: unavail.go.
 
 // poolOf is the one pool holding ch, or nil.
 func (r *runner) poolOf(ch Channel) []Channel {

@@ -126,25 +126,27 @@ type runner struct {
 	res    Result
 	agents map[string]*simAgent
 	// checkHeld's memo: the agents whose wait was held; picture counts the
-	// changes to the breakers and the backup, and heldPicture the one it
-	// last looked at; it looks again then, at heldRecheckAt (a provider's
-	// open time ends, an agent's slack runs out) or when heldDirty.
-	heldAgents           []*simAgent
-	picture, heldPicture int
-	heldRecheckAt        int64
-	heldDirty            bool
-	track                map[Channel]*breaker // by exact channel; providers as {provider, "*"}
-	budgets              map[string]*budgetTrack
-	backup               *Channel
-	wakeGen              int
-	probeGen             int // a host restart drops the probes in flight
-	channelSet           map[Channel]bool
-	active               []int // outages in force, by start
-	restoredAt           int64
-	readings             map[string]simReading
+	// changes to the breakers and the backup; held is what checkHeld last
+	// saw of them (heldfast.go); it looks again when that changed, at
+	// heldRecheckAt (an agent's slack runs out) or when heldDirty.
+	heldAgents    []*simAgent
+	picture       int
+	held          heldFast
+	heldRecheckAt int64
+	heldDirty     bool
+	track         map[Channel]*breaker // by exact channel; providers as {provider, "*"}
+	budgets       map[string]*budgetTrack
+	backup        *Channel
+	wakeGen       int
+	probeGen      int // a host restart drops the probes in flight
+	channelSet    map[Channel]bool
+	active        []int // outages in force, by start
+	restoredAt    int64
+	readings      map[string]simReading
 	// noRestoreRoute: the module predates restore-route (before-fix runs).
 	noRestoreRoute bool
-	fit            fitWorld // context windows (fit.go)
+	fit            fitWorld     // context windows (fit.go)
+	unavail        unavailIndex // model-unavailable outages in force (unavail.go)
 	cfg            struct {
 		chain                      []Channel
 		maxFailovers, maxAttempts  int
