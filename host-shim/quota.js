@@ -4,7 +4,6 @@
 // scripts on the policy's schedule, the llm-quota-retry Cordis events, the
 // llmQuotaRetry service and the quotaRetry session projection.
 import { leftFields, servicePoolArg, WAITING } from './compat-quota.js';
-import { runBalance } from './balance.js';
 import { restoreRouteEvent, setPoolEvent, setQuotaEvent, wakeEvent } from './events.js';
 import { QuotaSettings } from './quota-settings.js';
 import { now as clockNow } from './clock.js';
@@ -188,7 +187,8 @@ export class QuotaRules {
     const b = this.resolved.quota.balances.find((x) => x.provider === provider);
     if (!b || this.running.has(provider)) return this.running.get(provider);
     const started = Date.now();
-    const run = runBalance(this.ctx, b, this.lifetime).then((reading) => {
+    // balance.js is loaded with the first reading, off the start-up path of rows without balances.
+    const run = import('./balance.js').then(({ runBalance }) => runBalance(this.ctx, b, this.lifetime)).then((reading) => {
       this.running.delete(provider);
       if (this.lifetime.aborted) return;
       const { why, ...event } = reading;
