@@ -96,6 +96,8 @@ export class Engine {
     this.disposed = false;
     /** @type {ModuleInstance | undefined} */
     this.instance = undefined;
+    /** @type {ModuleInstance | undefined} for checks and defaults (configureSpare) */
+    this.spare = undefined;
     /** @type {ResolvedConfig} undefined until the engine is up */
     this.resolved = /** @type {any} */ (undefined);
     if (compiled instanceof WebAssembly.Module) {
@@ -222,7 +224,7 @@ export class Engine {
    */
   check(config) {
     try {
-      new ModuleInstance(/** @type {WebAssembly.Module} */ (this.compiled)).call('configure', JSON.stringify(config, nonFinite));
+      this.configureSpare(JSON.stringify(config, nonFinite));
       return undefined;
     } catch (e) {
       return `dsh-resilience: ${String(e?.message ?? e).replace(/^configure: /, '')}`;
@@ -235,7 +237,32 @@ export class Engine {
    * @returns {ResolvedConfig}
    */
   defaults(config = {}) {
-    return JSON.parse(new ModuleInstance(/** @type {WebAssembly.Module} */ (this.compiled)).call('configure', JSON.stringify(config))).config;
+    return JSON.parse(this.configureSpare(JSON.stringify(config))).config;
+  }
+
+  /**
+   * `configure` on a spare instance: it checks a config and resolves its
+   * defaults without touching the running one (configure resets an instance
+   * wholly, and a refused config leaves it as it was). One spare serves a
+   * burst of calls and is let go a turn of the event loop later: the settings
+   * card asks for two defaults and a check as it registers, just as the first
+   * request is due, and each fresh instance costs the main thread 10-20 ms
+   * (mostly faulting in its memory; measured on a loaded 2-core machine).
+   * @param {string} configJson
+   * @returns {string} the module's answer.
+   * @throws {ModuleError} the module refused the config; {TrapError} the spare trapped (and is dropped).
+   */
+  configureSpare(configJson) {
+    if (!this.spare) {
+      this.spare = new ModuleInstance(/** @type {WebAssembly.Module} */ (this.compiled));
+      setImmediate(() => { this.spare = undefined; }).unref();
+    }
+    try {
+      return this.spare.call('configure', configJson);
+    } catch (e) {
+      if (!(e instanceof ModuleError)) this.spare = undefined; // a trap: the next call starts afresh
+      throw e;
+    }
   }
 
   /** @param {(out: StepOutput, event: Event) => void} fn - receives every step's output. */

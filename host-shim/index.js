@@ -28,10 +28,8 @@ import { DEFAULT_PRUNE_MS, DEFAULT_REFRESH_MS, HealthStore } from './health.js';
 import { compileModule, ConfigError, Engine } from './engine.js';
 import { checkNotify, Notifier } from './notify.js';
 import { runProbe } from './probe.js';
-import { applyOff } from './off.js';
 import { installSkill } from './skill.js';
 import { routeAuxCalls } from './aux-route.js';
-import { migrateMarks } from './migrate-marks.js';
 import { checkShared } from './shared-config.js';
 import { QuotaRules } from './quota.js';
 import { requestListeners } from './requests.js';
@@ -65,7 +63,7 @@ const ADAPTERS_SETTLE_MS = 250;
 export async function apply(ctx, config = {}, { compiled = compileModule(), expose } = {}) {
   const { shim, policy: policyConfig } = splitConfig(config ?? {});
   if (shim.enabled === false) { // off.js: no module, no hooks, no files
-    applyOff(ctx);
+    (await import('./off.js')).applyOff(ctx);
     return;
   }
   const sharedConfig = shim.shared ? checkShared(shim.shared) : {};
@@ -196,8 +194,12 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
       pools: engine.resolved.pools.map((p) => p.name), balances: engine.resolved.quota.balances.map((b) => b.provider),
       ...(sharedConfig.redis ? { shared: 'redis' } : {}) });
     if (restored?.adopted) report({ type: 'health-merged', adopted: restored.adopted, of: restored.channels });
-    // Once: exhaustion marks an older version kept in quota-marks.json now live in health.
-    if (await migrateMarks(join(stateDir, 'quota-marks.json'), engine, report)) shell.healthChanged();
+    // Once: exhaustion marks an older version kept in quota-marks.json now live in health
+    // (only a config with the quota rules folds them: migrate-marks.js).
+    if (engine.resolved.quota?.active === true) {
+      const { migrateMarks } = await import('./migrate-marks.js');
+      if (await migrateMarks(join(stateDir, 'quota-marks.json'), engine, report)) shell.healthChanged();
+    }
   })();
   /** Whether the engine answers; a bad config ends the turn naming its key, anything else fails open. */
   const whenUp = () => up.then(() => engine.up, (e) => {

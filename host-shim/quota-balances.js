@@ -3,7 +3,6 @@
 // (effect refresh-balance), at most one at a time per provider, and its
 // reading goes back to the module as an event. When to read again is the
 // module's too (effect schedule-refresh): this holds its one timer.
-import { runBalance } from './balance.js';
 import { wakeEvent } from './events.js';
 import { now as clockNow } from './clock.js';
 
@@ -38,7 +37,8 @@ export class Balances {
     const b = this.resolved().quota.balances.find((x) => x.provider === provider);
     if (!b || this.running.has(provider)) return this.running.get(provider);
     const started = Date.now();
-    const run = runBalance(this.ctx, b, this.lifetime).then((reading) => {
+    // balance.js is loaded with the first reading, off the start-up path of rows without balances.
+    const run = import('./balance.js').then(({ runBalance }) => runBalance(this.ctx, b, this.lifetime)).then((reading) => {
       this.running.delete(provider);
       if (this.lifetime.aborted) return;
       const { why, ...event } = reading;

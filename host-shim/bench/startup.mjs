@@ -13,8 +13,13 @@
 // <dir>/host-shim (e.g. `git archive <commit> host-shim | tar -x -C <dir>`)
 // over the same packed module, interleaved with the rest: a change's
 // before/after under the same load.
-import { cp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+// Beside the wall figure, each run reports the main thread's CPU before the
+// first request (first-request-cpu.mjs, preloaded into every variant alike):
+// on a shared, loaded machine the wall figure is mostly the wait for a core.
+import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
 import { DSH_BIN, makeHome, PRIMARY, ROOT, SECONDARY } from '../../e2e/harness.mjs';
 import { startFakeProvider } from '../../e2e/fake-provider/fake-provider.mjs';
@@ -23,6 +28,9 @@ const ROUNDS = Number(process.env.BENCH_STARTUP_ROUNDS ?? 7);
 const BEFORE = process.env.BENCH_STARTUP_BEFORE;
 const TARGET_MS = 50;
 
+const CPU_HOOK = fileURLToPath(new URL('./first-request-cpu.mjs', import.meta.url));
+const cpuDir = await mkdtemp(join(tmpdir(), 'dshr-bench-cpu-'));
+let runs = 0;
 const provider = await startFakeProvider();
 const { baseURL } = provider;
 
@@ -48,13 +56,14 @@ async function variantHome(kind) {
   return home;
 }
 
-/** ms from spawn to the provider's first request; the run is then left to finish. */
+/** ms from spawn to the provider's first request, and the main thread's CPU ms until then; the run is then left to finish. */
 function firstRequestMs(home) {
   return new Promise((resolve, reject) => {
     const before = provider.requests.length;
+    const cpuFile = join(cpuDir, `run-${runs++}`);
     const started = Date.now();
     const child = spawn(process.execPath, [DSH_BIN, '--profile', 'headless', 'Say hi.'], {
-      cwd: join(home.dir, 'home'), env: home.env(), stdio: ['ignore', 'ignore', 'pipe'],
+      cwd: join(home.dir, 'home'), env: home.env({ NODE_OPTIONS: `--import ${JSON.stringify(CPU_HOOK)}`, DSHR_BENCH_CPU: cpuFile }), stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
     child.stderr.on('data', (d) => { stderr += d; });
@@ -62,7 +71,7 @@ function firstRequestMs(home) {
     child.on('close', (code) => {
       const first = provider.requests[before];
       if (code !== 0 || !first) reject(new Error(`run failed (exit ${code}): ${stderr.slice(-2000)}`));
-      else resolve(first.at - started);
+      else readFile(cpuFile, 'utf8').then((cpu) => resolve({ wall: first.at - started, cpu: Number(cpu) }), reject);
     });
   });
 }
@@ -76,14 +85,20 @@ const kinds = ['none', 'noop', 'plugin', ...(BEFORE ? ['before'] : [])];
 const homes = {};
 for (const k of kinds) homes[k] = await variantHome(k);
 const times = Object.fromEntries(kinds.map((k) => [k, []]));
+const cpus = Object.fromEntries(kinds.map((k) => [k, []]));
 try {
   for (const k of kinds) await firstRequestMs(homes[k]); // warm the file cache once
   for (let r = 0; r < ROUNDS; r++) {
-    for (const k of kinds) times[k].push(await firstRequestMs(homes[k]));
+    for (const k of kinds) {
+      const { wall, cpu } = await firstRequestMs(homes[k]);
+      times[k].push(wall);
+      cpus[k].push(cpu);
+    }
   }
 } finally {
   await provider.close();
   for (const k of kinds) await homes[k].cleanup();
+  await rm(cpuDir, { recursive: true, force: true });
 }
 const m = Object.fromEntries(kinds.map((k) => [k, median(times[k])]));
 const added = m.plugin - m.noop;
@@ -92,5 +107,9 @@ for (const k of kinds) console.log(`  ${k.padEnd(6)} ${String(m[k]).padStart(6)}
 // Per round, the same load: the paired differences say more on a busy machine.
 const paired = (k) => median(times[k].map((t, i) => t - times.noop[i]));
 console.log(`  paired per round, median: plugin − noop ${paired('plugin')} ms${BEFORE ? `, before − noop ${paired('before')} ms` : ''}`);
+console.log('main-thread CPU before the first request, median (the load-independent figure)');
+for (const k of kinds) console.log(`  ${k.padEnd(6)} ${String(median(cpus[k])).padStart(6)} ms  (runs: ${cpus[k].join(' ')})`);
+const pairedCpu = (k) => median(cpus[k].map((t, i) => t - cpus.noop[i]));
+console.log(`  paired per round, median: plugin − noop ${pairedCpu('plugin')} ms${BEFORE ? `, before − noop ${pairedCpu('before')} ms` : ''}`);
 console.log(`  plugin − noop: ${added} ms (target ≤ ${TARGET_MS} ms) ${added <= TARGET_MS ? 'ok' : 'MISSED'}`);
 process.exit(added <= TARGET_MS ? 0 : 1);
