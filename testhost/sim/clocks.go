@@ -27,7 +27,9 @@ package sim
 //     its requests to a dead primary per open time;
 //   - clock-trip-reaches-all: a real trip on one host (a failure it saw, not
 //     a record it adopted) is in every other host's state within one refresh
-//     (it holds the primary open, or has opened it itself since);
+//     (it holds the primary open, or has opened it itself since), unless that
+//     host restarted meanwhile and its primary answers: a restart reads the
+//     store as dated, and a writer behind's open may be over by then;
 //   - clock-open-bounded: no host holds a channel open further ahead of its
 //     own time than the longest open any writer observes (maxCooldownMs)
 //     plus the allowed skew (maxClockSkewMs).
@@ -331,7 +333,11 @@ func (w *cwWorld) tick(r *rand.Rand) {
 			continue // the primary came back meanwhile: a host may rightly have closed it
 		}
 		for _, g := range w.hosts {
-			if g.id == i {
+			if g.id == i || len(restartsIn(g, at, t)) > 0 && !w.deadThrough(g.id, at, t) {
+				// A restart restores the store as dated (not news): a
+				// writer behind's open may be over by then, and a host
+				// whose primary answers rightly closes it (RATIONALE.md,
+				// "Clocks"); the writer trips once more, no thrash.
 				continue
 			}
 			clockReachChecks.Add(1)
@@ -341,6 +347,17 @@ func (w *cwWorld) tick(r *rand.Rand) {
 			}
 		}
 	}
+}
+
+// restartsIn lists host h's restarts in [from, to] of true time.
+func restartsIn(h *cwHost, from, to int64) []int64 {
+	var out []int64
+	for t := range h.restarts {
+		if t >= from && t <= to {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func (w *cwWorld) offsets() string {
