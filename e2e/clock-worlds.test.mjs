@@ -190,13 +190,12 @@ describe('real hosts whose clocks are behind or stepped back, sharing health thr
 
   test('a host 10 min behind: its real trip reached Redis and the other host, which is not held off its healthy primary', () => held('behind'));
 
-  // Known open (reported in the issue's note): S's opens reach O already due (S's clock is
-  // behind by more than the allowed skew), so O, whose primary is healthy in this world, uses
-  // it at once and closes the shared breaker; S then re-trips on its dead primary, once per
-  // close instead of once per open time (27 requests against the control's 3 in make test at
-  // load; 5 against 6 in a quieter run). The fix needs a live merge to anchor a newly seen
-  // record at its receipt, not at the writer's clock.
-  test('a host 10 min behind: dead-primary requests within 2x the control', { todo: 'a behind writer\'s open arrives due and a healthy peer closes it: see the comment' }, () => dead('behind'));
+  // S's opens reach O already due by S's clock (10 min behind, beyond the allowed skew), and O's
+  // primary is healthy: read by the writer's clock, O used it at once and closed the shared
+  // breaker, and S re-tripped on every close (27 requests to its dead primary against the
+  // control's 3, in make test at load). O's live merge now starts a new open at its receipt
+  // for S's open time (policy/merge.go), so S trips once per open time, as in the control.
+  test('a host 10 min behind: dead-primary requests within 2x the control', () => dead('behind'));
 
   test('a wall clock stepped back 10 min in a running host: dead-primary requests within 2x the control', { skip: faketimeLib ? false : 'libfaketime (Debian faketime) could not be installed' }, () => check('step'));
 });

@@ -356,21 +356,25 @@ export class Engine {
 
   /**
    * Merges a health snapshot (JSON text, WIT `health`) into the module at
-   * nowMs: a record replaces the module's own when it changed later; a bad
-   * record is skipped and named.
+   * nowMs: a record replaces the module's own when it wins the merge order;
+   * a bad record is skipped and named. live: the health is news from a
+   * process running now (a refresh, a record published through Redis),
+   * received at nowMs, so an open the module has not seen starts then
+   * (policy/merge.go); the shim only says where the health came from.
    * @param {string} json
    * @param {number} [nowMs]
+   * @param {{live?: boolean}} [o]
    * @returns {Restored}
    * @throws {ModuleError} when the module refuses the document as a whole (not
    *   a health batch, nested too deep, too many records), or is not up.
    */
-  restore(json, nowMs = clockNow()) {
-    const input = restoreInput(json, nowMs); // a SyntaxError is the document's, not the module's
+  restore(json, nowMs = clockNow(), { live = false } = {}) {
+    const input = restoreInput(json, nowMs, live); // a SyntaxError is the document's, not the module's
     if (!this.instance) throw new ModuleError('the policy module is not up');
     try {
       const out = JSON.parse(this.instance.call('restore', input));
       if (out.adopted > 0) this.healthDirty = true;
-      if (out.adopted > 0) this.record({ type: 'input', export: 'restore', nowMs: JSON.parse(input).nowMs, health: JSON.parse(json) });
+      if (out.adopted > 0) this.record({ type: 'input', export: 'restore', nowMs: JSON.parse(input).nowMs, ...(live ? { live } : {}), health: JSON.parse(json) });
       return out;
     } catch (e) {
       if (!(e instanceof ModuleError)) this.fail(e, 'restore'); // a trap: rebuild, the file is not to blame
@@ -423,11 +427,11 @@ export class Engine {
 }
 
 /** A health document (JSON text) as the restore input at nowMs (WIT `restore-input`). */
-function restoreInput(json, nowMs) {
+function restoreInput(json, nowMs, live = false) {
   const health = JSON.parse(json);
   const isObject = health !== null && typeof health === 'object' && !Array.isArray(health);
   // Anything else is the module's to reject, with its own wording.
-  return isObject ? JSON.stringify({ ...health, nowMs: Math.max(0, Math.floor(nowMs)) }) : json;
+  return isObject ? JSON.stringify({ ...health, nowMs: Math.max(0, Math.floor(nowMs)), ...(live ? { live: true } : {}) }) : json;
 }
 
 /**

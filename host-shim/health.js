@@ -142,7 +142,7 @@ export class HealthStore {
     try {
       const doc = JSON.parse(read.text);
       const text = Array.isArray(doc?.channels) ? JSON.stringify({ ...doc, channels: this.prune(doc.channels) }) : read.text;
-      result = this.policy.restore(text);
+      result = this.policy.restore(text, undefined, { live: true }); // news from running processes (boot reads the file in peek)
     } catch (e) {
       // Not JSON (or nested past the JS stack), refused, or a trap the file
       // caused (the module is rebuilt): the file is to blame.

@@ -217,11 +217,11 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
       // @ts-expect-error -- called only when sharedConfig.redis is set (the `&&` above); the checker loses that in the closure
       password: async () => (sharedConfig.redis.passwordEnv ? resolveSecret(ctx, sharedConfig.redis.passwordEnv) : undefined),
       snapshot: () => engine.snapshot(),
-      merge: (records) => {
+      merge: (records, live) => {
         if (lifetime.signal.aborted) return;
         let result;
         try {
-          result = engine.restore(JSON.stringify({ channels: health.prune(records) }));
+          result = engine.restore(JSON.stringify({ channels: health.prune(records) }), undefined, { live });
         } catch {
           return; // a refused batch: nothing taken (a trap is logged by the engine)
         }

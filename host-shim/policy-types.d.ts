@@ -1229,6 +1229,14 @@ export interface SlowHealth {
 export interface RestoreInput {
   nowMs: number;
   channels: ChannelHealth[];
+  /**
+   * News from a process running now (a refresh of the shared file, a
+   * record published through Redis), received at now-ms: a transition
+   * the module has not seen opens for its writer's open time from now-ms,
+   * whatever the writer's clock said (policy/merge.go). Absent or false:
+   * a restore at start, records read as their writers dated them.
+   */
+  live?: boolean | null;
   /** A snapshot's `slow` list, passed back with it: ignored. */
   slow?: SlowHealth[] | null;
 }

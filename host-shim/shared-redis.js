@@ -90,7 +90,8 @@ export class SharedHealth {
    * @param {Function} o.createClient - the client package's createClient.
    * @param {() => Promise<string|undefined>} [o.password] - resolves passwordEnv; never logged.
    * @param {() => {channels: object[]}|undefined} o.snapshot - the module's health now.
-   * @param {(records: object[]) => void} o.merge - takes records other hosts wrote.
+   * @param {(records: object[], live: boolean) => void} o.merge - takes records other hosts wrote;
+   *   live when just published (news, received now), not when read from what Redis holds.
    * @param {(record: object) => void} o.audit
    * @param {number} o.pruneMs - how long a closed record matters.
    */
@@ -189,7 +190,7 @@ export class SharedHealth {
       }
     } while (cursor !== '0');
     for (const r of records) this.pushed.set(recordKey(r), r);
-    if (records.length > 0) this.merge(records);
+    if (records.length > 0) this.merge(records, false); // stored state, of any age: read as dated
   }
 
   onMessage(message) {
@@ -197,7 +198,7 @@ export class SharedHealth {
     if (!r || this.closed) return;
     const k = recordKey(r);
     if (recordWins(r, this.pushed.get(k))) this.pushed.set(k, r);
-    this.merge([r]);
+    this.merge([r], true); // published just now: an open it brings starts at its receipt
   }
 
   /** Queues every record that changed since Redis last heard of it, and writes them. */

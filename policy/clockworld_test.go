@@ -16,6 +16,10 @@ import (
 //   - a real trip on any host reaches every other host within one refresh;
 //   - no host holds a channel open longer than the longest open any writer
 //     observed (maxCooldownMs) plus the allowed skew.
+// In some worlds the primary dies on one host only (its own network path, its
+// own key): the others' is healthy, they use it once the shared open time is
+// up and close the shared breaker, and the host whose primary is dead must
+// still trip once per open time, not once per close (the no-thrash bound).
 // It uses only Step, Health and Merge, so it runs unchanged against the
 // newest-wins merge of before (RATIONALE.md, "Clocks": its numbers there).
 
@@ -36,6 +40,7 @@ type cwHost struct {
 	drift    float64 // ms per ms
 	steps    map[int64]float64
 	mono     bool // the shim's monotonic clock: a step does not reach the module
+	healthy  bool // its primary never dies (a world where it dies on one host only)
 	opens    []int64
 	deadReqs int
 }
@@ -72,17 +77,32 @@ func (w *cwWorld) brk(inv string, at int64, format string, a ...any) {
 }
 
 func (w *cwWorld) save(h *cwHost) {
-	h.s.Merge(h.now, w.store)
+	w.merge(h)
 	w.store = h.s.Health()
 }
 
-func newClockWorld(t *testing.T, clocks []struct{ offset, drift float64 }, steps map[int]map[int64]float64, mono bool) *cwWorld {
+// bootMerge makes the world's running hosts take the store as a restore at
+// start does (Merge), not as news (MergeLive): flip it to measure the merge
+// of before (a writer behind's opens arrive due).
+var bootMerge = false
+
+// merge takes the store into a running host: a refresh, or a save's read.
+func (w *cwWorld) merge(h *cwHost) {
+	if bootMerge {
+		h.s.Merge(h.now, w.store)
+		return
+	}
+	h.s.MergeLive(h.now, w.store)
+}
+
+// deadOn: the one host whose primary dies, or -1 for all.
+func newClockWorld(t *testing.T, clocks []struct{ offset, drift float64 }, steps map[int]map[int64]float64, mono bool, deadOn int) *cwWorld {
 	w := &cwWorld{t: t, pending: map[int]int64{}}
 	for i, c := range clocks {
 		m := newSim(t, func(cfg *Config) {
 			cfg.CooldownMs, cfg.MaxCooldownMs, cfg.FailureThreshold, cfg.ProviderThreshold, cfg.Probes = cwCooldownMs, cwMaxCoolMs, 1, 0, false
 		})
-		w.hosts = append(w.hosts, &cwHost{sim: m, offset: c.offset, drift: c.drift, steps: steps[i], mono: mono})
+		w.hosts = append(w.hosts, &cwHost{sim: m, offset: c.offset, drift: c.drift, steps: steps[i], mono: mono, healthy: deadOn >= 0 && deadOn != i})
 	}
 	return w
 }
@@ -95,7 +115,7 @@ func (w *cwWorld) run(rng *rand.Rand) {
 			}
 			h.now = h.clock(tt)
 			if tt%cwRefreshMs == int64(i)*cwTickMs {
-				h.s.Merge(h.now, w.store)
+				w.merge(h)
 			}
 			if rng.Intn(3) == 0 {
 				w.request(i, h, tt)
@@ -152,7 +172,7 @@ func (w *cwWorld) request(i int, h *cwHost, tt int64) {
 	if v.Kind == Swap {
 		target = v.Channel
 	}
-	dead := target == chA && tt >= cwDeadFrom && tt < cwDeadTo
+	dead := target == chA && !h.healthy && tt >= cwDeadFrom && tt < cwDeadTo
 	var out Output
 	if dead {
 		h.deadReqs++
@@ -195,15 +215,22 @@ type cwCase struct {
 	name   string
 	clocks []struct{ offset, drift float64 }
 	steps  map[int]map[int64]float64
+	deadOn int // the one host whose primary dies; -1: every host's
 }
 
 func clockCases(seeds int) []cwCase {
 	type c = struct{ offset, drift float64 }
 	cases := []cwCase{
-		{"in step", []c{{0, 0}, {0, 0}, {0, 0}}, nil},
-		{"one host 10 min ahead", []c{{0, 0}, {600_000, 0}, {0, 0}}, nil},
-		{"one host 10 min behind", []c{{0, 0}, {-600_000, 0}, {0, 0}}, nil},
-		{"a step back of 10 min", []c{{0, 0}, {0, 0}, {0, 0}}, map[int]map[int64]float64{1: {120_000: -600_000}}},
+		{"in step", []c{{0, 0}, {0, 0}, {0, 0}}, nil, -1},
+		{"one host 10 min ahead", []c{{0, 0}, {600_000, 0}, {0, 0}}, nil, -1},
+		{"one host 10 min behind", []c{{0, 0}, {-600_000, 0}, {0, 0}}, nil, -1},
+		{"a step back of 10 min", []c{{0, 0}, {0, 0}, {0, 0}}, map[int]map[int64]float64{1: {120_000: -600_000}}, -1},
+		// The primary dies on one host only (e2e/clock-worlds.test.mjs).
+		{"in step, dead on one host", []c{{0, 0}, {0, 0}, {0, 0}}, nil, 1},
+		{"10 min behind, dead on it alone", []c{{0, 0}, {-600_000, 0}, {0, 0}}, nil, 1},
+		{"2 min behind, dead on it alone", []c{{0, 0}, {-120_000, 0}, {0, 0}}, nil, 1},
+		{"10 min ahead, dead on it alone", []c{{0, 0}, {600_000, 0}, {0, 0}}, nil, 1},
+		{"10 min behind, dead on a host in step", []c{{0, 0}, {-600_000, 0}, {0, 0}}, nil, 0},
 	}
 	for s := 0; s < seeds; s++ {
 		rng := rand.New(rand.NewSource(int64(s)))
@@ -215,7 +242,7 @@ func clockCases(seeds int) []cwCase {
 				steps[i] = map[int64]float64{int64(rng.Intn(8000)) * cwTickMs: float64(rng.Intn(1_200_001) - 600_000)}
 			}
 		}
-		cases = append(cases, cwCase{fmt.Sprintf("seed %d", s), cl, steps})
+		cases = append(cases, cwCase{fmt.Sprintf("seed %d", s), cl, steps, rng.Intn(4) - 1})
 	}
 	return cases
 }
@@ -226,7 +253,7 @@ func TestClockWorlds(t *testing.T) {
 		seeds = 4
 	}
 	for _, tc := range clockCases(seeds) {
-		w := newClockWorld(t, tc.clocks, tc.steps, !wallClockShim)
+		w := newClockWorld(t, tc.clocks, tc.steps, !wallClockShim, tc.deadOn)
 		w.run(rand.New(rand.NewSource(1)))
 		dead := 0
 		for _, h := range w.hosts {

@@ -27,12 +27,15 @@ func (s *State) providerHealth() []ChannelHealth {
 func isProviderRecord(h ChannelHealth) bool { return h.Channel.Model == providerModel }
 
 // mergeProvider adopts a provider record when it wins over the state's own
-// breaker for that provider (merge.go), half-open included (circuit.adopt).
+// breaker for that provider (merge.go, takes), half-open included (circuit.adopt).
 // Adopting re-files the provider and its channels in the wake index.
-func (s *State) mergeProvider(now int64, h ChannelHealth) bool {
-	if p := s.providers[h.Channel.Provider]; p != nil && !remoteWins(h, p.breaker.record(p.breaker.state)) {
+// live: the record is news from a running process (State.MergeLive).
+func (s *State) mergeProvider(now int64, h ChannelHealth, live bool) bool {
+	p := s.providers[h.Channel.Provider]
+	if p != nil && !takes(h, p.breaker.record(p.breaker.state), now, s.cfg.MaxClockSkewMs) {
 		return false
 	}
-	s.provider(h.Channel.Provider).breaker.adopt(h, now, s.cfg.MaxClockSkewMs)
+	fresh := live && (p == nil || news(h, p.breaker.record(p.breaker.state)))
+	s.provider(h.Channel.Provider).breaker.adopt(h, now, s.cfg.MaxClockSkewMs, fresh)
 	return true
 }

@@ -248,10 +248,26 @@ func ValidHealth(i int, h ChannelHealth) error {
 // derived again from its models, once per provider the batch touched, after
 // the batch: the work is linear in the records (a check per record, each
 // walking every breaker, froze a host restoring 20 000 records).
+//
+// Merge is the restore of a file at start: records dated at their hand-over
+// (merge.go, localOpenUntil). MergeLive is news from other processes while
+// this one runs: a transition it has not seen is timed from its receipt.
 func (s *State) Merge(now int64, hs []ChannelHealth) (adopted int, skipped []error) {
+	return s.merge(now, hs, false)
+}
+
+// MergeLive folds health another running process just wrote (a refresh of
+// the shared file, a record published through Redis) into the state at now,
+// its receipt: a record of a transition this state has not seen (merge.go,
+// news) starts its open time now (merge.go, "Time").
+func (s *State) MergeLive(now int64, hs []ChannelHealth) (adopted int, skipped []error) {
+	return s.merge(now, hs, true)
+}
+
+func (s *State) merge(now int64, hs []ChannelHealth, live bool) (adopted int, skipped []error) {
 	var touched, taken []*provider
 	for i, h := range hs {
-		if isProviderRecord(h) && ValidHealth(i, h) == nil && s.mergeProvider(now, h) {
+		if isProviderRecord(h) && ValidHealth(i, h) == nil && s.mergeProvider(now, h, live) {
 			p := s.providers[h.Channel.Provider]
 			p.taken = true // not derived again
 			taken = append(taken, p)
@@ -266,11 +282,13 @@ func (s *State) Merge(now int64, hs []ChannelHealth) (adopted int, skipped []err
 		if isProviderRecord(h) {
 			continue
 		}
-		if c := s.circuits[h.Channel]; c != nil && !remoteWins(h, c.record(c.recordedState())) {
+		c := s.circuits[h.Channel]
+		if c != nil && !takes(h, c.record(c.recordedState()), now, s.cfg.MaxClockSkewMs) {
 			continue
 		}
-		c := s.circuit(h.Channel)
-		c.adopt(h, now, s.cfg.MaxClockSkewMs)
+		fresh := live && (c == nil || news(h, c.record(c.recordedState())))
+		c = s.circuit(h.Channel)
+		c.adopt(h, now, s.cfg.MaxClockSkewMs, fresh)
 		if p := s.providers[h.Channel.Provider]; !p.merged {
 			p.merged = true
 			touched = append(touched, p)

@@ -22,17 +22,19 @@ let prefixes = 0;
 async function host(prefix, { start = true } = {}) {
   const policy = new Policy(compiled, { chain: CHAIN, probes: false, providerThreshold: 0 }, quiet);
   const audit = [];
+  const merges = []; // whether each merge was live (published) or a read of what Redis holds
   const shared = new SharedHealth({
     options: { url: redis.url, keyPrefix: prefix }, createClient, pruneMs: DAY,
     snapshot: () => policy.snapshot(),
-    merge: (records) => {
-      const r = policy.restore(JSON.stringify({ channels: records }));
+    merge: (records, live) => {
+      merges.push(live);
+      const r = policy.restore(JSON.stringify({ channels: records }), undefined, { live });
       if (r.adopted > 0) audit.push({ type: 'shared-merged', adopted: r.adopted });
     },
     audit: (r) => audit.push(r),
   });
   if (start) await shared.start();
-  return { policy, shared, audit };
+  return { policy, shared, audit, merges };
 }
 const newPrefix = () => `t${process.pid}-${++prefixes}:`;
 const trip = (policy, now, channel = CHAIN[0], agent = 'x') => {
@@ -78,6 +80,35 @@ test('a host that starts reads the current state first', async (t) => {
   const late = await host(prefix);
   t.after(() => late.shared.close());
   assert.equal(stateOf(late.policy, 'c'), 'open', 'known before its first request');
+});
+
+test('a trip published by a host 10 min behind holds the other for its open time from receipt', async (t) => {
+  const prefix = newPrefix();
+  const one = await host(prefix);
+  const two = await host(prefix);
+  t.after(() => Promise.all([one.shared.close(), two.shared.close()]));
+  trip(one.policy, Date.now() - 600_000); // one's clock is 10 min behind
+  const sent = Date.now();
+  one.shared.sync();
+  await until('two hears of the trip', () => stateOf(two.policy, 'a') === 'open', 1_000);
+  const rec = (policy) => policy.snapshot().channels.find((c) => c.channel.model === 'a');
+  const [w, r] = [rec(one.policy), rec(two.policy)];
+  // Read by one's clock the open would be 10 min over: two would use the channel at once.
+  assert.ok(r.changedAtMs >= sent && r.openUntilMs - r.changedAtMs === w.openUntilMs - w.changedAtMs,
+    `two holds it from its receipt for one's open time: ${JSON.stringify({ w, r, sent })}`);
+  assert.ok(two.merges.includes(true), 'the published record was merged as news');
+});
+
+test('a read of what Redis holds is not news: records keep their writers\' times', async (t) => {
+  const prefix = newPrefix();
+  const one = await host(prefix);
+  trip(one.policy, Date.now() - 600_000, CHAIN[2]);
+  await one.shared.close();
+  const late = await host(prefix);
+  t.after(() => late.shared.close());
+  assert.deepEqual(late.merges, [false]);
+  const r = late.policy.snapshot().channels.find((c) => c.channel.model === 'c');
+  assert.ok(r.openUntilMs < Date.now(), `a 10-min-old open read at start is over: ${JSON.stringify(r)}`);
 });
 
 test('the merge is field-level and newest-wins, in Redis', async (t) => {

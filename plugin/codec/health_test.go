@@ -38,3 +38,34 @@ func TestHealthVersionRoundTrips(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// `live` says the health is news received at nowMs: a writer 10 min behind's
+// fresh open holds for its open time from then; without it (a restore at
+// start) the same record is read by its writer's clock and is due. A `live`
+// that is not a boolean is refused by name.
+func TestHealthLiveRestoreTimesNewsFromReceipt(t *testing.T) {
+	const now = 1000000
+	behind := `"channels":[{"channel":{"provider":"p","model":"a"},"state":"open","failures":1,"opens":1,"openUntilMs":` +
+		itoa(now-600000+30000) + `,"lastCode":"SERVER","changedAtMs":` + itoa(now-600000) + `,"version":1}]`
+	for _, tc := range []struct {
+		live string
+		want int64
+	}{{``, now - 600000 + 30000}, {`,"live":false`, now - 600000 + 30000}, {`,"live":true`, now + 30000}} {
+		m := new(Module)
+		if _, err := m.Configure([]byte(`{"chain":[{"provider":"p","model":"a"},{"provider":"p","model":"b"}]}`)); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := m.Restore([]byte(`{"nowMs":` + itoa(now) + tc.live + `,` + behind + `}`)); err != nil || gjson.GetBytes(out, "adopted").Int() != 1 {
+			t.Fatalf("%q: %s %v", tc.live, out, err)
+		}
+		snap, _ := m.Snapshot(nil)
+		if got := gjson.GetBytes(snap, "channels.0.openUntilMs").Int(); got != tc.want {
+			t.Errorf("%q: open until now%+d, want now%+d", tc.live, got-now, tc.want-now)
+		}
+	}
+	m := new(Module)
+	m.Configure([]byte(`{"chain":[{"provider":"p","model":"a"}]}`))
+	if _, err := m.Restore([]byte(`{"nowMs":1,"live":"yes","channels":[]}`)); err == nil || !strings.Contains(err.Error(), "live") {
+		t.Fatalf("a non-boolean live was not refused by name: %v", err)
+	}
+}

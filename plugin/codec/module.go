@@ -155,7 +155,8 @@ const maxHealthRecords = 10_000
 const maxSkipReasons = 5
 
 // Restore merges persisted or shared channel health at the caller's time
-// (nowMs: a record's open time is counted from then, policy/merge.go): a
+// (nowMs: a record's open time is counted from then, policy/merge.go; live:
+// the health is news from a running process, received at nowMs): a
 // record replaces the module's own only when it wins the merge order. A bad record (wrong type, unknown
 // key, a field beyond its bound) is skipped and named, and the others are
 // still taken; only a document that is not a health batch at all is refused.
@@ -168,8 +169,9 @@ func (m *Module) Restore(input []byte) ([]byte, error) {
 		return nil, err
 	}
 	d := decoder{prefix: "health"}
-	d.object(v, "", "nowMs", "channels", "slow") // slow: a snapshot's own, passed back; slowness is local
+	d.object(v, "", "nowMs", "channels", "slow", "live") // slow: a snapshot's own, passed back; slowness is local
 	now, _ := d.uint(v.Get("nowMs"), "nowMs", true, maxMs)
+	live := d.boolean(v.Get("live"), "live")
 	records := v.Get("channels")
 	if d.err == nil && records.IsArray() {
 		n := 0
@@ -196,7 +198,11 @@ func (m *Module) Restore(input []byte) ([]byte, error) {
 		}
 		hs = append(hs, h)
 	}
-	adopted, _ := m.state.Merge(int64(now), hs) // every record in hs is valid
+	merge := m.state.Merge // a restore at start: records as their writers dated them
+	if live {
+		merge = m.state.MergeLive // news: an unseen open starts at its receipt, now
+	}
+	adopted, _ := merge(int64(now), hs) // every record in hs is valid
 	var w writer
 	w.beginObject("")
 	w.int("channels", int64(len(list)))

@@ -31,6 +31,7 @@ type Input struct {
 	NowMs   int64
 	Body    []byte // the export's JSON input
 	Rebuild bool   // a configure that rebuilt the instance after a trap
+	Live    bool   // a restore of news from a running process (WIT restore-input.live)
 }
 
 // Read takes the input records out of an audit log (other lines are skipped).
@@ -47,7 +48,7 @@ func Read(r io.Reader) ([]Input, error) {
 		if v.Get("type").String() != "input" {
 			continue
 		}
-		in := Input{Export: v.Get("export").String(), NowMs: v.Get("nowMs").Int(), Rebuild: v.Get("rebuild").Bool()}
+		in := Input{Export: v.Get("export").String(), NowMs: v.Get("nowMs").Int(), Rebuild: v.Get("rebuild").Bool(), Live: v.Get("live").Bool()}
 		switch in.Export {
 		case "configure":
 			in.Body = []byte(v.Get("config").Raw)
@@ -159,7 +160,7 @@ func Run(ctx context.Context, rt *testhost.Runtime, inputs []Input, configB []by
 				continue
 			}
 			for _, s := range sides {
-				if _, err := s.in.Call("restore", restoreInput(inp.Body, now)); err != nil {
+				if _, err := s.in.Call("restore", liveInput(restoreInput(inp.Body, now), inp.Live)); err != nil {
 					return nil, fmt.Errorf("restore: %w", err)
 				}
 			}
@@ -360,6 +361,15 @@ func restoreInput(health []byte, nowMs int64) []byte {
 		nowMs = at.Int()
 	}
 	return []byte(fmt.Sprintf(`{"nowMs":%d,"channels":%s}`, nowMs, channels))
+}
+
+// liveInput marks a restore input as news received at its time (the shim
+// records `live` on such restores): an open the module has not seen starts then.
+func liveInput(in []byte, live bool) []byte {
+	if !live {
+		return in
+	}
+	return append([]byte(`{"live":true,`), in[1:]...)
 }
 
 // markRecord is a recorded restore-mark event (logs written before marks

@@ -164,3 +164,23 @@ func TestReplayOldRestoreMark(t *testing.T) {
 		t.Fatalf("diffs %+v, decisions %d", rep.Diffs, rep.A.Decisions)
 	}
 }
+
+// A restore the shim recorded as news (`live`: a record published by another
+// host, a refresh) is replayed as news: the module times an unseen open from
+// the record's receipt, so a writer 10 min behind's trip holds both sides.
+func TestReplayKeepsALiveRestoreLive(t *testing.T) {
+	rec := `{"channel":{"provider":"q","model":"b"},"state":"open","failures":1,"opens":1,"openUntilMs":` + fmt.Sprint(t0+3_000-600_000+60_000) +
+		`,"lastCode":"SERVER","changedAtMs":` + fmt.Sprint(t0+3_000-600_000) + `,"version":1}`
+	log := fmt.Sprintf(`{"type":"input","export":"restore","nowMs":%d,"live":true,"health":{"channels":[%s]}}`, t0+3_000, rec)
+	ins, err := Read(strings.NewReader(log))
+	if err != nil || len(ins) != 1 || !ins[0].Live {
+		t.Fatalf("the live flag was not read: %+v %v", ins, err)
+	}
+	got := string(liveInput(restoreInput(ins[0].Body, ins[0].NowMs), ins[0].Live))
+	if want := fmt.Sprintf(`{"live":true,"nowMs":%d,"channels":[%s]}`, t0+3_000, rec); got != want {
+		t.Fatalf("replayed as %s\nwant %s", got, want)
+	}
+	if got := string(liveInput([]byte(`{"nowMs":1,"channels":[]}`), false)); got != `{"nowMs":1,"channels":[]}` {
+		t.Fatalf("a restore at start was marked live: %s", got)
+	}
+}

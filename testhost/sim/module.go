@@ -53,6 +53,25 @@ func (m *Module) restoreInput(snap []byte, now int64) []byte {
 	return append(strconv.AppendInt([]byte(`{"nowMs":`), now, 10), append([]byte(","), snap[1:]...)...)
 }
 
+// restoreTakesLive records, per runtime, whether the module's restore takes
+// `live` (older modules refuse the key).
+var restoreTakesLive sync.Map
+
+// liveInput marks a restore input (restoreInput's) as news received at its
+// nowMs, when the module knows `live`; an older module gets it unmarked.
+func (m *Module) liveInput(in []byte) []byte {
+	v, ok := restoreTakesLive.Load(m.rt)
+	if !ok {
+		_, err := m.call("restore", []byte(`{"nowMs":0,"live":true,"channels":[]}`))
+		v = err == nil
+		restoreTakesLive.Store(m.rt, v)
+	}
+	if !v.(bool) || len(in) < 2 || in[0] != '{' {
+		return in
+	}
+	return append([]byte(`{"live":true,`), in[1:]...)
+}
+
 // newModule instantiates and configures a fresh module.
 func newModule(rt *testhost.Runtime, configJSON string) (*Module, error) {
 	in, err := rt.Instantiate(context.Background())

@@ -41,11 +41,13 @@ func main() {
 	wasm := flag.String("wasm", "", "simulate this build of the module instead of the repository's (e.g. another branch's)")
 	trace := flag.String("trace", "", "write every step's input and output to this file (use with -seeds 1)")
 	clockHours := flag.Float64("clock-hours", -1, "virtual hours of each seed's clock world (testhost/sim/clocks.go: hosts whose clocks are offset, drift and step, sharing health); default -hours, at most 4; 0: none")
+	clockBoot := flag.Bool("clock-boot-merge", false, "clock worlds merge as a restart does everywhere (no restore `live`), as the shim did before: a writer behind's opens arrive due")
 	clockWall := flag.Bool("clock-wall-shim", false, "clock worlds hand each module its host's wall clock, steps and all, as the shim did before host-shim/clock.js")
 	knownFlag := flag.String("known", "", "comma-separated invariants to count rather than stop on (to see, on an old build, each of several that it breaks)")
 	flag.Parse()
 	sim.Strict = *strict
 	sim.ClockWallShim = *clockWall
+	sim.ClockBootMerge = *clockBoot
 	if *clockHours < 0 {
 		*clockHours = min(*hours, 4)
 	}
