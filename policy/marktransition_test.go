@@ -97,3 +97,52 @@ func (p *provider) stateOr(def CircuitState) CircuitState {
 	}
 	return p.breaker.state
 }
+
+// A mark ends with the open it set: a provider breaker that leaves open
+// (closed by a model's success, or half-open when its time is up) keeps no
+// mark, so a later open for another reason (its models down) is no mark: it
+// is not "exhausted" in route choice and the quota report, no balance
+// reading lifts it, and the provider does not stay listed for ever. Found
+// with the simulator (issue #17, seed 16): local, marked, closed by a
+// success, opened again when a model stalled, and a boot reading then
+// "lifted" that open as though it were the old mark.
+func TestAMarkEndsWithItsOpen(t *testing.T) {
+	const cool = 60_000
+	leave := []struct {
+		name string
+		end  func(m *sim, fx *[]Effect)
+	}{
+		{"closed by a model's success", func(m *sim, fx *[]Effect) { m.s.providerSucceeded(m.now, "pz", fx) }},
+		{"half-open when its time is up", func(m *sim, fx *[]Effect) {
+			m.advance(cool)
+			m.s.providerBreaker("pz").ready(m.now, fx)
+		}},
+	}
+	for _, tt := range leave {
+		t.Run(tt.name, func(t *testing.T) {
+			m := quotaSim(t, func(c *Config) { c.Quota.ExhaustedCooldownMs = cool })
+			var fx []Effect
+			m.s.mark(m.now, "pz", 0, "HTTP_402", &fx)
+			if !m.s.marked(m.now, "pz") {
+				t.Fatal("not marked")
+			}
+			tt.end(m, &fx)
+			p := m.s.providerBreaker("pz")
+			if p.state == Open || p.markedAtMs != 0 {
+				t.Fatalf("left %s with a mark at %d", p.state, p.markedAtMs)
+			}
+			// Opened again for its models (route.go checkProvider).
+			m.advance(1_000)
+			p.openUntilMs = m.now + cool
+			p.transition(m.now, Open, "models-open", "", &fx)
+			if m.s.marked(m.now, "pz") {
+				t.Fatal("a models-open provider reads as marked")
+			}
+			for _, name := range m.s.quotaProviders() {
+				if name == "pz" {
+					t.Fatal("an unmarked provider without a script or pool route is listed")
+				}
+			}
+		})
+	}
+}
