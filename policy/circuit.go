@@ -123,6 +123,13 @@ func (c *circuit) transition(now int64, to CircuitState, cause string, class Cla
 	if to == Closed {
 		c.failures, c.opens = 0, 0
 	}
+	if to != Open {
+		// A provider's exhaustion mark ends with the open it set: left
+		// behind, it would make a later open for another reason (its
+		// models down) read as a mark, lifted by a balance reading
+		// (seed 16), and keep the provider in the quota report for ever.
+		c.markedAtMs = 0
+	}
 	c.changed()
 	*fx = append(*fx, ev)
 }

@@ -176,7 +176,7 @@ func (r *runner) restart(host bool) {
 	// fresh configures a module and restores the snapshot into it; the live
 	// one then gets the backup through decide (its effects carried out, as
 	// the shim does at boot), the throwaway check module directly.
-	fresh := func() *Module {
+	fresh := func(readings bool) *Module {
 		m, err := newModule(r.rt, r.s.Config)
 		if err != nil {
 			r.brk("export-error", "configure: %v", err)
@@ -187,10 +187,12 @@ func (r *runner) restart(host bool) {
 			m.close()
 			return nil
 		}
-		r.readingEvents(m) // the shim's first balance run at boot
+		if readings {
+			r.readingEvents(m) // the shim's first balance run at boot
+		}
 		return m
 	}
-	check := fresh()
+	check := fresh(true)
 	if check == nil {
 		return
 	}
@@ -207,7 +209,7 @@ func (r *runner) restart(host bool) {
 	r.readingEvents(r.m)
 	r.compareRouting(r.m, check)
 	check.close()
-	next := fresh()
+	next := fresh(false)
 	if next == nil {
 		return
 	}
@@ -216,6 +218,14 @@ func (r *runner) restart(host bool) {
 	clear(r.budgets)
 	r.resync(snap)
 	r.restoredAt = r.now
+	// The live instance's boot readings come after the picture is rebuilt
+	// from the snapshot, their effects carried out and checked like any
+	// step's: a reading showing allowance a refresh interval after an
+	// exhaustion mark closes the provider (balance-restored), and a picture
+	// rebuilt after that close, from the snapshot taken before it, kept the
+	// provider open (seed 1: the next mark's true closed->open was taken
+	// for an unreported transition).
+	r.readingEvents(nil)
 	r.decide("set-backup", Channel{}, nil, r.backupEvent)
 	r.tellWindows() // the shim describes every target to a new instance
 	if host {

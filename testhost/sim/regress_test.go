@@ -386,3 +386,31 @@ func TestSimRegressionSeed14QuotaReleasesProbeSlot(t *testing.T) {
 		},
 	})
 }
+
+// transition-legal (a false alarm of the checker, fixed in it; issue #17,
+// seeds 1 and 16 at 24 h, 120 agents): a quota failure marks provider
+// 代理商-α spent (open); at a rebuild more than a refresh interval later the
+// restored instance's boot balance run reads allowance and lifts the mark
+// (open->closed, reported). The checker dropped that step's effects and
+// rebuilt its picture from the snapshot taken before it, so the provider
+// stayed open there, and the next mark's true closed->open was called an
+// unreported transition. Built by hand from the seed's trace (the shrinker
+// left thousands of ops); local is gone meanwhile, so the request that meets
+// the spent provider again is no route-to-open in the old picture. Before
+// the fix it broke with the seed's own message.
+func TestSimRegressionSeed1BootReadingLiftsMark(t *testing.T) {
+	requireClean(t, Schedule{Seed: 1, EndMs: 800_000,
+		Channels: []Channel{{"local", "claude/sonnet-4.5"}, {"代理商-α", "meta-llama/llama-4-maverick"}},
+		Homes:    []int{0, 0, 1},
+		Config:   "{\"chain\":[{\"provider\":\"local\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"代理商-α\",\"model\":\"meta-llama/llama-4-maverick\"}],\"failureThreshold\":4,\"burstWindowMs\":61957,\"cooldownMs\":4721,\"maxCooldownMs\":141630,\"providerThreshold\":0,\"backoffBaseMs\":1100,\"backoffMaxMs\":59805,\"maxFailovers\":3,\"giveUpAfterMs\":1064538,\"retryBudgetPercent\":3,\"retryBudgetFloor\":3,\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"代理商-α\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]}}",
+		Ops: []Op{
+			{ID: 1, At: 1000, Kind: OpOutage, Ch: 1, Dur: 7_200_000, Mode: ModeQuota},
+			{ID: 2, At: 2000, Kind: OpReading, Prov: "代理商-α", N: 100},
+			{ID: 3, At: 3000, Kind: OpTurn, Ch: 1, Agent: "a-1", N: 1},
+			{ID: 6, At: 600_000, Kind: OpOutage, Ch: 0, Dur: 7_200_000, Mode: ModeUnavailable},
+			{ID: 7, At: 605_000, Kind: OpTurn, Ch: 0, Agent: "a-3", N: 6},
+			{ID: 4, At: 700_000, Kind: OpRebuild},
+			{ID: 5, At: 710_000, Kind: OpTurn, Ch: 1, Agent: "a-2", N: 1},
+		},
+	})
+}

@@ -319,15 +319,24 @@ func (r *runner) trkHeld(ch Channel) bool {
 // A stale reading is handed over too: the boot run reads every provider,
 // and the old instance's pool route choice still went by the stale value
 // (seed 15: restore-same-decisions, a rebuild 10 min 19 s after a low reading).
+//
+// m nil: the running instance, the readings going through decide, their
+// effects carried out and checked like any step's; otherwise an instance
+// only compared with it, whose effects are not the world's.
 func (r *runner) readingEvents(m *Module) {
 	for p, rd := range r.readings {
 		r.readings[p] = simReading{r.now, rd.remaining}
-		r.res.Events++
-		if _, in, err := m.decide(r.now, func(b []byte) []byte {
+		ev := func(b []byte) []byte {
 			b = append(b, `{"kind":"balance-reading","provider":`...)
 			b = appendStr(b, p)
 			return fmt.Appendf(b, `,"ok":true,"remaining":%g}`, rd.remaining)
-		}); err != nil {
+		}
+		if m == nil {
+			r.decide("balance-reading", Channel{}, nil, ev)
+			continue
+		}
+		r.res.Events++
+		if _, in, err := m.decide(r.now, ev); err != nil {
 			r.brk("export-error", "balance-reading: %v (input %s)", err, clip(string(in)))
 		}
 	}
