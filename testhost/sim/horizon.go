@@ -68,8 +68,15 @@ func (r *runner) agentPrefsOwn(a *simAgent) (prefs []Channel, own Channel) {
 		return append(out, r.cfg.chain...), own
 	}
 	if len(out) > 0 && out[0] == first && !r.inPool(first) { // a pooled session's first is its pool route
-		out, own = out[1:], Channel{}
+		out = out[1:]
 	}
+	// The module's first for a pooled session is the pool route it is on
+	// (policy poolPreferences), not its home, and which route that is the
+	// checker cannot tell: none is let off the told window. Seed 10 (24 h,
+	// 120 agents): a-63, home my-openai-route|claude/sonnet-4.5 (a pool
+	// route, restored after a restart), on pool route local|模型-β, gave up
+	// rightly while its home, held to its told window, was too small.
+	own = Channel{}
 	for _, ch := range r.cfg.chain {
 		if r.inPool(ch) {
 			out = append(out, ch)
