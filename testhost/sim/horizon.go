@@ -28,6 +28,20 @@ const (
 // session gave up while the chain's primary, not in its pool, was back; that
 // was right, the pool keeps sessions off the chain's accounts.
 func (r *runner) agentPrefs(a *simAgent) []Channel {
+	prefs, _ := r.agentPrefsOwn(a)
+	return prefs
+}
+
+// agentPrefsOwn is agentPrefs and the one of them the module holds as the
+// agent's own channel (zero: none). Only the own channel is let off the told
+// window (policy walk: the first preference, where only a refusal counts).
+// When the checker does not know the module's first preference (a new
+// session the module started elsewhere, agent.go send; a pooled session's
+// first outside its pool), the list starts with the backup or the chain,
+// which the module holds to the told window: seeds 15 and 19 (24 h, 120
+// agents) read the backup, or the chain's primary, as the agent's own and
+// called a give-up wrong while its context was too big for either.
+func (r *runner) agentPrefsOwn(a *simAgent) (prefs []Channel, own Channel) {
 	first := a.modHome
 	switch {
 	case r.cfg.stay && a.routed != (Channel{}):
@@ -37,31 +51,38 @@ func (r *runner) agentPrefs(a *simAgent) []Channel {
 	}
 	var out []Channel
 	if first != (Channel{}) { // zero: no request since the module forgot the agent
-		out = append(out, first)
+		out, own = append(out, first), first
 	}
 	if r.backup != nil {
 		out = append(out, *r.backup)
 	}
 	switch {
 	case len(r.cfg.pools) == 0:
-		return append(out, r.cfg.chain...)
+		return append(out, r.cfg.chain...), own
 	case a.modPick != (Channel{}):
 		if p := r.poolOf(a.modPick); p != nil {
-			return append(out, p...)
+			return append(out, p...), own
 		}
-		return append(out, r.cfg.chain...)
+		return append(out, r.cfg.chain...), own
 	case !a.touchedPool:
-		return append(out, r.cfg.chain...)
+		return append(out, r.cfg.chain...), own
 	}
 	if len(out) > 0 && out[0] == first && !r.inPool(first) { // a pooled session's first is its pool route
 		out = out[1:]
 	}
+	// The module's first for a pooled session is the pool route it is on
+	// (policy poolPreferences), not its home, and which route that is the
+	// checker cannot tell: none is let off the told window. Seed 10 (24 h,
+	// 120 agents): a-63, home my-openai-route|claude/sonnet-4.5 (a pool
+	// route, restored after a restart), on pool route local|模型-β, gave up
+	// rightly while its home, held to its told window, was too small.
+	own = Channel{}
 	for _, ch := range r.cfg.chain {
 		if r.inPool(ch) {
 			out = append(out, ch)
 		}
 	}
-	return out
+	return out, own
 }
 
 // inPool reports whether a pool holds ch.
@@ -105,11 +126,12 @@ func (r *runner) checkGiveUpHorizon(a *simAgent, out Output) {
 			continue
 		}
 		deadline := a.recoverSince + r.cfg.giveUpAfterMs
-		for i, ch := range r.agentPrefs(a) {
+		prefs, own := r.agentPrefsOwn(a)
+		for _, ch := range prefs {
 			if r.unavailable(ch) {
 				continue // the host may have said it cannot serve it: the module skips it
 			}
-			if at := r.backAt(ch, a.id); at+horizonSlackMs <= deadline && r.fits(a, ch, i == 0) { // fit.go
+			if at := r.backAt(ch, a.id); at+horizonSlackMs <= deadline && r.fits(a, ch, ch == own) { // fit.go
 				r.brk("give-up-horizon", "agent %q gave up (recovery-timeout) though %s is back at %s, before its deadline %s",
 					a.id, ch, fmtVirtual(at-Epoch), fmtVirtual(deadline-Epoch))
 				return

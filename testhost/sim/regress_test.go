@@ -414,3 +414,43 @@ func TestSimRegressionSeed1BootReadingLiftsMark(t *testing.T) {
 		},
 	})
 }
+
+// give-up-horizon (a false alarm of the checker, fixed in it: horizon.go
+// agentPrefsOwn): 子代理-50's first request, home local|maverick open, went
+// to the backup, so the checker no longer knew its home and its preferences
+// began with the backup, which it then let off the told window as the
+// agent's own channel. The module's first preference is its home, so the
+// backup (window 128000) was too small for the 167816-token context and the
+// give-up was right. Seed 5 (24 h, 120 agents) broke the same way.
+func TestSimRegressionGiveUpHorizonTooSmallBackupSeed15(t *testing.T) {
+	requireClean(t, Schedule{Seed: 15, EndMs: 66036235,
+		Channels: []Channel{{"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "deepseek-v4-flash"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "模型-β"}, {"代理商-α", "🙂-mini"}, {"代理商-α", "gpt-x"}, {"my-openai-route", "gpt-x"}, {"my-openai-route", "meta-llama/llama-4-maverick"}, {"my-openai-route", "deepseek-v4-flash"}, {"deepseek-official", "🙂-mini"}, {"openrouter/eu", "gpt-x"}, {"openrouter/eu", "模型-β"}, {"local", "meta-llama/llama-4-maverick"}, {"local", "模型-β"}},
+		Homes:    []int{10, 10, 10, 0, 2},
+		Config:   "{\"chain\":[{\"provider\":\"local\",\"model\":\"meta-llama/llama-4-maverick\"},{\"provider\":\"deepseek-official\",\"model\":\"🙂-mini\"},{\"provider\":\"my-openai-route\",\"model\":\"meta-llama/llama-4-maverick\"},{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"deepseek-v4-flash\"}],\"failureThreshold\":3,\"burstWindowMs\":285939,\"cooldownMs\":30279,\"maxCooldownMs\":242232,\"providerThreshold\":0,\"backoffBaseMs\":1949,\"backoffMaxMs\":30398,\"maxFailovers\":1,\"giveUpAfterMs\":1446850,\"retryBudgetPercent\":34,\"retryBudgetFloor\":2,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":5,\"backoffMs\":726},\"pools\":[{\"name\":\"pool-0\",\"routes\":[{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"模型-β\"},{\"provider\":\"my-openai-route\",\"model\":\"gpt-x\"},{\"provider\":\"local\",\"model\":\"模型-β\"}]}],\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"my-openai-route\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]}}",
+		Ops: []Op{
+			{ID: 25053, At: 64149171, Kind: OpBackup, Ch: 5},
+			{ID: 18336, At: 64154112, Kind: OpStream, Ch: 10, N: 2, Dur: 346960},
+			{ID: 18344, At: 64177463, Kind: OpTurn, Ch: 10, Agent: "子代理-50", N: 3},
+			{ID: 63, At: 64536655, Kind: OpOutage, Ch: 10, Dur: 3342527, Mode: ModeProbeHang},
+			{ID: 18469, At: 64567714, Kind: OpTurn, Ch: 10, Agent: "子代理-50", N: 7},
+		},
+	})
+}
+
+// give-up-horizon (a false alarm of the checker, as above): sub/agent-49's
+// home was open at its first request, so the checker's list began with the
+// chain's primary (window 64000), too small for its 53676-token context.
+func TestSimRegressionGiveUpHorizonTooSmallPrimarySeed19(t *testing.T) {
+	requireClean(t, Schedule{Seed: 19, EndMs: 1041747,
+		Channels: []Channel{{"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "模型-β"}, {"deepseek-official", "meta-llama/llama-4-maverick"}, {"deepseek-official", "🙂-mini"}, {"deepseek-official", "模型-β"}, {"openrouter/eu", "🙂-mini"}, {"openrouter/eu", "meta-llama/llama-4-maverick"}, {"openrouter/eu", "gpt-x"}},
+		Homes:    []int{1, 1, 1, 0, 0},
+		Config:   "{\"chain\":[{\"provider\":\"deepseek-official\",\"model\":\"meta-llama/llama-4-maverick\"},{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"模型-β\"}],\"failureThreshold\":4,\"burstWindowMs\":246671,\"cooldownMs\":75791,\"maxCooldownMs\":757910,\"providerThreshold\":2,\"backoffBaseMs\":326,\"backoffMaxMs\":23882,\"maxFailovers\":2,\"giveUpAfterMs\":362050,\"retryBudgetPercent\":18,\"retryBudgetFloor\":3,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":5,\"backoffMs\":791},\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"deepseek-official\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]},\"quota\":{}}",
+		Ops: []Op{
+			{ID: 0, At: 87318, Kind: OpOutage, Ch: 0, Dur: 1518256, Mode: ModeStall},
+			{ID: 94, At: 93567, Kind: OpTurn, Ch: 0, Agent: "a-23", N: 11},
+			{ID: 109, At: 144439, Kind: OpTurn, Ch: 1, Agent: "子代理-94", N: 11},
+			{ID: 110, At: 144756, Kind: OpTurn, Ch: 0, Agent: "a-115", N: 7},
+			{ID: 312, At: 821242, Kind: OpTurn, Ch: 0, Agent: "sub/agent-49", N: 12},
+		},
+	})
+}
