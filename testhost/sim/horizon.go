@@ -64,6 +64,24 @@ func (r *runner) agentPrefs(a *simAgent) []Channel {
 	return out
 }
 
+// agentOwn is the agent's own channel as agentPrefs puts it first, zero when
+// the checker cannot tell it. Only it is spared the declared-window rule
+// (fit.go fitsOwn): the first of agentPrefs is not always the agent's own.
+// Issue #17, seed 10 (120 agents, 24 h): a new session the module started
+// off its proposal (a fit skip) has no home the checker can name, so the
+// backup came first and was taken as the agent's own, fitting a 325k context
+// into its 200k window; checkHeld called the turn held while its backup was
+// usable, where the module rightly kept the request off it.
+func (r *runner) agentOwn(a *simAgent) Channel {
+	switch {
+	case r.cfg.stay && a.routed != (Channel{}):
+		return a.routed
+	case a.modPick != (Channel{}):
+		return a.modPick
+	}
+	return a.modHome
+}
+
 // inPool reports whether a pool holds ch.
 func (r *runner) inPool(ch Channel) bool {
 	for _, p := range r.cfg.pools {
@@ -162,9 +180,10 @@ func (r *runner) checkHeld() {
 	// An agent's preferences are its own (its pick, its pool: agentPrefs), so
 	// each held agent's are looked at; that only happens when something changed.
 	usableFor := func(a *simAgent) bool {
+		own := r.agentOwn(a)
 		for i, ch := range r.agentPrefs(a) {
 			// (one the host cannot serve, or too small for the request (fit.go), is no use)
-			if !r.unavailable(ch) && r.fits(a, ch, i == 0) && usableNow(ch) {
+			if !r.unavailable(ch) && r.fits(a, ch, i == 0 && ch == own) && usableNow(ch) {
 				return true
 			}
 		}
