@@ -114,6 +114,15 @@ func (r *runner) checkFit(a *simAgent, prop, target Channel, swapped bool) {
 		// low reading at its start), its pool route, or where it stays.
 		return
 	}
+	if target == a.modHome || target == a.modPick {
+		// Its home or pick as the module holds them (restored after a restart,
+		// horizon.go agentOwn), though its last request went elsewhere: the
+		// documented rule spares the session's own channel its declared window.
+		// Issue #17, seed 14 (120 agents, 24 h): after a restart a session
+		// whose restored home (200k) was behind its provider's open time went
+		// to the pool's 1M route, and back home, 204k deep, once it closed.
+		return
+	}
 	w := r.fit.told[target]
 	if w == 0 {
 		return
