@@ -386,3 +386,57 @@ func TestSimRegressionSeed14QuotaReleasesProbeSlot(t *testing.T) {
 		},
 	})
 }
+
+// held-while-usable (a false alarm of the checker, fixed in it; issue #17,
+// seed 10, 120 agents, 24 h): a new session the module started off its
+// proposal has no home the checker can name, so the backup came first in its
+// preferences and was taken as its own channel, sparing it the declared
+// window: a 325k context "fitted" the 200k backup. Once the backup closed the
+// checker called the turn held while usable; the module rightly kept the
+// request off it (horizon.go agentOwn).
+func TestSimRegressionHeldWhileUsableFitSeed10(t *testing.T) {
+	requireClean(t, Schedule{Seed: 10, EndMs: 40529056,
+		Channels: []Channel{{"openrouter/eu", "🙂-mini"}, {"openrouter/eu", "模型-β"}, {"代理商-α", "claude/sonnet-4.5"}, {"deepseek-official", "deepseek-v4-flash"}, {"deepseek-official", "gpt-x"}, {"deepseek-official", "模型-β"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "模型-β"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "🙂-mini"}, {"local", "模型-β"}, {"local", "deepseek-v4-pro"}, {"local", "claude/sonnet-4.5"}, {"my-openai-route", "模型-β"}, {"my-openai-route", "claude/sonnet-4.5"}},
+		Homes:    []int{5, 5, 5, 1, 8},
+		Config:   "{\"chain\":[{\"provider\":\"deepseek-official\",\"model\":\"模型-β\"},{\"provider\":\"my-openai-route\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"deepseek-official\",\"model\":\"gpt-x\"},{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"模型-β\"},{\"provider\":\"openrouter/eu\",\"model\":\"模型-β\"}],\"failureThreshold\":5,\"burstWindowMs\":53343,\"cooldownMs\":104247,\"maxCooldownMs\":2293434,\"providerThreshold\":1,\"backoffBaseMs\":731,\"backoffMaxMs\":28407,\"maxFailovers\":4,\"giveUpAfterMs\":2845195,\"retryBudgetPercent\":19,\"retryBudgetFloor\":7,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":2,\"backoffMs\":849},\"pools\":[{\"name\":\"pool-0\",\"routes\":[{\"provider\":\"local\",\"model\":\"模型-β\"},{\"provider\":\"my-openai-route\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"deepseek-official\",\"model\":\"deepseek-v4-flash\"}]}],\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1},{\"provider\":\"my-openai-route\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]},\"quota\":{}}",
+		Ops: []Op{
+			{ID: 24, At: 27897640, Kind: OpOutage, Ch: 4, Dur: 14400000, Mode: ModeQuota},
+			{ID: 8107, At: 27898023, Kind: OpTurn, Ch: 1, Agent: "agent-8", N: 7},
+			{ID: 8728, At: 29938568, Kind: OpTurn, Ch: 1, Agent: "agent-24", N: 4},
+			{ID: 8721, At: 29939167, Kind: OpStream, Ch: 4, N: 3, Dur: 379863},
+			{ID: 11306, At: 38718629, Kind: OpTurn, Ch: 8, Agent: "子代理-10", N: 4},
+			{ID: 25436, At: 38719342, Kind: OpBackup, Ch: 2},
+			{ID: 11516, At: 39438498, Kind: OpTurn, Ch: 5, Agent: "sub/agent-105", N: 5},
+			{ID: 11518, At: 39440152, Kind: OpTurn, Ch: 8, Agent: "agent-56", N: 2},
+			{ID: 11757, At: 40420816, Kind: OpTurn, Ch: 5, Agent: "a-19", N: 12},
+			{ID: 11740, At: 40422760, Kind: OpStream, Ch: 2, N: 1, Dur: 286210},
+			{ID: 11762, At: 40429274, Kind: OpTurn, Ch: 5, Agent: "agent-36", N: 7},
+			{ID: 11737, At: 40432148, Kind: OpStream, Ch: 6, Dur: 398568},
+			{ID: 25498, At: 40446502, Kind: OpOutage, Ch: 12, Dur: 10800000, Mode: ModeQuota},
+			{ID: 11767, At: 40447980, Kind: OpTurn, Ch: 5, Agent: "a-99", N: 12},
+			{ID: 11779, At: 40470701, Kind: OpTurn, Ch: 8, Agent: "sub/agent-57", N: 11},
+			{ID: 38, At: 40481941, Kind: OpOutage, Ch: 1, Dur: 43798, Mode: ModeStreamClosed},
+			{ID: 11785, At: 40486929, Kind: OpTurn, Ch: 1, Agent: "agent-44", N: 9},
+			{ID: 11796, At: 40513389, Kind: OpTurn, Ch: 5, Agent: "sub/agent-105", N: 6},
+		},
+	})
+}
+
+// route-too-small (issue #17, seed 14, 120 agents, 24 h): with nothing
+// routable, a pooled session's request went to its pool route though that
+// route had refused as long a context: a sure CONTEXT_WINDOW_EXCEEDED the
+// module chose. Fixed in the policy (quota.go fallbackTarget): the host's
+// proposal instead.
+func TestSimRegressionPoolFallbackRefusedSeed14(t *testing.T) {
+	requireClean(t, Schedule{Seed: 14, EndMs: 38692215,
+		Channels: []Channel{{"local", "🙂-mini"}, {"local", "deepseek-v4-pro"}, {"local", "gpt-x"}, {"deepseek-official", "gpt-x"}, {"deepseek-official", "🙂-mini"}, {"代理商-α", "🙂-mini"}, {"代理商-α", "meta-llama/llama-4-maverick"}},
+		Homes:    []int{6, 6, 6, 3, 1},
+		Config:   "{\"chain\":[{\"provider\":\"代理商-α\",\"model\":\"meta-llama/llama-4-maverick\"},{\"provider\":\"代理商-α\",\"model\":\"🙂-mini\"},{\"provider\":\"local\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"deepseek-official\",\"model\":\"gpt-x\"}],\"failureThreshold\":4,\"burstWindowMs\":187618,\"cooldownMs\":31830,\"maxCooldownMs\":222810,\"providerThreshold\":1,\"backoffBaseMs\":1581,\"backoffMaxMs\":2044,\"maxFailovers\":2,\"giveUpAfterMs\":2853408,\"retryBudgetPercent\":28,\"retryBudgetFloor\":3,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":2,\"backoffMs\":581},\"pools\":[{\"name\":\"pool-0\",\"routes\":[{\"provider\":\"local\",\"model\":\"🙂-mini\"},{\"provider\":\"deepseek-official\",\"model\":\"gpt-x\"},{\"provider\":\"代理商-α\",\"model\":\"🙂-mini\"}]}],\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"代理商-α\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]}}",
+		Ops: []Op{
+			{ID: 25002, At: 33535564, Kind: OpOutage, Ch: 5, Dur: 3600000, Mode: ModeQuota},
+			{ID: 9770, At: 34124683, Kind: OpTurn, Ch: 6, Agent: "agent-68", N: 7},
+			{ID: 10908, At: 38031926, Kind: OpTurn, Ch: 6, Agent: "agent-68", N: 8},
+			{ID: 27, At: 38113735, Kind: OpOutage, Ch: -1, Prov: "代理商-α", Dur: 579161, Mode: ModeStall},
+		},
+	})
+}
