@@ -72,12 +72,22 @@ func (r *runner) agentPrefs(a *simAgent) []Channel {
 // backup came first and was taken as the agent's own, fitting a 325k context
 // into its 200k window; checkHeld called the turn held while its backup was
 // usable, where the module rightly kept the request off it.
+//
+// A pooled session's own channel is its pool route (policy poolPreferences),
+// which a quota wait moves silently (policy enterWait: the first route that
+// can hold the request), so the checker cannot name it: none is spared.
+// Issue #17, seed 14 (120 agents, 24 h, 22h03m): a 194k session proposing its
+// 200k home waited on the pool's 1M route, its pool route from then on; the
+// home closed and the checker, taking the home as its own, called the turn
+// held while usable, where the module rightly kept it off a window too small.
 func (r *runner) agentOwn(a *simAgent) Channel {
 	switch {
 	case r.cfg.stay && a.routed != (Channel{}):
 		return a.routed
 	case a.modPick != (Channel{}):
 		return a.modPick
+	case len(r.cfg.pools) > 0 && a.touchedPool:
+		return Channel{}
 	}
 	return a.modHome
 }
