@@ -101,11 +101,18 @@ func (s *State) skip(ch Channel, n fitNeed) bool {
 // refusedSkip is skip for the session's own channel: only a context as long
 // as one it refused keeps a request off it.
 func (s *State) refusedSkip(ch Channel, n fitNeed) bool {
-	if r, ok := s.refused[ch]; !ok || n.tokens == 0 || n.tokens < r {
+	if !s.refusedFor(ch, n) {
 		return false
 	}
 	s.noteSkip(ch)
 	return true
+}
+
+// refusedFor reports whether ch refused a context as long as n's: a sure
+// refusal, on the session's own channel too.
+func (s *State) refusedFor(ch Channel, n fitNeed) bool {
+	r, ok := s.refused[ch]
+	return ok && n.tokens > 0 && n.tokens >= r
 }
 
 func (s *State) noteSkip(ch Channel) {

@@ -242,3 +242,55 @@ func TestAllUnusablePoolAnswersItsFirstRouteThatFits(t *testing.T) {
 		t.Errorf("nothing fits: got %s, want the pool's first route", r.Channel)
 	}
 }
+
+// A pooled session's request when nothing it may use is routable goes to its
+// pool route, unless that route refused as long a context: then to the
+// host's own proposal, never into a sure refusal the module chose (issue
+// #17, seed 14). Pool: a (200k), b (200k), c (1M, open); the session is on
+// route b and proposes a; its context is 423k, beyond a's and b's windows.
+func TestPoolFallbackKeepsOffARouteThatRefusedTheContext(t *testing.T) {
+	cases := []struct {
+		name      string
+		refusedAt int64 // the smallest context route b refused (0: none)
+		bOpen     bool  // route b is open too
+		want      Channel
+	}{
+		{"route refused as long a context: the proposal", 320_000, false, chA},
+		{"route open and refused as long a context: the proposal", 320_000, true, chA},
+		{"route open, refused only longer contexts: the route", 500_000, true, chB},
+		{"route open, never refused: the route", 0, true, chB},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := fitSim(t, map[Channel]int64{chA: 200_000, chB: 200_000, chC: 1_000_000}, []Channel{chA}, func(cfg *Config) {
+				cfg.Pools = []Pool{{Name: "team", Routes: []Route{{Channel: chA}, {Channel: chB}, {Channel: chC}}}}
+				cfg.Quota.Active = true
+			})
+			if v := m.requestCtx("a1", chA, 100_000).Verdict; v.Kind != Pass {
+				t.Fatalf("setup: the session's first request: %+v, want pass on its pool route", v)
+			}
+			m.step(Settled{Agent: "a1"})
+			a := m.s.agents.lookup("a1")
+			if a.q.pool != "team" {
+				t.Fatalf("setup: the session is in pool %q, want team", a.q.pool)
+			}
+			a.q.route = Route{Channel: chB} // as a quota move leaves it (seed 14: a quota-routed move)
+			var fx []Effect
+			m.s.circuit(chC).open(m.now, &m.s.cfg, 0, "test", ClassTransient, &fx)
+			if c.bOpen {
+				m.s.circuit(chB).open(m.now, &m.s.cfg, 0, "test", ClassTransient, &fx)
+			}
+			if c.refusedAt > 0 {
+				m.s.refused[chB] = c.refusedAt
+			}
+			v := m.requestCtx("a1", chA, 423_000).Verdict
+			got := chA
+			if v.Kind == Swap {
+				got = v.Channel
+			}
+			if got != c.want {
+				t.Errorf("went to %s (%+v), want %s", got, v, c.want)
+			}
+		})
+	}
+}

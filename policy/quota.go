@@ -287,10 +287,16 @@ func (s *State) poolPreferences(a *agent) (prefs, bool) {
 
 // fallbackTarget is where a request goes when nothing is routable: a pooled
 // agent's route (an all-unusable pool answers with its first route), else
-// the proposed channel.
+// the proposed channel. A route that refused as long a context is a sure
+// CONTEXT_WINDOW_EXCEEDED the module chose: the request goes to the host's
+// own proposal instead, as a session outside a pool does, whose window the
+// host compacts for (docs/decisions.md, context fit: never a request into a
+// sure refusal; the session's requests stay off a channel that refused as
+// long a context). Issue #17, seed 14: a 424k-token session whose pool route
+// (200k) had refused 320k was sent back to it once the pool's 1M route opened.
 func (s *State) fallbackTarget(a *agent, proposed Channel) Channel {
-	if a.q.pool != "" && !a.q.route.Channel.IsZero() {
-		return a.q.route.Channel
+	if r := a.q.route.Channel; a.q.pool != "" && !r.IsZero() && !s.refusedFor(r, a.need) {
+		return r
 	}
 	return proposed
 }

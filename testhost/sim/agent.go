@@ -50,12 +50,15 @@ type simAgent struct {
 	ctx                     int64   // its context in tokens (fit.go)
 	inRetry                 bool    // its next request retries the last (the same context)
 	prevRoute               Channel // where its previous request went (fit.go)
+	// pooledOn: the pool routes its requests went to since the module last
+	// forgot it; one of them is its pool route (fit.go checkFit).
+	pooledOn map[Channel]bool
 }
 
 func (r *runner) agent(id string) *simAgent {
 	a := r.agents[id]
 	if a == nil {
-		a = &simAgent{id: id, proposed: map[Channel]bool{}, key: id, web: draw(id, 17)%2 == 0}
+		a = &simAgent{id: id, proposed: map[Channel]bool{}, pooledOn: map[Channel]bool{}, key: id, web: draw(id, 17)%2 == 0}
 		r.agents[id] = a
 	}
 	return a
@@ -66,6 +69,7 @@ func (a *simAgent) forget() {
 	a.routedHere, a.failovers, a.held, a.recoverSince = false, 0, false, 0
 	a.modHome, a.modPick, a.modStarted, a.modRestored, a.touchedPool = Channel{}, Channel{}, false, false, false
 	clear(a.proposed)
+	clear(a.pooledOn)
 }
 
 func (r *runner) startTurn(op *Op) {
@@ -132,6 +136,9 @@ func (r *runner) send(a *simAgent) {
 	r.checkRoute(a, target, prefs)
 	r.checkFit(a, prop, target, out.Kind == "swap")
 	a.prevRoute, a.inRetry = target, true
+	if r.inPool(target) {
+		a.pooledOn[target] = true
+	}
 	r.checkRouteWorld(a, prop, target, first, pickNews, afterRestart)
 	if target == a.savedHome {
 		a.savedHome = Channel{} // home again (a module from before returned says nothing)

@@ -118,6 +118,18 @@ func (r *runner) checkFit(a *simAgent, prop, target Channel, swapped bool) {
 		// low reading at its start), its pool route, or where it stays.
 		return
 	}
+	// The session's own channel though its last request went elsewhere: its
+	// home or pick as the module holds them (horizon.go agentOwn), or a pool
+	// route it was on, one of which is its pool route (which the checker
+	// cannot name: a quota wait sets it silently). The documented rule spares
+	// the session's own channel its declared window, not a context as long
+	// as one it refused. Issue #17, seed 14 (120 agents, 24 h, 14h15m): a
+	// session whose pool route (200k) was behind its provider's open time
+	// went to the pool's 1M route, and back to its route, 204k deep, once the
+	// provider closed; the module was right.
+	if (target == a.modHome || target == a.modPick || a.pooledOn[target]) && r.fitsOwn(a, target) {
+		return
+	}
 	w := r.fit.told[target]
 	if w == 0 {
 		return

@@ -8,7 +8,7 @@ import (
 // checkHeld's incremental part (horizon.go holds the check itself). Whether
 // a held agent has a channel it may use is
 //
-//	some ch in agentPrefs(a): !unavailable(ch) && fits(a, ch, own) && closed(ch)
+//	some ch in agentPrefs(a): !unavailable(ch) && fits(a, ch, ch is its own) && closed(ch)
 //
 // and it is asked after every step. Walking every held agent's preferences
 // each time the breakers moved was over a third of the bench-day's CPU (two
@@ -122,13 +122,15 @@ func (r *runner) usableFast(a *simAgent) bool {
 	m := &a.heldMemo
 	if !m.valid || m.key != k {
 		m.valid, m.key, m.mask = true, k, 0
-		for i, ch := range r.agentPrefs(a) {
+		prefs, own := r.agentPrefsOwn(a)
+		for i, ch := range prefs {
 			bit, ok := r.heldBit(ch)
 			if !ok {
 				m.valid = false
 				return r.usableRef(a, r.unavailable)
 			}
-			if r.fits(a, ch, i == 0) {
+			// Only the agent's own channel is spared the told window (horizon.go agentOwn).
+			if r.fits(a, ch, i == 0 && ch == own) {
 				m.mask |= bit
 			}
 		}
@@ -139,9 +141,10 @@ func (r *runner) usableFast(a *simAgent) bool {
 // usableRef is the held agent's test as a scan of its preferences: the
 // reference (with unavailable as given: the index's, or the scan's).
 func (r *runner) usableRef(a *simAgent, unavailable func(Channel) bool) bool {
-	for i, ch := range r.agentPrefs(a) {
+	prefs, own := r.agentPrefsOwn(a)
+	for i, ch := range prefs {
 		// (one the host cannot serve, or too small for the request (fit.go), is no use)
-		if !unavailable(ch) && r.fits(a, ch, i == 0) && r.closed(ch) {
+		if !unavailable(ch) && r.fits(a, ch, i == 0 && ch == own) && r.closed(ch) {
 			return true
 		}
 	}

@@ -85,6 +85,27 @@ func (r *runner) agentPrefsOwn(a *simAgent) (prefs []Channel, own Channel) {
 	return out, own
 }
 
+// agentOwn is the agent's own channel as agentPrefs puts it first, zero when
+// the checker cannot tell it. Only it is spared the declared-window rule
+// (fit.go fitsOwn): the first of agentPrefs is not always the agent's own.
+// Issue #17, seed 10 (120 agents, 24 h): a new session the module started
+// off its proposal (a fit skip) has no home the checker can name, so the
+// backup came first and was taken as the agent's own, fitting a 325k context
+// into its 200k window; checkHeld called the turn held while its backup was
+// usable, where the module rightly kept the request off it.
+//
+// A pooled session's own channel is its pool route (policy poolPreferences),
+// which a quota wait moves silently (policy enterWait: the first route that
+// can hold the request), so the checker cannot name it: none is spared.
+// Issue #17, seed 14 (120 agents, 24 h, 22h03m): a 194k session proposing its
+// 200k home waited on the pool's 1M route, its pool route from then on; the
+// home closed and the checker, taking the home as its own, called the turn
+// held while usable, where the module rightly kept it off a window too small.
+func (r *runner) agentOwn(a *simAgent) Channel {
+	_, own := r.agentPrefsOwn(a)
+	return own
+}
+
 // inPool reports whether a pool holds ch.
 func (r *runner) inPool(ch Channel) bool {
 	for _, p := range r.cfg.pools {
