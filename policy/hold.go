@@ -54,13 +54,14 @@ func mayHaveFreed(ev Event, fx []Effect) bool {
 
 // cutHeld ends the wait of every held agent with a routable preference now.
 func (s *State) cutHeld(now int64, fx *[]Effect) {
+	var seen cutMemo
 	for i := 0; i < len(s.held); {
 		a := s.held[i]
 		if s.agents.lookup(a.id) != a { // evicted while held (a lost host): nothing to cut
 			s.unhold(a)
 			continue
 		}
-		to, ok := s.firstRoutable(now, s.preferences(a, a.routed), Channel{})
+		to, ok := seen.firstRoutable(s, now, s.preferences(a, a.routed))
 		if !ok { // (past its time too: its retry may be late, and a cut of no wait is a no-op)
 			i++
 			continue
@@ -81,3 +82,61 @@ type WaitCut struct {
 }
 
 func (WaitCut) isEffect() {}
+
+// cutMemo remembers, within one cutHeld, the walks already made: in an
+// outage most held agents share their preferences, and walking each one's
+// was a tenth of bench-day's decisions (native profile), all of them
+// answering alike. Nothing a walk reads changes while the held are cut.
+//
+// What is remembered is the walk without a fit need, which has no side
+// effect; it is keyed by what it reads (first, backup, the chain and pool
+// by identity). An agent with a fit need (nearly every agent, each its own)
+// is walked with it only when that walk found a routable channel: a fit
+// only takes candidates away, so when none is routable without one, none
+// is with one. The fit walk's only side effect is noting the channels it
+// skips (fit.go), which no one reads after the step's handler: the cut
+// comes last.
+type cutMemo struct {
+	n    int
+	keys [8]cutKey
+	to   [8]Channel
+	ok   [8]bool
+}
+
+// cutKey is what a walk without a fit need reads of its preferences; a
+// chain is told by identity (the config's, a pool's), not by its contents.
+type cutKey struct {
+	first, backup Channel
+	chain         []Channel
+	pool          *Pool
+}
+
+func (k *cutKey) is(o *cutKey) bool {
+	return k.first == o.first && k.backup == o.backup && k.pool == o.pool &&
+		len(k.chain) == len(o.chain) && (len(k.chain) == 0 || &k.chain[0] == &o.chain[0])
+}
+
+func (m *cutMemo) firstRoutable(s *State, now int64, ps prefs) (Channel, bool) {
+	to, ok := m.unfitted(s, now, ps)
+	if !ok || !ps.need.any() {
+		return to, ok
+	}
+	return s.firstRoutable(now, ps, Channel{})
+}
+
+// unfitted is firstRoutable for ps without its fit need, remembered.
+func (m *cutMemo) unfitted(s *State, now int64, ps prefs) (Channel, bool) {
+	k := cutKey{ps.first, ps.backup, ps.chain, ps.pool}
+	for i := range m.n {
+		if m.keys[i].is(&k) {
+			return m.to[i], m.ok[i]
+		}
+	}
+	ps.need = fitNeed{}
+	to, ok := s.firstRoutable(now, ps, Channel{})
+	if m.n < len(m.keys) {
+		m.keys[m.n], m.to[m.n], m.ok[m.n] = k, to, ok
+		m.n++
+	}
+	return to, ok
+}

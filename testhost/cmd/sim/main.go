@@ -223,6 +223,15 @@ var exit = os.Exit
 // about 2.5 the invariants; the same 2.6 * 10^5 calls made to the
 // policy natively (plugin/codec, no wasm) took about 2. So on two cores the
 // guest alone is near the 10 s target.
+//
+// Inside the guest (bench-day's calls recorded and replayed through wazero,
+// Dec 2026): a request or request-error is ~10x its native time, about half
+// of it reading and decoding the input (gjson's validation, its copy of the
+// document, a pass per object level) and half the policy and the output.
+// Collection is not the cost: at GC percent 400 instead of 25 the replay took
+// the same CPU. Moving the input and output costs ~90 ns per host call, one
+// call per 8 bytes (go-pdk's input_load_u64/store_u64): ~5 µs of a call
+// whose input and output are ~500 bytes together.
 func benchDay(rt *wazeroRuntime) {
 	start := time.Now()
 	var res [2]sim.Result
