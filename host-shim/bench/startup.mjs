@@ -8,7 +8,8 @@
 // Each round runs the three in turn (interleaved, so a machine that slows
 // down slows all three alike); the figure is the median over ROUNDS of
 // (first request seen by the provider) − (process spawned).
-// Target (exit 1 when missed): plugin − noop ≤ 50 ms at the median.
+// Target (exit 1 when missed): plugin − noop ≤ 50 ms, both as the
+// difference of the medians and as the median of the per-round differences.
 // BENCH_STARTUP_BEFORE=<dir>: a fourth home, `before`, runs the shim in
 // <dir>/host-shim (e.g. `git archive <commit> host-shim | tar -x -C <dir>`)
 // over the same packed module, interleaved with the rest: a change's
@@ -111,5 +112,9 @@ console.log('main-thread CPU before the first request, median (the load-independ
 for (const k of kinds) console.log(`  ${k.padEnd(6)} ${String(median(cpus[k])).padStart(6)} ms  (runs: ${cpus[k].join(' ')})`);
 const pairedCpu = (k) => median(cpus[k].map((t, i) => t - cpus.noop[i]));
 console.log(`  paired per round, median: plugin − noop ${pairedCpu('plugin')} ms${BEFORE ? `, before − noop ${pairedCpu('before')} ms` : ''}`);
-console.log(`  plugin − noop: ${added} ms (target ≤ ${TARGET_MS} ms) ${added <= TARGET_MS ? 'ok' : 'MISSED'}`);
-process.exit(added <= TARGET_MS ? 0 : 1);
+// Judged on the worse of the two wall figures: on a busy machine the
+// difference of medians can come out negative (a run measured at -544 ms
+// while the paired median was +639 ms), and a negative cost is no pass.
+const judged = Math.max(added, paired('plugin'));
+console.log(`  plugin − noop: ${judged} ms (worse of ${added} by medians, ${paired('plugin')} paired; target ≤ ${TARGET_MS} ms) ${judged <= TARGET_MS ? 'ok' : 'MISSED'}`);
+process.exit(judged <= TARGET_MS ? 0 : 1);
