@@ -294,3 +294,55 @@ func TestPoolFallbackKeepsOffARouteThatRefusedTheContext(t *testing.T) {
 		})
 	}
 }
+
+// A session running on the user's backup while its pool had nothing usable
+// is not on the route its pool named for it (chooseRoute's first route that
+// held the request then): when nothing is routable, that route must fit the
+// request as any other target, else the request goes to the proposal (the
+// backup it is on). A session on its pool keeps its route (the case above).
+// Issue #17, seed 14 (120 agents, 24 h, 23h8m).
+func TestPoolFallbackOffThePoolNeedsTheRouteToFit(t *testing.T) {
+	cases := []struct {
+		name   string
+		routed Channel // where the session's last request went
+		tokens int64
+		want   Channel
+	}{
+		{"on the backup, too long for the named route: the backup", chD, 189_000, chD},
+		{"on the backup, the named route holds it: the route", chD, 150_000, chA},
+		{"on the backup, no context measured: the route", chD, 0, chA},
+		{"on a pool route, too long for its route: the route (its own)", chB, 189_000, chA},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := fitSim(t, map[Channel]int64{chA: 200_000, chB: 200_000, chC: 1_000_000}, []Channel{chA}, func(cfg *Config) {
+				cfg.Pools = []Pool{{Name: "team", Routes: []Route{{Channel: chA}, {Channel: chB}, {Channel: chC}}}}
+				cfg.Quota.Active = true
+			})
+			m.step(SetBackup{Channel: chD})
+			if v := m.requestCtx("a1", chA, 10_000).Verdict; v.Kind != Pass {
+				t.Fatalf("setup: the session's first request: %+v, want pass on its pool route", v)
+			}
+			m.step(Settled{Agent: "a1"})
+			a := m.s.agents.lookup("a1")
+			if a.q.pool != "team" {
+				t.Fatalf("setup: the session is in pool %q, want team", a.q.pool)
+			}
+			a.q.route = Route{Channel: chA} // named by an all-unusable pool (chooseRoute)
+			a.routed = m.s.intern(c.routed)
+			var fx []Effect
+			for _, ch := range []Channel{chA, chB, chC, chD} {
+				m.s.circuit(ch).open(m.now, &m.s.cfg, 0, "test", ClassTransient, &fx)
+			}
+			// The host proposes where the session is (the web host's last route).
+			v := m.requestCtx("a1", c.routed, c.tokens).Verdict
+			got := c.routed
+			if v.Kind == Swap {
+				got = v.Channel
+			}
+			if got != c.want {
+				t.Errorf("went to %s (%+v), want %s", got, v, c.want)
+			}
+		})
+	}
+}

@@ -294,11 +294,25 @@ func (s *State) poolPreferences(a *agent) (prefs, bool) {
 // sure refusal; the session's requests stay off a channel that refused as
 // long a context). Issue #17, seed 14: a 424k-token session whose pool route
 // (200k) had refused 320k was sent back to it once the pool's 1M route opened.
+//
+// A session running outside its pool (its last request went to the user's
+// backup) is not on its pool route: the route is spared nothing there and
+// must fit as any other target. An all-unusable pool names its first route
+// that holds the request at the time (chooseRoute), and the session runs on
+// the backup while its context grows; the name is no choice of the user's.
+// Issue #17, seed 14 (120 agents, 24 h, 23h8m): a 189k-token session on the
+// backup (no declared window) was sent, once both were open, to its named
+// pool route of 200k (160k usable), where the host would compact on arrival,
+// rather than to the backup it was on.
 func (s *State) fallbackTarget(a *agent, proposed Channel) Channel {
-	if r := a.q.route.Channel; a.q.pool != "" && !r.IsZero() && !s.refusedFor(r, a.need) {
-		return r
+	r := a.q.route.Channel
+	if a.q.pool == "" || r.IsZero() || s.refusedFor(r, a.need) {
+		return proposed
 	}
-	return proposed
+	if p := s.cfg.pool(a.q.pool); p != nil && !a.routed.IsZero() && !p.holds(a.routed) && a.need.any() && !s.fits(r, a.need) {
+		return proposed
+	}
+	return r
 }
 
 // routeEffort is the reasoning effort of the pool route target, when it has

@@ -47,9 +47,13 @@ type simAgent struct {
 	modHome, modPick        Channel
 	modStarted, modRestored bool
 	touchedPool             bool
-	ctx                     int64   // its context in tokens (fit.go)
-	inRetry                 bool    // its next request retries the last (the same context)
-	prevRoute               Channel // where its previous request went (fit.go)
+	ctx                     int64 // its context in tokens (fit.go)
+	inRetry                 bool  // its next request retries the last (the same context)
+	// refusedReq: its request was refused for its window (CONTEXT_WINDOW_EXCEEDED)
+	// and is still being retried: the module then takes only a target whose
+	// window it was told (fit.go fitsOther).
+	refusedReq bool
+	prevRoute  Channel // where its previous request went (fit.go)
 	// pooledOn: the pool routes its requests went to since the module last
 	// forgot it; one of them is its pool route (fit.go checkFit).
 	pooledOn map[Channel]bool
@@ -66,7 +70,7 @@ func (r *runner) agent(id string) *simAgent {
 
 // forget resets what the checks know of the agent: the policy forgot it.
 func (a *simAgent) forget() {
-	a.routedHere, a.failovers, a.held, a.recoverSince = false, 0, false, 0
+	a.routedHere, a.failovers, a.held, a.recoverSince, a.refusedReq = false, 0, false, 0, false
 	a.modHome, a.modPick, a.modStarted, a.modRestored, a.touchedPool = Channel{}, Channel{}, false, false, false
 	clear(a.proposed)
 	clear(a.pooledOn)
@@ -108,6 +112,7 @@ func (r *runner) send(a *simAgent) {
 	a.started, a.restartPending = true, false
 	if !a.inRetry {
 		r.grow(a) // a new request carries more context; a retry the same
+		a.refusedReq = false
 	}
 	prefs := r.beforeRoute(a)
 	out, ok := r.decide("request", prop, a, func(b []byte) []byte {
@@ -197,6 +202,9 @@ func (r *runner) fail(a *simAgent, f failure, phase string) {
 	r.res.Failures++
 	if a.recoverSince == 0 && f.Code != "ABORTED" {
 		a.recoverSince = r.now
+	}
+	if f.Code == "CONTEXT_WINDOW_EXCEEDED" && a.ctx > 0 {
+		a.refusedReq = true // before the step: its own failover already asks it (fit.go fitsOther)
 	}
 	out, ok := r.decide("request-error", a.routed, a, func(b []byte) []byte {
 		b = append(b, `{"kind":"request-error","agent":`...)

@@ -149,11 +149,25 @@ func (r *runner) fitsOwn(a *simAgent, ch Channel) bool {
 
 // fitsOther reports whether ch, not the agent's own, may take its request:
 // its told window less the reserve holds the context (fitsOwn too).
+//
+// A window the module was not told holds anything, except for a request
+// that a window refused: until it succeeds (or the turn ends) the module
+// moves it only to a target whose told window is known to hold it (policy
+// fit.go fitNeed.known; docs/decisions.md "Context fit", a refusal: "the
+// next target whose declared window holds it"). Issue #17, seed 49 (120
+// agents, 24 h, 9h34m): sub/agent-1's 129k request, refused by a 128k
+// route, then turned away with HTTP 402 by that route's provider, waited
+// for it while local|meta-llama/llama-4-maverick (no declared window) was
+// closed; the checker called that channel usable (held-while-usable) and
+// an alternative to the open route (route-to-open). The module was right.
 func (r *runner) fitsOther(a *simAgent, ch Channel) bool {
 	if !r.fitsOwn(a, ch) {
 		return false
 	}
 	w := r.fit.told[ch]
+	if r.fit.on && w == 0 && a.refusedReq {
+		return false
+	}
 	return !r.fit.on || w == 0 || a.ctx == 0 || a.ctx <= w-w*r.fit.reservePercent/100
 }
 

@@ -46,6 +46,7 @@ type heldKey struct {
 	modHome, modPick, routed Channel
 	touchedPool              bool
 	ctx                      int64
+	refusedReq               bool
 	backup                   Channel
 	hasBackup                bool
 	fitVersion               int
@@ -115,7 +116,7 @@ func (r *runner) heldBit(ch Channel) (uint64, bool) {
 
 // usableFast is usableRef from the two halves.
 func (r *runner) usableFast(a *simAgent) bool {
-	k := heldKey{modHome: a.modHome, modPick: a.modPick, routed: a.routed, touchedPool: a.touchedPool, ctx: a.ctx, fitVersion: r.fit.version}
+	k := heldKey{modHome: a.modHome, modPick: a.modPick, routed: a.routed, touchedPool: a.touchedPool, ctx: a.ctx, refusedReq: a.refusedReq, fitVersion: r.fit.version}
 	if r.backup != nil {
 		k.backup, k.hasBackup = *r.backup, true
 	}

@@ -630,3 +630,28 @@ func TestSimRegressionHeldPooledOwnSeed14(t *testing.T) {
 		},
 	})
 }
+
+// held-while-usable and route-to-open (false alarms of the checker, fixed in
+// it, fit.go fitsOther): sub/agent-1's request, refused for its window by
+// a 128k route, is turned away with HTTP 402 by the provider of the 200k
+// route it failed over to, and waits for it; local|meta-llama/llama-4-maverick,
+// closed, declares no window: the module moves a refused request only to a
+// target whose declared window holds it, so that one was no use to it.
+// Issue #17, seed 49 (120 agents, 24 h, 9h35m).
+func TestSimRegressionRefusedTakesToldWindowSeed49(t *testing.T) {
+	requireClean(t, Schedule{Seed: 49, EndMs: 34557720,
+		Channels: []Channel{{"my-openai-route", "claude/sonnet-4.5"}, {"my-openai-route", "模型-β"}, {"local", "meta-llama/llama-4-maverick"}, {"local", "🙂-mini"}, {"local", "claude/sonnet-4.5"}, {"openrouter/eu", "🙂-mini"}, {"代理商-α", "claude/sonnet-4.5"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "deepseek-v4-flash"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "🙂-mini"}},
+		Homes:    []int{7, 7, 7, 8, 1},
+		Config:   "{\"chain\":[{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"deepseek-v4-flash\"},{\"provider\":\"代理商-α\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"local\",\"model\":\"meta-llama/llama-4-maverick\"},{\"provider\":\"my-openai-route\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"🙂-mini\"}],\"failureThreshold\":3,\"burstWindowMs\":64413,\"cooldownMs\":74107,\"maxCooldownMs\":2519638,\"providerThreshold\":1,\"backoffBaseMs\":670,\"backoffMaxMs\":56585,\"maxFailovers\":1,\"giveUpAfterMs\":438885,\"retryBudgetPercent\":15,\"retryBudgetFloor\":1,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":1,\"backoffMs\":615}}",
+		Ops: []Op{
+			{ID: 24673, At: 32187655, Kind: OpOutage, Ch: 6, Dur: 10800000, Mode: ModeQuota},
+			{ID: 9789, At: 34308668, Kind: OpTurn, Ch: 7, Agent: "sub/agent-1", N: 2},
+			{ID: 27, At: 34421027, Kind: OpOutage, Ch: 8, Dur: 21600000, Mode: ModeQuota},
+			{ID: 9822, At: 34436556, Kind: OpTurn, Ch: 1, Agent: "sub/agent-1", N: 11},
+			{ID: 9830, At: 34486292, Kind: OpStream, Ch: 0, N: 4, Dur: 308925},
+			{ID: 9837, At: 34503593, Kind: OpTurn, Ch: 7, Agent: "子代理-42", N: 8},
+			{ID: 9848, At: 34534939, Kind: OpTurn, Ch: 1, Agent: "a-19", N: 8},
+			{ID: 9838, At: 34536710, Kind: OpStream, Ch: 3, Dur: 247843},
+		},
+	})
+}
