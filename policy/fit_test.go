@@ -360,14 +360,19 @@ func TestPoolRouteOutgrownGivesWay(t *testing.T) {
 		name      string
 		tokens    int64
 		proposed  Channel
-		refusedAt int64 // the smallest context b refused (0: none)
+		refusedAt int64   // the smallest context b refused (0: none)
+		routed    Channel // where its last request went (zero: b, its home)
+		noReports bool    // no readings and failOpen off: route choice finds nothing usable
 		want      Channel
 	}{
-		{"the route holds it: the route", 20_000, chB, 0, chA},
-		{"outgrown: the proposal", 36_000, chB, 0, chB},
-		{"outgrown, beyond the proposal's reserve: the proposal (the host's to compact)", 60_000, chB, 0, chB},
-		{"outgrown, the proposal refused as long: the route that holds it", 60_000, chB, 50_000, chC},
-		{"no context measured: the route", 0, chB, 0, chA},
+		{"the route holds it: the route", 20_000, chB, 0, Channel{}, false, chA},
+		{"outgrown: the proposal", 36_000, chB, 0, Channel{}, false, chB},
+		{"outgrown, beyond the proposal's reserve: the proposal (the host's to compact)", 60_000, chB, 0, Channel{}, false, chB},
+		{"outgrown, the proposal refused as long: the route that holds it", 60_000, chB, 50_000, Channel{}, false, chC},
+		// A low reading alone never moves a running session (seed 52, 4h43m).
+		{"outgrown, the proposal refused, runs on a route that holds it, none usable for new sessions: where it runs", 60_000, chB, 50_000, chC, true, chC},
+		{"outgrown, the proposal refused, nothing usable: the route (its own)", 60_000, chB, 50_000, Channel{}, true, chA},
+		{"no context measured: the route", 0, chB, 0, Channel{}, false, chA},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -387,6 +392,10 @@ func TestPoolRouteOutgrownGivesWay(t *testing.T) {
 			if c.refusedAt > 0 {
 				m.s.refused[chB] = c.refusedAt
 			}
+			if !c.routed.IsZero() {
+				a.routed = m.s.intern(c.routed)
+			}
+			m.s.cfg.Quota.FailOpen = !c.noReports
 			v := m.requestCtx("a1", c.proposed, c.tokens).Verdict
 			got := c.proposed
 			if v.Kind == Swap {
