@@ -257,8 +257,10 @@ func TestPoolFallbackKeepsOffARouteThatRefusedTheContext(t *testing.T) {
 	}{
 		{"route refused as long a context: the proposal", 320_000, false, chA},
 		{"route open and refused as long a context: the proposal", 320_000, true, chA},
-		{"route open, refused only longer contexts: the route", 500_000, true, chB},
-		{"route open, never refused: the route", 0, true, chB},
+		// A route too small for the request gives way to the routable proposal
+		// (quota.go refitRoute; issue #17, seeds 52 and 54).
+		{"route open, refused only longer contexts: the proposal", 500_000, true, chA},
+		{"route open, never refused: the proposal", 0, true, chA},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -337,6 +339,65 @@ func TestPoolFallbackOffThePoolNeedsTheRouteToFit(t *testing.T) {
 			// The host proposes where the session is (the web host's last route).
 			v := m.requestCtx("a1", c.routed, c.tokens).Verdict
 			got := c.routed
+			if v.Kind == Swap {
+				got = v.Channel
+			}
+			if got != c.want {
+				t.Errorf("went to %s (%+v), want %s", got, v, c.want)
+			}
+		})
+	}
+}
+
+// A pool route chosen while the context was short is not the session's own
+// once the context outgrows it: the request goes to the proposal (a pool
+// route the host compacts for), else to a usable route that holds it, never
+// back into the small route when its circuit closes. Issue #17, seed 54 (120
+// agents, 24 h, 23m10s): a 36k session proposing its 64k home went to its
+// 32k pool route. Pool: a (32k), b (64k), c (1M); the session's route is a.
+func TestPoolRouteOutgrownGivesWay(t *testing.T) {
+	cases := []struct {
+		name      string
+		tokens    int64
+		proposed  Channel
+		refusedAt int64   // the smallest context b refused (0: none)
+		routed    Channel // where its last request went (zero: b, its home)
+		noReports bool    // no readings and failOpen off: route choice finds nothing usable
+		want      Channel
+	}{
+		{"the route holds it: the route", 20_000, chB, 0, Channel{}, false, chA},
+		{"outgrown: the proposal", 36_000, chB, 0, Channel{}, false, chB},
+		{"outgrown, beyond the proposal's reserve: the proposal (the host's to compact)", 60_000, chB, 0, Channel{}, false, chB},
+		{"outgrown, the proposal refused as long: the route that holds it", 60_000, chB, 50_000, Channel{}, false, chC},
+		// A low reading alone never moves a running session (seed 52, 4h43m).
+		{"outgrown, the proposal refused, runs on a route that holds it, none usable for new sessions: where it runs", 60_000, chB, 50_000, chC, true, chC},
+		{"outgrown, the proposal refused, nothing usable: the route (its own)", 60_000, chB, 50_000, Channel{}, true, chA},
+		{"no context measured: the route", 0, chB, 0, Channel{}, false, chA},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := fitSim(t, map[Channel]int64{chA: 32_000, chB: 64_000, chC: 1_000_000}, []Channel{chA}, func(cfg *Config) {
+				cfg.Pools = []Pool{{Name: "team", Routes: []Route{{Channel: chA}, {Channel: chB}, {Channel: chC}}}}
+				cfg.Quota.Active = true
+			})
+			if v := m.requestCtx("a1", chB, 7_000).Verdict; v.Kind != Pass {
+				t.Fatalf("setup: the session's first request: %+v, want pass on its home", v)
+			}
+			m.step(Settled{Agent: "a1"})
+			a := m.s.agents.lookup("a1")
+			if a.q.pool != "team" {
+				t.Fatalf("setup: pool %q, want team", a.q.pool)
+			}
+			a.q.route = Route{Channel: chA} // as route choice under a low reading on b's provider left it (seed 54)
+			if c.refusedAt > 0 {
+				m.s.refused[chB] = c.refusedAt
+			}
+			if !c.routed.IsZero() {
+				a.routed = m.s.intern(c.routed)
+			}
+			m.s.cfg.Quota.FailOpen = !c.noReports
+			v := m.requestCtx("a1", c.proposed, c.tokens).Verdict
+			got := c.proposed
 			if v.Kind == Swap {
 				got = v.Channel
 			}

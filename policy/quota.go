@@ -261,6 +261,7 @@ func (s *State) quotaBeforeRequest(now int64, a *agent, id string, proposed Chan
 		}
 		a.q.route, _ = s.chooseRoute(now, p, Channel{}, a.need)
 	}
+	s.refitRoute(now, a, p, proposed)
 	if s.servable(now, a.q.route.Channel) && s.routable(now, a.q.route.Channel) {
 		return
 	}
@@ -480,3 +481,41 @@ type QuotaSession struct {
 func (QuotaWait) isEffect()    {}
 func (QuotaRouted) isEffect()  {}
 func (QuotaSession) isEffect() {}
+
+// refitRoute moves a session off a pool route its context has outgrown. The
+// route was chosen when the context was short; it stays the session's own
+// (spared its declared window, route.go walk) only while it can hold the
+// request, since the host compacts for the channel it proposed, not for the
+// route. So a route too small gives way to the proposal when that is a
+// routable pool route that has not refused as long a context (the host's own
+// channel, its window the host's to keep: a running session stays where it
+// is), else to the pool route it runs on when that holds it, else to the
+// pool's best usable route that holds it; with none it stays.
+// Issue #17, seeds 52 and 54 (120 agents, 24 h): a 36k session went back to
+// its 32k route, a 314k one to its 200k route, once the route's circuit closed.
+func (s *State) refitRoute(now int64, a *agent, p *Pool, proposed Channel) {
+	on := a.q.route.Channel
+	if on.IsZero() || !a.need.any() || s.fits(on, a.need) {
+		return
+	}
+	if r, ok := p.route(proposed); ok && proposed != on && s.servable(now, proposed) && s.routable(now, proposed) &&
+		!s.marked(now, proposed.Provider) && !s.refusedFor(proposed, a.need) {
+		s.noteSkip(on)
+		a.q.route = r
+		return
+	}
+	// Where its last request went, when that holds it: a low reading alone
+	// never moves a running session (issue #17, seed 52, 4h43m: a 163k
+	// session running on a route of no declared window went back to its
+	// 200k route as that route's circuit half-opened).
+	if r, ok := p.route(a.routed); ok && a.routed != on && s.servable(now, a.routed) && s.routable(now, a.routed) &&
+		!s.marked(now, a.routed.Provider) && s.fits(a.routed, a.need) {
+		s.noteSkip(on)
+		a.q.route = r
+		return
+	}
+	if r, ok := s.chooseRoute(now, p, on, a.need); ok {
+		s.noteSkip(on)
+		a.q.route = r
+	}
+}

@@ -655,3 +655,20 @@ func TestSimRegressionRefusedTakesToldWindowSeed49(t *testing.T) {
 		},
 	})
 }
+
+// route-too-small (issue #17, seed 54, 120 agents, 24 h; shrunk): a session whose
+// pool route (32k) was chosen while its context was short went back to it,
+// spared as its own, once its context (85k) had outgrown it. Fixed: an
+// outgrown pool route gives way (policy/quota.go refitRoute).
+func TestSimRegressionSeed54(t *testing.T) {
+	requireClean(t, Schedule{Seed: 54, EndMs: 1257937,
+		Channels: []Channel{{"代理商-α", "deepseek-v4-flash"}, {"代理商-α", "模型-β"}, {"deepseek-official", "deepseek-v4-flash"}, {"deepseek-official", "gpt-x"}, {"my-openai-route", "🙂-mini"}, {"my-openai-route", "deepseek-v4-pro"}, {"my-openai-route", "meta-llama/llama-4-maverick"}, {"openrouter/eu", "meta-llama/llama-4-maverick"}, {"openrouter/eu", "gpt-x"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "gpt-x"}, {"local", "deepseek-v4-pro"}, {"local", "deepseek-v4-flash"}, {"local", "claude/sonnet-4.5"}},
+		Homes:    []int{10, 10, 10, 2, 12},
+		Config:   "{\"chain\":[{\"provider\":\"local\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"deepseek-official\",\"model\":\"deepseek-v4-flash\"}],\"failureThreshold\":3,\"burstWindowMs\":213505,\"cooldownMs\":115143,\"maxCooldownMs\":3454290,\"providerThreshold\":1,\"backoffBaseMs\":1781,\"backoffMaxMs\":56882,\"maxFailovers\":3,\"giveUpAfterMs\":3120682,\"retryBudgetPercent\":46,\"retryBudgetFloor\":4,\"recovery\":\"stay\",\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":4,\"backoffMs\":351},\"pools\":[{\"name\":\"pool-0\",\"routes\":[{\"provider\":\"my-openai-route\",\"model\":\"🙂-mini\"},{\"provider\":\"local\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"my-openai-route\",\"model\":\"deepseek-v4-pro\"}]}],\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"local\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1},{\"provider\":\"deepseek-official\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]}}",
+		Ops: []Op{
+			{ID: 344, At: 1189757, Kind: OpStream, Ch: 6, N: 1, Dur: 340438},
+			{ID: 24838, At: 1198636, Kind: OpReading, Prov: "local"},
+			{ID: 350, At: 1214995, Kind: OpTurn, Ch: 10, Agent: "sub/agent-81", N: 11},
+		},
+	})
+}
