@@ -35,6 +35,10 @@ type circuit struct {
 	openUntilMs   int64 // while Open
 	lastCode      string
 	changedAtMs   int64 // last transition, or when a remote one was adopted: local time
+	// recordedAtMs is the change time its health record carries: changedAtMs,
+	// except for an open adopted as written from a writer ahead within the
+	// skew, whose own change time is passed on (merge.go, adopt).
+	recordedAtMs int64
 	// version orders the breaker's transitions across hosts sharing health:
 	// each transition makes it one more than the highest this breaker has
 	// seen, own or adopted (a Lamport clock per record; merge.go).
@@ -114,7 +118,7 @@ func (c *circuit) transition(now int64, to CircuitState, cause string, class Cla
 	from := c.state
 	c.state = to
 	c.probeAgent = ""
-	c.changedAtMs = now
+	c.changedAtMs, c.recordedAtMs = now, now
 	c.version++
 	ev := CircuitChanged{Channel: c.channel, From: from, To: to, Cause: cause, Class: class}
 	if to == Open {

@@ -139,3 +139,34 @@ func TestLiveMergeTimesAProviderRecordFromReceipt(t *testing.T) {
 		t.Fatalf("a re-read moved the provider's open end by %d ms", p.openUntilMs-(a.now-1_000+minute))
 	}
 }
+
+// A record passed on by a host that read it at a restore says the open time
+// its writer observed: a writer ahead within the skew has its open taken as
+// written, and a third host that learns of it live from the second holds it
+// for the writer's open time from receipt, not for that plus the writer's
+// lead (simulator seed 46's clock world: 472 s held, against a 240 s longest
+// open plus 180 s skew, after a few such hand-ons).
+func TestPassedOnRecordKeepsItsWritersOpenTime(t *testing.T) {
+	const cooldown = 30_000
+	for _, lead := range []int64{0, 1_000, 2 * minute, 10 * minute} {
+		a, b := twoHosts(t, lead) // B, the writer, ahead of A by lead
+		c := newSim(t, func(c *Config) { c.CooldownMs = cooldown })
+		openA(b)
+		share(a, b) // A restarts and reads the store
+		if a.state(chA) != Open {
+			t.Fatalf("lead %d: A did not take B's open", lead)
+		}
+		h := a.s.circuits[chA].record(Open)
+		if got := h.OpenUntilMs - h.ChangedAtMs; got != cooldown {
+			t.Fatalf("lead %d: A passes the open on as %d ms, its writer observed %d", lead, got, cooldown)
+		}
+		shareLive(c, a) // C learns of it from A
+		if held := c.s.circuits[chA].openUntilMs - c.now; held > cooldown {
+			t.Fatalf("lead %d: C holds the open %d ms from receipt, its writer observed %d", lead, held, cooldown)
+		}
+		// A's own hold is still the writer's end when within the skew.
+		if lead <= a.s.cfg.MaxClockSkewMs && a.s.circuits[chA].openUntilMs != b.s.circuits[chA].openUntilMs {
+			t.Fatalf("lead %d: A's open does not end when its writer's does", lead)
+		}
+	}
+}

@@ -96,7 +96,7 @@ func stateRank(s CircuitState) int {
 // record is the breaker as a health record, its state given as recorded.
 func (c *circuit) record(st CircuitState) ChannelHealth {
 	return ChannelHealth{Channel: c.channel, State: st, Failures: c.failures, Opens: c.opens,
-		OpenUntilMs: c.openUntilMs, LastCode: c.lastCode, ChangedAtMs: c.changedAtMs, Version: c.version,
+		OpenUntilMs: c.openUntilMs, LastCode: c.lastCode, ChangedAtMs: c.recordedAtMs, Version: c.version,
 		MarkedAtMs: c.markedAtMs, LastFailureMs: c.lastFailureMs}
 }
 
@@ -148,6 +148,17 @@ func (c *circuit) adopt(h ChannelHealth, now, maxSkewMs int64, fresh bool) {
 	}
 	c.failures, c.opens, c.lastCode, c.version = h.Failures, h.Opens, h.LastCode, h.Version
 	c.changedAtMs = at(h.ChangedAtMs)
+	// The record passed on keeps the open time its writer observed
+	// (OpenUntilMs - ChangedAtMs). An open taken as written from a writer
+	// ahead keeps the writer's change time in its record: with the change
+	// clamped to now and the end as written, the record would say a longer
+	// open than the writer's, and each host that took it fresh after (timed
+	// from receipt) would hold it longer again (measured in the clock world:
+	// 472 s held against a 240 s longest open plus 180 s skew).
+	c.recordedAtMs = c.changedAtMs
+	if c.state != Closed && !fresh && c.openUntilMs == h.OpenUntilMs {
+		c.recordedAtMs = h.ChangedAtMs
+	}
 	// The burst goes on from the writer's last failure (never later than now:
 	// a writer's clock ahead must not stretch the burst window); a record
 	// without one dates its burst from its change.
