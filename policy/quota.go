@@ -253,13 +253,24 @@ func (s *State) quotaBeforeRequest(now int64, a *agent, id string, proposed Chan
 		// is usable, else it gets route choice (a low reading keeps new
 		// sessions off a provider).
 		a.q.pool = p.Name
-		if r, ok := p.route(proposed); ok {
-			if t, _ := s.routeTier(now, r); t >= 0 {
-				a.q.route = r
+		own, onRoute := p.route(proposed)
+		if onRoute {
+			if t, _ := s.routeTier(now, own); t >= 0 {
+				a.q.route = own
 				return
 			}
 		}
-		a.q.route, _ = s.chooseRoute(now, p, Channel{}, a.need)
+		r, ok := s.chooseRoute(now, p, Channel{}, a.need)
+		if !ok && onRoute {
+			// Nothing usable: the session stays on the host's own channel,
+			// whose window is the host's to keep, and waits for it. The
+			// pool's first route is no choice of anyone's. Issue #17, seed 54
+			// (24 h, 10m30s): a 73k session new to its pool after a restart,
+			// its own 64k route open and no route holding it, was sent to the
+			// pool's first route, of 32k.
+			r = own
+		}
+		a.q.route = r
 	}
 	s.refitRoute(now, a, p, proposed)
 	if s.servable(now, a.q.route.Channel) && s.routable(now, a.q.route.Channel) {

@@ -672,3 +672,20 @@ func TestSimRegressionSeed54(t *testing.T) {
 		},
 	})
 }
+
+// route-too-small at 10m30.862s (op 106): agent "sub/agent-29" (context 72963) swapped to my-openai-route|🙂-mini, whose window 32000 holds 25600
+func TestSimRegressionSeed54OwnRoute(t *testing.T) {
+	requireClean(t, Schedule{Seed: 54, EndMs: 630862,
+		Channels: []Channel{{"代理商-α", "deepseek-v4-flash"}, {"代理商-α", "模型-β"}, {"deepseek-official", "deepseek-v4-flash"}, {"deepseek-official", "gpt-x"}, {"my-openai-route", "🙂-mini"}, {"my-openai-route", "deepseek-v4-pro"}, {"my-openai-route", "meta-llama/llama-4-maverick"}, {"openrouter/eu", "meta-llama/llama-4-maverick"}, {"openrouter/eu", "gpt-x"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "gpt-x"}, {"local", "deepseek-v4-pro"}, {"local", "deepseek-v4-flash"}, {"local", "claude/sonnet-4.5"}},
+		Homes: []int{10, 10, 10, 2, 12},
+		Config: "{\"chain\":[{\"provider\":\"local\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"deepseek-official\",\"model\":\"deepseek-v4-flash\"}],\"failureThreshold\":3,\"burstWindowMs\":213505,\"cooldownMs\":115143,\"maxCooldownMs\":3454290,\"providerThreshold\":1,\"backoffBaseMs\":1781,\"backoffMaxMs\":56882,\"maxFailovers\":3,\"giveUpAfterMs\":3120682,\"retryBudgetPercent\":46,\"retryBudgetFloor\":4,\"recovery\":\"stay\",\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":4,\"backoffMs\":351},\"pools\":[{\"name\":\"pool-0\",\"routes\":[{\"provider\":\"my-openai-route\",\"model\":\"🙂-mini\"},{\"provider\":\"local\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"my-openai-route\",\"model\":\"deepseek-v4-pro\"}]}],\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"local\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1},{\"provider\":\"deepseek-official\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]}}",
+		Ops: []Op{
+			{ID: 55, At: 31490, Kind: OpTurn, Ch: 10, Agent: "sub/agent-29", N: 8},
+			{ID: 8826, At: 261093, Kind: OpRestart},
+			{ID: 76, At: 310977, Kind: OpTurn, Ch: 10, Agent: "agent-20", N: 6},
+			{ID: 95, At: 506485, Kind: OpTurn, Ch: 10, Agent: "agent-20", N: 5},
+			{ID: 8834, At: 528978, Kind: OpOutage, Ch: 10, Dur: 55966, Mode: ModeRateLimit},
+			{ID: 106, At: 630862, Kind: OpTurn, Ch: 10, Agent: "sub/agent-29", N: 2},
+		},
+	})
+}
