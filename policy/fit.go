@@ -173,15 +173,7 @@ func (s *State) onContextExceeded(now int64, a *agent, e RequestError, ch Channe
 		return s.giveUp(a, e, ch, reason, fx)
 	}
 	s.noteSkipped(e.Agent, a, need, fx, false)
-	if a.recoveringSince == 0 {
-		a.recoveringSince = now
-	}
-	if a.failovers == 0 {
-		a.origin, a.hasOrigin = e.Failure, true
-	}
-	a.failovers++
-	a.attempts = 0
-	a.spillFrom, a.spillTo = s.intern(ch), s.intern(to) // this request's next attempt goes there
+	s.redirect(now, a, e.Failure, ch, to) // this request's next attempt goes there
 	*fx = append(*fx, FailedOver{Agent: e.Agent, From: ch, To: to, Code: e.Failure.Code, Class: ClassPermanent, Home: a.home, Failovers: a.failovers})
 	a.savedHome = a.home
 	return Verdict{Kind: Retry}

@@ -47,15 +47,7 @@ func (s *State) spillTarget(now int64, a *agent, ch Channel) (Channel, bool) {
 // when `to` is no longer routable (onRequest). It counts as a failover against the
 // agent's budget, so two sick channels cannot bounce a request for ever.
 func (s *State) spill(now int64, a *agent, e RequestError, ch, to Channel, fx *[]Effect) Verdict {
-	if a.recoveringSince == 0 {
-		a.recoveringSince = now
-	}
-	if a.failovers == 0 {
-		a.origin, a.hasOrigin = e.Failure, true
-	}
-	a.failovers++
-	a.attempts = 0
-	a.spillFrom, a.spillTo = s.intern(ch), s.intern(to)
+	s.redirect(now, a, e.Failure, ch, to)
 	s.noteSkipped(e.Agent, a, a.need, fx, false)
 	*fx = append(*fx, Spilled{Agent: e.Agent, From: ch, To: to, Code: e.Failure.Code, Failures: a.burstN})
 	return Verdict{Kind: Retry}

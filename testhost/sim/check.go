@@ -227,6 +227,9 @@ func (r *runner) checkAgentEffects(a *simAgent, out Output) {
 		}
 		switch fx.Kind {
 		case "failover":
+			if quotaMove(out, fx) {
+				continue
+			}
 			a.failovers++
 			if a.failovers > r.cfg.maxFailovers {
 				r.brk("failover-budget", "agent %q failed over %d times without a success (maxFailovers %d)", a.id, a.failovers, r.cfg.maxFailovers)
@@ -246,6 +249,29 @@ func (r *runner) checkAgentEffects(a *simAgent, out Output) {
 			a.failovers = 0
 		}
 	}
+}
+
+// quotaMove reports whether the failover fx is a quota failure's move within
+// the session's pool off a provider the same step marked spent. The quota
+// rules bound such moves by their marks, not by maxFailovers (docs/quota.md;
+// policy onQuotaFailure never counted them): each leaves a provider marked
+// for the next usable route, and with none usable the turn waits, unbounded.
+// Counting them called a-55 over budget (seed 52, 120 agents, 24 h, 8h21m48s:
+// a MODEL_NOT_FOUND failover, then an HTTP 402 on the fallback moved it
+// within its pool, maxFailovers 1). A move off a provider already marked
+// before the step still counts: the request was sent back to a spent
+// provider, a bounce only the budget stops (seed 16, bench-day seed 1).
+func quotaMove(out Output, fx Effect) bool {
+	routed, marked := false, false
+	for _, o := range out.Effects {
+		switch {
+		case o.Kind == "quota-routed" && o.Agent == fx.Agent:
+			routed = true
+		case o.Kind == "circuit" && o.Channel == providerOf(fx.FromCh) && o.To == "open" && o.From != "open":
+			marked = true
+		}
+	}
+	return routed && marked
 }
 
 // budgetTrack holds a provider's request and budgeted-retry times in the
