@@ -313,7 +313,9 @@ func TestPoolFallbackOffThePoolNeedsTheRouteToFit(t *testing.T) {
 		{"on the backup, too long for the named route: the backup", chD, 189_000, chD},
 		{"on the backup, the named route holds it: the route", chD, 150_000, chA},
 		{"on the backup, no context measured: the route", chD, 0, chA},
-		{"on a pool route, too long for its route: the route (its own)", chB, 189_000, chA},
+		// The named route is not its own once outgrown (poolPreferences): the
+		// request stays where it runs, which the host proposes and compacts for.
+		{"on a pool route, too long for its route: where it runs (the proposal)", chB, 189_000, chB},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -364,15 +366,20 @@ func TestPoolRouteOutgrownGivesWay(t *testing.T) {
 		routed    Channel // where its last request went (zero: b, its home)
 		noReports bool    // no readings and failOpen off: route choice finds nothing usable
 		want      Channel
+		openC     bool // the 1M route's circuit is open
 	}{
-		{"the route holds it: the route", 20_000, chB, 0, Channel{}, false, chA},
-		{"outgrown: the proposal", 36_000, chB, 0, Channel{}, false, chB},
-		{"outgrown, beyond the proposal's reserve: the proposal (the host's to compact)", 60_000, chB, 0, Channel{}, false, chB},
-		{"outgrown, the proposal refused as long: the route that holds it", 60_000, chB, 50_000, Channel{}, false, chC},
+		{"the route holds it: the route", 20_000, chB, 0, Channel{}, false, chA, false},
+		{"outgrown: the proposal", 36_000, chB, 0, Channel{}, false, chB, false},
+		{"outgrown, beyond the proposal's reserve: the proposal (the host's to compact)", 60_000, chB, 0, Channel{}, false, chB, false},
+		{"outgrown, the proposal refused as long: the route that holds it", 60_000, chB, 50_000, Channel{}, false, chC, false},
 		// A low reading alone never moves a running session (seed 52, 4h43m).
-		{"outgrown, the proposal refused, runs on a route that holds it, none usable for new sessions: where it runs", 60_000, chB, 50_000, chC, true, chC},
-		{"outgrown, the proposal refused, nothing usable: the route (its own)", 60_000, chB, 50_000, Channel{}, true, chA},
-		{"no context measured: the route", 0, chB, 0, Channel{}, false, chA},
+		{"outgrown, the proposal refused, runs on a route that holds it, none usable for new sessions: where it runs", 60_000, chB, 50_000, chC, true, chC, false},
+		// An outgrown route is spared nothing (poolPreferences): 60k on the
+		// 32k route is a sure refusal, the 1M route is routable, if not
+		// usable for a new session.
+		{"outgrown, the proposal refused, nothing usable for new sessions: a routable route that holds it", 60_000, chB, 50_000, Channel{}, true, chC, false},
+		{"outgrown, the proposal refused, nothing routable that holds it: the proposal (the host's failure to hand back)", 60_000, chB, 50_000, Channel{}, true, chB, true},
+		{"no context measured: the route", 0, chB, 0, Channel{}, false, chA, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -396,6 +403,10 @@ func TestPoolRouteOutgrownGivesWay(t *testing.T) {
 				a.routed = m.s.intern(c.routed)
 			}
 			m.s.cfg.Quota.FailOpen = !c.noReports
+			if c.openC {
+				var fx []Effect
+				m.s.circuit(chC).open(m.now, &m.s.cfg, 0, "test", ClassTransient, &fx)
+			}
 			v := m.requestCtx("a1", c.proposed, c.tokens).Verdict
 			got := c.proposed
 			if v.Kind == Swap {

@@ -286,7 +286,15 @@ func (s *State) quotaBeforeRequest(now int64, a *agent, id string, proposed Chan
 // poolPreferences replaces the chain in an agent's preferences when it is in
 // a pool: its route first, then the user's backup, then the pool's routes
 // (walked in place, no list built).
-func (s *State) poolPreferences(a *agent) (prefs, bool) {
+//
+// The route is the session's own, spared its declared window as the host's
+// proposal is, only while it can hold the request or is the proposal: the
+// host compacts for the channel it proposed, not for the route (refitRoute
+// moves a session off a route it outgrew when another holds it; when none
+// does, the route stays named but spared nothing). Issue #17, seed 54 (120
+// agents, 24 h, 12h53m): a 62k session, refused at 51k by the 32k model
+// the host proposed, went to its 64k route (51k usable) as its own.
+func (s *State) poolPreferences(a *agent, current Channel) (prefs, bool) {
 	if a.q.pool == "" || a.q.route.Channel.IsZero() {
 		return prefs{}, false
 	}
@@ -294,7 +302,9 @@ func (s *State) poolPreferences(a *agent) (prefs, bool) {
 	if p == nil {
 		return prefs{}, false
 	}
-	return prefs{first: a.q.route.Channel, backup: s.backup, pool: p, need: a.need}, true
+	r := a.q.route.Channel
+	return prefs{first: r, backup: s.backup, pool: p, need: a.need,
+		outgrown: r != current && a.need.any() && !s.fits(r, a.need)}, true
 }
 
 // fallbackTarget is where a request goes when nothing is routable: a pooled
@@ -321,8 +331,8 @@ func (s *State) fallbackTarget(a *agent, proposed Channel) Channel {
 	if a.q.pool == "" || r.IsZero() || s.refusedFor(r, a.need) {
 		return proposed
 	}
-	if p := s.cfg.pool(a.q.pool); p != nil && !a.routed.IsZero() && !p.holds(a.routed) && a.need.any() && !s.fits(r, a.need) {
-		return proposed
+	if r != proposed && a.need.any() && !s.fits(r, a.need) {
+		return proposed // a route the context outgrew is not the session's own (poolPreferences)
 	}
 	return r
 }

@@ -12,13 +12,16 @@ type prefs struct {
 	chain         []Channel
 	pool          *Pool
 	need          fitNeed // what the request asks of a target's window (fit.go)
+	// outgrown: first is a pool route the context outgrew and not the
+	// host's proposal, so it is spared nothing (quota.go poolPreferences).
+	outgrown bool
 }
 
 func (s *State) preferences(a *agent, current Channel) prefs {
 	if !a.pick.IsZero() {
 		return s.pickPreferences(a, current) // session.go: the user's own pick is never overridden
 	}
-	if ps, ok := s.poolPreferences(a); ok {
+	if ps, ok := s.poolPreferences(a, current); ok {
 		return ps
 	}
 	first := current
@@ -75,7 +78,9 @@ func (s *State) walk(now int64, ps prefs, avoid, also Channel, reopen, reopenAvo
 	// it, and a context too long for it is the host's to compact; only a
 	// window it refused keeps the request off it.
 	fit := ps.need.any()
-	look := func(ch Channel, own bool) bool {
+	own := func(ch Channel) bool { return ch == ps.first && !ps.outgrown }
+	look := func(ch Channel) bool {
+		own := own(ch)
 		if !s.servable(now, ch) || fit && ch != avoid && (own && s.refusedSkip(ch, ps.need) || !own && s.skip(ch, ps.need)) {
 			return false
 		}
@@ -87,13 +92,13 @@ func (s *State) walk(now int64, ps prefs, avoid, also Channel, reopen, reopenAvo
 		}
 		return false
 	}
-	for i, ch := range [2]Channel{ps.first, ps.backup} {
-		if !ch.IsZero() && look(ch, i == 0 || ch == ps.first) {
+	for _, ch := range [2]Channel{ps.first, ps.backup} {
+		if !ch.IsZero() && look(ch) {
 			return ch, true, Channel{}, 0
 		}
 	}
 	for i, ch := range ps.chain {
-		if !s.servable(now, ch) || fit && ch != avoid && (ch == ps.first && s.refusedSkip(ch, ps.need) || ch != ps.first && s.skipInChain(i, ps.need, &ps)) {
+		if !s.servable(now, ch) || fit && ch != avoid && (own(ch) && s.refusedSkip(ch, ps.need) || !own(ch) && s.skipInChain(i, ps.need, &ps)) {
 			continue
 		}
 		if ch != avoid && ch != also && s.routableInChain(now, i) && !(fast && s.slowAvoidedInChain(now, i)) {
@@ -105,7 +110,7 @@ func (s *State) walk(now int64, ps prefs, avoid, also Channel, reopen, reopenAvo
 	}
 	if ps.pool != nil {
 		for _, r := range ps.pool.Routes {
-			if look(r.Channel, r.Channel == ps.first) {
+			if look(r.Channel) {
 				return r.Channel, true, Channel{}, 0
 			}
 		}

@@ -710,3 +710,19 @@ func TestSimRegressionSeed52QuotaMoveAfterFailover(t *testing.T) {
 		},
 	})
 }
+
+// route-too-small at 12h53m55.232s (op -1): agent "agent-0" (context 61877) swapped to my-openai-route|deepseek-v4-pro, whose window 64000 holds 51200
+func TestSimRegressionSeed54PickedRoute(t *testing.T) {
+	requireClean(t, Schedule{Seed: 54, EndMs: 46435232,
+		Channels: []Channel{{"代理商-α", "deepseek-v4-flash"}, {"代理商-α", "模型-β"}, {"deepseek-official", "deepseek-v4-flash"}, {"deepseek-official", "gpt-x"}, {"my-openai-route", "🙂-mini"}, {"my-openai-route", "deepseek-v4-pro"}, {"my-openai-route", "meta-llama/llama-4-maverick"}, {"openrouter/eu", "meta-llama/llama-4-maverick"}, {"openrouter/eu", "gpt-x"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "gpt-x"}, {"local", "deepseek-v4-pro"}, {"local", "deepseek-v4-flash"}, {"local", "claude/sonnet-4.5"}},
+		Homes:    []int{10, 10, 10, 2, 12},
+		Config:   "{\"chain\":[{\"provider\":\"local\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"deepseek-official\",\"model\":\"deepseek-v4-flash\"}],\"failureThreshold\":3,\"burstWindowMs\":213505,\"cooldownMs\":115143,\"maxCooldownMs\":3454290,\"providerThreshold\":1,\"backoffBaseMs\":1781,\"backoffMaxMs\":56882,\"maxFailovers\":3,\"giveUpAfterMs\":3120682,\"retryBudgetPercent\":46,\"retryBudgetFloor\":4,\"recovery\":\"stay\",\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":4,\"backoffMs\":351},\"pools\":[{\"name\":\"pool-0\",\"routes\":[{\"provider\":\"my-openai-route\",\"model\":\"🙂-mini\"},{\"provider\":\"local\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"my-openai-route\",\"model\":\"deepseek-v4-pro\"}]}],\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"local\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1},{\"provider\":\"deepseek-official\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]}}",
+		Ops: []Op{
+			{ID: 24759, At: 2484810, Kind: OpPick, Ch: 4, Agent: "agent-0"},
+			{ID: 12835, At: 44838629, Kind: OpTurn, Ch: 2, Agent: "agent-0", N: 12},
+			{ID: 24962, At: 46269680, Kind: OpReading, Prov: "local"},
+			{ID: 25361, At: 46396901, Kind: OpRebuild},
+			{ID: 13305, At: 46422234, Kind: OpTurn, Ch: 10, Agent: "agent-0", N: 10},
+		},
+	})
+}
