@@ -974,7 +974,8 @@ export interface QuotaWaitEffect {
 
 /**
  * A session moved to another route of its pool; `cause` is the failure
- * code, `assigned` (put into the pool) or `exhausted` (marked meanwhile).
+ * code, `assigned` (put into the pool), `exhausted` (marked meanwhile) or
+ * `outgrown` (its context outgrew the route's window).
  */
 export interface QuotaRoutedEffect {
   agent: string;

@@ -23,6 +23,8 @@ export const QUOTA_EVENTS = {
   left: 'llm-quota-retry/left',
 };
 
+// Causes of a quota-routed move that name no failure of the request (policy quota.go).
+const MOVE_CAUSES = new Set(['exhausted', 'outgrown']);
 const plainChannel = (c) => ({ provider: String(c.provider), model: String(c.model) });
 const plainRoute = (r) => (r ? { provider: r.provider, model: r.model, ...(r.reasoningEffort ? { reasoningEffort: r.reasoningEffort } : {}) } : undefined);
 
@@ -216,7 +218,7 @@ export class QuotaRules {
   onRouted(fx) {
     if (fx.cause === 'assigned') return; // a command's choice, not a failover
     const t = this.agents.get(fx.agent) ?? {};
-    this.emit(QUOTA_EVENTS.failover, { session: t.session, agent: fx.agent, failure: fx.cause === 'exhausted' ? undefined : t.failure,
+    this.emit(QUOTA_EVENTS.failover, { session: t.session, agent: fx.agent, failure: MOVE_CAUSES.has(fx.cause) ? undefined : t.failure,
       provider: fx.from?.provider, from: plainRoute(fx.from), to: plainRoute(fx.to), pool: fx.pool, turn: t.turn, step: t.step, at: Date.now() });
   }
 

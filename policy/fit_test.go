@@ -407,13 +407,25 @@ func TestPoolRouteOutgrownGivesWay(t *testing.T) {
 				var fx []Effect
 				m.s.circuit(chC).open(m.now, &m.s.cfg, 0, "test", ClassTransient, &fx)
 			}
-			v := m.requestCtx("a1", c.proposed, c.tokens).Verdict
+			out := m.requestCtx("a1", c.proposed, c.tokens)
+			v := out.Verdict
 			got := c.proposed
 			if v.Kind == Swap {
 				got = v.Channel
 			}
 			if got != c.want {
 				t.Errorf("went to %s (%+v), want %s", got, v, c.want)
+			}
+			// Every route change is said: a move off the outgrown route with its cause.
+			moved := a.q.route.Channel != chA
+			var said *QuotaRouted
+			for _, e := range out.Effects {
+				if r, ok := e.(QuotaRouted); ok && r.Cause == CauseOutgrown {
+					said = &r
+				}
+			}
+			if moved != (said != nil) || said != nil && (said.From.Channel != chA || said.To.Channel != a.q.route.Channel) {
+				t.Errorf("route moved %v to %s, said %+v", moved, a.q.route.Channel, said)
 			}
 		})
 	}

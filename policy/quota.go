@@ -272,7 +272,7 @@ func (s *State) quotaBeforeRequest(now int64, a *agent, id string, proposed Chan
 		}
 		a.q.route = r
 	}
-	s.refitRoute(now, a, p, proposed)
+	s.refitRoute(now, a, id, p, proposed, fx)
 	if s.servable(now, a.q.route.Channel) && s.routable(now, a.q.route.Channel) {
 		return
 	}
@@ -465,6 +465,7 @@ const (
 const (
 	CauseAssigned  = "assigned"  // the session was put into the pool
 	CauseExhausted = "exhausted" // its route's provider was marked meanwhile
+	CauseOutgrown  = "outgrown"  // its context outgrew the route's window (refitRoute)
 )
 
 // QuotaWait reports a long-term wait entered, waiting again, or left: the
@@ -511,18 +512,23 @@ func (QuotaSession) isEffect() {}
 // routable pool route that has not refused as long a context (the host's own
 // channel, its window the host's to keep: a running session stays where it
 // is), else to the pool route it runs on when that holds it, else to the
-// pool's best usable route that holds it; with none it stays.
+// pool's best usable route that holds it; with none it stays. A move is
+// said (quota-routed, cause outgrown) as every route change is.
 // Issue #17, seeds 52 and 54 (120 agents, 24 h): a 36k session went back to
 // its 32k route, a 314k one to its 200k route, once the route's circuit closed.
-func (s *State) refitRoute(now int64, a *agent, p *Pool, proposed Channel) {
+func (s *State) refitRoute(now int64, a *agent, id string, p *Pool, proposed Channel, fx *[]Effect) {
 	on := a.q.route.Channel
 	if on.IsZero() || !a.need.any() || s.fits(on, a.need) {
 		return
 	}
+	move := func(r Route) {
+		s.noteSkip(on)
+		*fx = append(*fx, QuotaRouted{Agent: id, Pool: p.Name, From: a.q.route, To: r, Cause: CauseOutgrown})
+		a.q.route = r
+	}
 	if r, ok := p.route(proposed); ok && proposed != on && s.servable(now, proposed) && s.routable(now, proposed) &&
 		!s.marked(now, proposed.Provider) && !s.refusedFor(proposed, a.need) {
-		s.noteSkip(on)
-		a.q.route = r
+		move(r)
 		return
 	}
 	// Where its last request went, when that holds it: a low reading alone
@@ -531,12 +537,10 @@ func (s *State) refitRoute(now int64, a *agent, p *Pool, proposed Channel) {
 	// 200k route as that route's circuit half-opened).
 	if r, ok := p.route(a.routed); ok && a.routed != on && s.servable(now, a.routed) && s.routable(now, a.routed) &&
 		!s.marked(now, a.routed.Provider) && s.fits(a.routed, a.need) {
-		s.noteSkip(on)
-		a.q.route = r
+		move(r)
 		return
 	}
 	if r, ok := s.chooseRoute(now, p, on, a.need); ok {
-		s.noteSkip(on)
-		a.q.route = r
+		move(r)
 	}
 }
