@@ -385,9 +385,13 @@ func (s *State) onQuotaFailure(now int64, a *agent, e RequestError, ch Channel, 
 	if !s.quotaEnabled(a) {
 		return s.failover(now, a, e, ch, ClassQuota, fx) // the engine's own handling
 	}
-	if p == nil {
+	// Along the chain while a failover is left; spent, the turn waits for the
+	// allowance as it does with nothing routable. Ending it only when another
+	// target was routable made a session with more options fare worse, and a
+	// user who turned the quota rules on asked for the wait.
+	if p == nil && a.failovers < s.cfg.MaxFailovers {
 		if _, ok := s.firstRoutable(now, s.preferences(a, ch), ch); ok {
-			return s.failover(now, a, e, ch, ClassQuota, fx) // along the chain
+			return s.failover(now, a, e, ch, ClassQuota, fx)
 		}
 	}
 	return s.enterWait(now, a, e, ch, p, fx)

@@ -77,3 +77,33 @@ func TestQuotaMoveIsNotCountedAgainstMaxFailovers(t *testing.T) {
 		})
 	}
 }
+
+// A chain session (in no pool) under the quota rules that spent its failover
+// budget waits for the allowance on a quota failure, as it does when nothing
+// else is routable; before, a routable chain target made it give up.
+func TestQuotaFailureAfterTheBudgetWaitsOnTheChain(t *testing.T) {
+	for _, max := range []int{1, 2} {
+		m := quotaSim(t, func(c *Config) {
+			c.Pools = nil
+			c.Chain = []Channel{rA.Channel, rB.Channel, rC.Channel}
+			c.MaxFailovers = max
+		})
+		proposed := rA.Channel
+		for i := range max {
+			on := routeOf(m.request("s1", proposed), proposed)
+			out := m.quotaFail("s1", on.Provider, "MODEL_NOT_FOUND", "")
+			if fo := effectsOf[FailedOver](out); out.Verdict.Kind != Retry || len(fo) != 1 {
+				t.Fatalf("max %d, failover %d: %+v", max, i+1, out)
+			}
+			proposed = on
+		}
+		on := routeOf(m.request("s1", proposed), proposed)
+		out := m.quotaFail("s1", on.Provider, "HTTP_402", "")
+		if g := effectsOf[GaveUp](out); len(g) != 0 {
+			t.Fatalf("max %d: gave up %+v with the quota rules on", max, g)
+		}
+		if w := effectsOf[QuotaWait](out); out.Verdict.Kind != Wait || !out.Verdict.Held || len(w) != 1 || w[0].Phase != WaitEntered {
+			t.Fatalf("max %d: %+v, want the long-term wait entered", max, out)
+		}
+	}
+}
