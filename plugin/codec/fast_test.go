@@ -100,3 +100,28 @@ func FuzzFastStep(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte) { checkFast(t, in) })
 }
+
+// A key the general decoder learns must be learned by fastStep too, or every
+// input that carries it silently decodes the slow way: fastSamples, all
+// taking the fast way, carry every key of the hot events between them.
+func TestFastStepKnowsEveryHotKey(t *testing.T) {
+	seen := map[string]bool{}
+	for _, s := range fastSamples {
+		ev := gjson.Get(s, "event")
+		ev.ForEach(func(k, v gjson.Result) bool {
+			seen[ev.Get("kind").String()+"."+k.String()] = true
+			if k.String() == "failure" {
+				v.ForEach(func(fk, _ gjson.Result) bool { seen["failure."+fk.String()] = true; return true })
+			}
+			return true
+		})
+	}
+	for kind, keys := range map[string][]string{"request": requestKeys, "request-error": requestErrorKeys,
+		"settled": agentEventKeys, "disposed": agentEventKeys, "failure": failureKeys} {
+		for _, k := range keys {
+			if !seen[kind+"."+k] {
+				t.Errorf("no fast sample carries %s.%s: teach fastStep the key and add a sample", kind, k)
+			}
+		}
+	}
+}
