@@ -94,13 +94,15 @@ func (m *Module) Decide(input []byte) ([]byte, error) {
 	if m.state == nil {
 		return nil, ErrNotConfigured
 	}
-	v, err := parse(input)
-	if err != nil {
-		return nil, err
-	}
-	now, ev, err := decodeStepInput(v, &m.hostRetries)
-	if err != nil {
-		return nil, err
+	now, ev, ok := fastStep(input, &m.hostRetries)
+	if !ok {
+		v, err := parse(input)
+		if err != nil {
+			return nil, err
+		}
+		if now, ev, err = decodeStepInput(v, &m.hostRetries); err != nil {
+			return nil, err
+		}
 	}
 	out := policy.StepInto(m.state, now, ev, m.fx)
 	m.out.reset()

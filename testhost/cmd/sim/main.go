@@ -224,14 +224,24 @@ var exit = os.Exit
 // policy natively (plugin/codec, no wasm) took about 2. So on two cores the
 // guest alone is near the 10 s target.
 //
-// Inside the guest (bench-day's calls recorded and replayed through wazero,
-// Dec 2026): a request or request-error is ~10x its native time, about half
-// of it reading and decoding the input (gjson's validation, its copy of the
-// document, a pass per object level) and half the policy and the output.
-// Collection is not the cost: at GC percent 400 instead of 25 the replay took
-// the same CPU. Moving the input and output costs ~90 ns per host call, one
-// call per 8 bytes (go-pdk's input_load_u64/store_u64): ~5 µs of a call
-// whose input and output are ~500 bytes together.
+// Inside the guest (bench-day's calls recorded with -trace and replayed
+// through wazero by cmd/guestreplay, Dec 2026): a request or request-error
+// was ~10x its native time. Collection is not the cost: at GC percent 400
+// instead of 25 the replay took the same CPU. Moving the input and output
+// costs ~90 ns per host call, one call per 8 bytes (go-pdk's
+// input_load_u64/store_u64): ~5 µs of a call whose input and output are
+// ~500 bytes together, and the ABI has no bulk copy.
+//
+// Decoding was a third of a call (11 of 30 µs: gjson's validation, its pass
+// per object level, a float parse per number) until the hot events got a
+// one-pass reader (plugin/codec/fast.go). Replayed again (an hour of one
+// seed, 24052 decides, fastest of 6 replays, load 2.6-2.9, Dec 2026): a
+// call 32.4 -> 23.4 µs, a request 26.1 -> 18.4, a request-error 43.5 ->
+// 28.6, a settled 14.8 -> 10.1. Of the 23.4 µs now (each part measured by
+// cutting it out of a build): ~6 the call with a short input and output,
+// ~2 decoding, ~9 the policy, ~1 encoding, ~3 moving the longer outputs.
+// bench-day at load ~3, three runs each back to back: before 16.4-18.2 s
+// wall (user CPU 16.9-20.9 s), after 9.6-13.3 s (13.8-16.2 s).
 func benchDay(rt *wazeroRuntime) {
 	start := time.Now()
 	var res [2]sim.Result
