@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFakeProvider } from './fake-provider/fake-provider.mjs';
-import { auditRecords, makeHome, PRIMARY, runHeadless, SECONDARY, sessionEvents } from './harness.mjs';
+import { auditRecords, makeHome, PRIMARY, PRIMARY_PRO, runHeadless, SECONDARY, sessionEvents } from './harness.mjs';
 
 const CHAIN = [PRIMARY, SECONDARY];
 const same = (a, b) => a?.provider === b.provider && a?.model === b.model;
@@ -90,6 +90,28 @@ describe('the failure path meets the other features', () => {
     const gap = answer.at - closedAt;
     assert.ok(gap < 30_000, `answered ${gap} ms after the primary closed`); // sanity only (main: none in 72 s)
     t.diagnostic(`answered ${gap} ms after the primary's probe closed it (main: still held 72 s later)`);
+  });
+
+  // The quota rules meet the failover budget: the dead primary's spill is the
+  // session's one failover (maxFailovers 1); the fallback's 402 then holds
+  // the turn in the long-term wait, as it would with nothing routable, rather
+  // than ending it because pro was routable (main before: budget-exhausted, exit 1).
+  test('a quota failure after the failover budget is spent waits, and the turn is answered', async (t) => {
+    fp.reset();
+    fp.script(PRIMARY.model, ['server_error']);
+    fp.script(SECONDARY.model, ['insufficient_balance']);
+    fp.script(PRIMARY_PRO.model, [{ kind: 'success', text: 'pro, after the wait' }]);
+    const home = await makeHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY, PRIMARY_PRO], maxFailovers: 1,
+      cooldownMs: 60_000, quota: { longTermDelayMs: 1_000 } } });
+    t.after(home.cleanup);
+
+    const r = await runHeadless(home, 'Reply with OK', { timeoutMs: 120_000 });
+
+    assert.equal(r.stdout.trim(), 'pro, after the wait', r.stderr);
+    assert.equal(r.code, 0);
+    const audit = await auditRecords(home);
+    assert.ok(!audit.some((a) => a.type === 'give-up'), JSON.stringify(audit.filter((a) => a.type === 'give-up')));
+    assert.ok(audit.some((a) => a.type === 'quota-wait-entered'), `the turn entered the long-term wait: ${JSON.stringify(audit.map((a) => a.type))}`);
   });
 
   // Item 7: a dead primary, the stock host retry (0.5 s first backoff).
