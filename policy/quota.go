@@ -317,15 +317,13 @@ func (s *State) poolPreferences(a *agent, current Channel) (prefs, bool) {
 // long a context). Issue #17, seed 14: a 424k-token session whose pool route
 // (200k) had refused 320k was sent back to it once the pool's 1M route opened.
 //
-// A session running outside its pool (its last request went to the user's
-// backup) is not on its pool route: the route is spared nothing there and
-// must fit as any other target. An all-unusable pool names its first route
-// that holds the request at the time (chooseRoute), and the session runs on
-// the backup while its context grows; the name is no choice of the user's.
-// Issue #17, seed 14 (120 agents, 24 h, 23h8m): a 189k-token session on the
-// backup (no declared window) was sent, once both were open, to its named
-// pool route of 200k (160k usable), where the host would compact on arrival,
-// rather than to the backup it was on.
+// A route the context outgrew is not the session's own unless the host
+// proposed it (poolPreferences): it must fit as any other target, else the
+// request goes to the proposal. Issue #17, seed 14 (120 agents, 24 h,
+// 23h8m): a 189k-token session running on the user's backup (no declared
+// window) was sent, once both were open, to the pool route named for it
+// (200k, 160k usable), where the host would compact on arrival, rather than
+// to the backup it was on; seed 54 the same from a pool route it ran on.
 func (s *State) fallbackTarget(a *agent, proposed Channel) Channel {
 	r := a.q.route.Channel
 	if a.q.pool == "" || r.IsZero() || s.refusedFor(r, a.need) {
