@@ -2,7 +2,9 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"math/rand"
+	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -323,8 +325,14 @@ func (r *runner) trkHeld(ch Channel) bool {
 // m nil: the running instance, the readings going through decide, their
 // effects carried out and checked like any step's; otherwise an instance
 // only compared with it, whose effects are not the world's.
+//
+// In the providers' order: a map's order differs from run to run, and the
+// readings' effects (a provider closing on a restored balance, a refresh
+// scheduled) followed it, so a seed's event count moved by one between
+// runs of one build (make sim, Dec 2026).
 func (r *runner) readingEvents(m *Module) {
-	for p, rd := range r.readings {
+	for _, p := range slices.Sorted(maps.Keys(r.readings)) {
+		rd := r.readings[p]
 		r.readings[p] = simReading{r.now, rd.remaining}
 		ev := func(b []byte) []byte {
 			b = append(b, `{"kind":"balance-reading","provider":`...)
