@@ -135,7 +135,9 @@ describe('the web client looks native: keyboard, no clipping, both languages and
     await openMenu(pg);
     assert.deepEqual(await overflowing(pg), [], 'nothing clipped at 800 px');
     // The dock's last line ends with its full age word, not a clipped one.
-    assert.match(await pg.locator(`${DOCK} [data-role=last]`).innerText(), /· \d+[smhd] ago$/);
+    // The dock's last decision comes with the status poll after the failover: waited for, then read.
+    const lastEn = await until(async () => { const s = await pg.locator(`${DOCK} [data-role=last]`).innerText(); return /· \d+[smhd] ago$/.test(s) && s; }, 'the dock\'s last decision');
+    assert.match(lastEn, /· \d+[smhd] ago$/);
     await pg.keyboard.press('Escape');
     const row = pg.locator(`${ROW}[data-kind=failover]`);
     await row.locator('summary').click();
@@ -208,7 +210,9 @@ describe('the web client looks native: keyboard, no clipping, both languages and
     texts.push(...await pg.locator('[role=menu] [data-testid^=dsh-resilience]').evaluateAll((es) => es.map((e) => e.innerText)));
     // A model's display name (a menu hint, from the host's model info) is a name, not a word of ours.
     const names = (await pg.locator('[role=menu] .dshr-hint').allInnerTexts()).filter((n) => !/[\u4e00-\u9fff]/.test(n));
-    assert.match(await pg.locator(`${DOCK} [data-role=last]`).innerText(), /· \d+(秒|分钟|小时|天)前$/);
+    // As in English: the last decision arrives with the status poll (CI saw 暂无, none yet, read too early).
+    const lastZh = await until(async () => { const s = await pg.locator(`${DOCK} [data-role=last]`).innerText(); return /· \d+(秒|分钟|小时|天)前$/.test(s) && s; }, 'the dock\'s last decision in Chinese');
+    assert.match(lastZh, /· \d+(秒|分钟|小时|天)前$/);
     await screenshot(pg, 'native-menu-dock-zh-dark', { x: 480, y: 300, width: 800, height: 560 });
     await pg.setViewportSize({ width: 1280, height: 1000 });
     await pg.locator('[role=menu] [data-testid=dsh-resilience-report-open]').click();

@@ -111,7 +111,8 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
     const later = await until(async () => { const m = await read(); return m && secs(m) < secs(first) ? m : undefined; }, 'the countdown to tick', 5000);
     assert.ok(secs(later) < secs(first));
     assert.match(await page.locator(`${DOCK} [data-role=backup]`).innerText(), /mock\/mock-a/);
-    assert.match(await page.locator(`${DOCK} [data-role=last]`).innerText(), /failover → mock\/mock-a \(RATE_LIMIT\)/);
+    const last = await until(async () => { const s = await page.locator(`${DOCK} [data-role=last]`).innerText(); return /failover → mock\/mock-a \(RATE_LIMIT\)/.test(s) && s; }, 'the dock\'s last decision');
+    assert.match(last, /failover → mock\/mock-a \(RATE_LIMIT\)/);
     await screenshot(page, 'chip-picker-dock-and-row', { x: 380, y: 220, width: 800, height: 630 });
     // Each channel's window beside it in the dock too (issue #20).
     assert.equal(await line.locator('[data-role=window]').innerText(), '1M');
