@@ -96,8 +96,6 @@ export class Engine {
     this.disposed = false;
     /** @type {ModuleInstance | undefined} */
     this.instance = undefined;
-    /** @type {ModuleInstance | undefined} for checks and defaults (configureSpare) */
-    this.spare = undefined;
     /** @type {ResolvedConfig} undefined until the engine is up */
     this.resolved = /** @type {any} */ (undefined);
     if (compiled instanceof WebAssembly.Module) {
@@ -224,10 +222,10 @@ export class Engine {
    */
   check(config) {
     try {
-      this.configureSpare(JSON.stringify(config, nonFinite));
+      this.resolve(JSON.stringify(config, nonFinite));
       return undefined;
     } catch (e) {
-      return `dsh-resilience: ${String(e?.message ?? e).replace(/^configure: /, '')}`;
+      return `dsh-resilience: ${String(e?.message ?? e).replace(/^resolve: /, '')}`;
     }
   }
 
@@ -237,30 +235,25 @@ export class Engine {
    * @returns {ResolvedConfig}
    */
   defaults(config = {}) {
-    return JSON.parse(this.configureSpare(JSON.stringify(config))).config;
+    return JSON.parse(this.resolve(JSON.stringify(config))).config;
   }
 
   /**
-   * `configure` on a spare instance: it checks a config and resolves its
-   * defaults without touching the running one (configure resets an instance
-   * wholly, and a refused config leaves it as it was). One spare serves a
-   * burst of calls and is let go a turn of the event loop later: the settings
-   * card asks for two defaults and a check as it registers, just as the first
-   * request is due, and each fresh instance costs the main thread 10-20 ms
-   * (mostly faulting in its memory; measured on a loaded 2-core machine).
+   * The module's `resolve` (a config checked and resolved, no state touched)
+   * on the running instance. Before there is one (or after it failed for
+   * good) a throwaway instance answers: the settings card asks for defaults
+   * and a check as it registers, just as the first request is due, and a
+   * second instance costs the main thread 10-20 ms there.
    * @param {string} configJson
    * @returns {string} the module's answer.
-   * @throws {ModuleError} the module refused the config; {TrapError} the spare trapped (and is dropped).
+   * @throws {ModuleError} the module refused the config; {TrapError} it trapped.
    */
-  configureSpare(configJson) {
-    if (!this.spare) {
-      this.spare = new ModuleInstance(/** @type {WebAssembly.Module} */ (this.compiled));
-      setImmediate(() => { this.spare = undefined; }).unref();
-    }
+  resolve(configJson) {
+    const module = this.instance ?? new ModuleInstance(/** @type {WebAssembly.Module} */ (this.compiled));
     try {
-      return this.spare.call('configure', configJson);
+      return module.call('resolve', configJson);
     } catch (e) {
-      if (!(e instanceof ModuleError)) this.spare = undefined; // a trap: the next call starts afresh
+      if (module === this.instance && !(e instanceof ModuleError)) this.fail(e, 'resolve'); // a trap: rebuild
       throw e;
     }
   }

@@ -1332,6 +1332,11 @@ export interface QuotaReport {
 export interface PolicyExports {
   /** Validates and installs the configuration; resets all state. */
   'configure': { input: Config; output: Configured };
+  /**
+   * Validates a configuration and answers it resolved, as `configure` would,
+   * changing nothing: a config check and the defaults need no second instance.
+   */
+  'resolve': { input: Config; output: Configured };
   /** One step of the state machine. */
   'decide': { input: StepInput; output: StepOutput };
   /** The channel health worth persisting. */

@@ -50,6 +50,9 @@ func call(export string) (rc int32) {
 //go:wasmexport configure
 func configure() int32 { return call("configure") }
 
+//go:wasmexport resolve
+func resolve() int32 { return call("resolve") }
+
 //go:wasmexport decide
 func decide() int32 { return call("decide") }
 

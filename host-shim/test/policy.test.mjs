@@ -111,26 +111,19 @@ test('every policy input is recorded for the what-if replay, a tool failure\'s m
   assert.equal(inputRecord(5, { kind: 'wake' }).nowMs, 5);
 });
 
-test('checks and defaults run on one spare instance: the running one keeps its config and state', () => {
-  const p = new Policy(compiled, { chain: CHAIN, failureThreshold: 2 }, quiet);
+test('checks and defaults ask the running instance, which keeps its config and state', () => {
+  const p = new Policy(compiled, { chain: CHAIN, failureThreshold: 2, cooldownMs: 5000 }, quiet);
   const running = p.instance;
+  p.decide(1000, { kind: 'request', agent: 'a1', proposed: CHAIN[0] });
+  assert.equal(p.decide(1001, quota(1001)).verdict.kind, 'retry'); // a opens
   assert.equal(p.defaults().failureThreshold, 3);
   assert.equal(p.defaults({ persistent: true }).persistent, true);
   assert.equal(p.check({ chain: CHAIN, cooldownMs: 5 }), undefined);
   assert.match(p.check({ chain: CHAIN, maxFailovers: -1 }), /^dsh-resilience: config key "maxFailovers"/);
-  const spare = p.spare;
-  assert.ok(spare && spare !== running, 'one spare, not the running instance');
-  assert.equal(p.check({ chain: CHAIN }), undefined);
-  assert.equal(p.spare, spare, 'a burst of checks shares it');
-  assert.equal(p.instance, running);
+  assert.equal(p.instance, running, 'no new instance');
   assert.equal(p.resolved.failureThreshold, 2);
-  assert.ok(p.decide(0, { kind: 'wake' }), 'the running instance still answers');
-});
-
-test('the spare is let go once the burst of checks is over', async () => {
-  const p = new Policy(compiled, { chain: CHAIN }, quiet);
-  p.check({ chain: CHAIN });
-  assert.ok(p.spare);
-  await new Promise((resolve) => setImmediate(resolve));
-  assert.equal(p.spare, undefined);
+  assert.deepEqual(p.failureCounts(), {}, 'a refused config is no module failure');
+  // resolve reset nothing: a is still open.
+  assert.deepEqual(p.snapshot().channels.map((c) => [c.channel.model, c.state, c.openUntilMs]), [['a', 'open', 6001]]);
+  assert.deepEqual(p.decide(1002, { kind: 'request', agent: 'a3', proposed: CHAIN[0] }).verdict, { kind: 'swap', provider: 'p', model: 'b' });
 });
