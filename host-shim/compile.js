@@ -11,8 +11,10 @@
 // code with the main thread, the functions the worker ran included, so the
 // main thread then only instantiates and runs.
 // Anything wrong with the worker (none can start, it fails, it exits) falls
-// back to compiling here: slower to start, never down.
+// back to compiling here: slower to start, never down. With one core the
+// worker would only add its own start-up to the host's, so it is not used.
 import { readFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
@@ -36,7 +38,7 @@ export function compileModule(path = WASM_PATH, { worker = WORKER, patienceMs = 
   const key = `${path}\n${worker}`;
   let module = compiling.get(key);
   if (!module) {
-    module = offThread(path, worker, patienceMs).catch(() => compileHere(path));
+    module = availableParallelism() > 1 ? offThread(path, worker, patienceMs).catch(() => compileHere(path)) : compileHere(path);
     compiling.set(key, module);
   }
   return module;
