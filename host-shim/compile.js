@@ -10,9 +10,10 @@
 // (RATIONALE.md, start-up). A compiled module posted from a worker shares its
 // code with the main thread, the functions the worker ran included, so the
 // main thread then only instantiates and runs.
-// Anything wrong with the worker (none can start, it fails, it exits) falls
-// back to compiling here: slower to start, never down. With one core the
-// worker would only add its own start-up to the host's, so it is not used.
+// Anything wrong with the worker (none can start, it fails, answers no
+// module, exits or hangs) falls back to compiling here: slower to start,
+// never down. With one core the worker would only add its own start-up to
+// the host's, so it is not used.
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';

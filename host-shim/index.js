@@ -60,7 +60,7 @@ const ADAPTERS_SETTLE_MS = 250;
  *   receives the engine, its bring-up, the settings card's path and the health
  *   store (apply itself returns nothing: Cordis takes a returned value as an effect).
  */
-export async function apply(ctx, config = {}, { compiled = compileModule(), expose } = {}) {
+export async function apply(ctx, config = {}, { compiled, expose } = {}) {
   const { shim, policy: policyConfig } = splitConfig(config ?? {});
   if (shim.enabled === false) { // off.js: no module, no hooks, no files
     (await import('./off.js')).applyOff(ctx);
@@ -91,7 +91,8 @@ export async function apply(ctx, config = {}, { compiled = compileModule(), expo
   // The page answers its long poll on every record too (a setting, a merged health): it reads none.
   const audit = tapAudit(new AuditLog(join(stateDir, 'audit.jsonl')), [() => web.changed(), telemetrySink(ctx), (r) => notifier.observe(r)]);
   const report = (record) => audit.write(record);
-  const engine = new Engine(compiled, policyConfig, logger, report, report);
+  // Not a default parameter: that would start the compile (and its worker) for a row that is off.
+  const engine = new Engine(compiled ?? compileModule(), policyConfig, logger, report, report);
   web.deps.policy = engine;
   const lifetime = new AbortController();
   const waits = new Waits();
