@@ -6,9 +6,11 @@
 // no decision state of its own: that is the module's.
 //
 // Start-up: `apply` registers everything and returns; the module is compiled
-// and brought up behind it, off the host's boot. The first model request
-// awaits only the bring-up (config, health, backup, session settings); Redis,
-// the health refresh, model info and the probes follow behind it.
+// on a worker (compile.js) and brought up behind it, off the host's boot.
+// The first model request awaits only the bring-up (config, health, backup,
+// session settings, and the probes the restored health calls for); Redis,
+// the health refresh, model info and the probes those call for follow
+// behind it.
 import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AuditLog } from './audit.js';
@@ -214,7 +216,8 @@ export async function apply(ctx, config = {}, { compiled, expose } = {}) {
     return false;
   });
   // Behind the first request: the file's refresh (it sets a refused file
-  // aside and audits skipped records), other hosts, the probes, the refresher.
+  // aside and audits skipped records), other hosts' records, the probes
+  // those call for, the refresher.
   const behind = up.then(async () => {
     if (lifetime.signal.aborted) return;
     await health.refresh(); // what other host processes learnt since
