@@ -197,12 +197,6 @@ export async function apply(ctx, config = {}, { compiled, expose } = {}) {
       pools: engine.resolved.pools.map((p) => p.name), balances: engine.resolved.quota.balances.map((b) => b.provider),
       ...(sharedConfig.redis ? { shared: 'redis' } : {}) });
     if (restored?.adopted) report({ type: 'health-merged', adopted: restored.adopted, of: restored.channels });
-    // The probes the restored health calls for go out before any request is
-    // decided: a restart that finds a channel due takes its half-open slot
-    // with a tiny probe, not with the user's first request. (A request that
-    // arrived while the module came up waits for `up`; one arriving
-    // later finds the engine up, so nothing here awaits before this.)
-    step(wakeEvent());
     // Once: exhaustion marks an older version kept in quota-marks.json now live in health
     // (only a config with the quota rules folds them: migrate-marks.js).
     if (engine.resolved.quota?.active === true) {

@@ -112,8 +112,7 @@ test('a trap fails the request open and the engine recovers with the same bring-
   const audit = await auditOf(dir);
   assert.ok(audit.some((r) => r.type === 'module-failure' && r.error === 'TrapError' && r.what === 'request'));
   assert.ok(audit.some((r) => r.type === 'input' && r.export === 'configure' && r.rebuild === true), 'the recovery is recorded for the replay');
-  // The bring-up's own wake (the restored health's probes) is the first decide, and traps too.
-  assert.deepEqual(audit.at(-1).moduleFailures, { 'TrapError:wake': 1, 'TrapError:request': 1 });
+  assert.deepEqual(audit.at(-1).moduleFailures, { 'TrapError:request': 1 });
 });
 
 test('a live reconfigure keeps channel health and the backup; a refused one changes nothing', async (t) => {
