@@ -119,7 +119,7 @@ test('(d) a failover target without reasoning support: the effort is dropped and
   assert.deepEqual([dropped.channel, dropped.effort], [SECONDARY, 'high']);
 });
 
-test('(e) a restarted host still avoids a tripped primary, and returns to it after a probe', async (t) => {
+test('(e) a restarted host still avoids a tripped primary, and returns to it once it is due and answers', async (t) => {
   fp.reset();
   fp.script(PRIMARY.model, ['insufficient_balance']);
   fp.script(SECONDARY.model, [{ kind: 'success', text: 'from the secondary' }]);
@@ -143,8 +143,11 @@ test('(e) a restarted host still avoids a tripped primary, and returns to it aft
 
   // The open time ends: the saved record's end is moved to now, as a host started after
   // the cooldown finds it (the module compares openUntilMs with its clock, whoever wrote
-  // it), instead of the test sleeping through the cooldown. The next host probes the
-  // primary, and the session returns to it.
+  // it), instead of the test sleeping through the cooldown. The next host tries the
+  // primary in its half-open slot, and the session returns to it. Which request takes
+  // that slot is a race the design allows: the probe the bring-up's wake sends (behind
+  // the health refresh and the other hosts' records), or the first request, when it is
+  // decided first (the module compiles on a worker and comes up close to it).
   const later = JSON.parse(await readFile(healthPath, 'utf8'));
   assert.equal(primaryRecord(later).state, 'open', 'no host ended it by itself');
   primaryRecord(later).openUntilMs = Date.now();
@@ -154,12 +157,16 @@ test('(e) a restarted host still avoids a tripped primary, and returns to it aft
   r = await runHeadless(h, 'Reply with OK');
   assert.equal(r.stdout.trim(), 'from the primary', r.stderr);
   const third = fp.requests.slice(3);
-  assert.ok(third.some((q) => q.model === PRIMARY.model && isProbe(q)), 'the primary was probed with a tiny request');
+  const probed = third.some((q) => q.model === PRIMARY.model && isProbe(q));
+  assert.ok(probed || isProbe(third[0]) === false && third[0].model === PRIMARY.model,
+    'the primary was tried: by a tiny probe, or by the first request in its half-open slot');
   // The agent reaches the secondary at most while the probe is still out (one
   // tool round each): under load a probe can settle after the first request.
   assert.ok(third.filter((q) => q.model === SECONDARY.model).length <= 3);
   const audit = await auditRecords(h);
-  assert.ok(audit.some((a) => a.type === 'probe-result' && `${a.channel.provider}/${a.channel.model}` === P && a.ok));
+  const onP = (a) => `${a.channel?.provider}/${a.channel?.model}` === P;
+  assert.ok(probed ? audit.some((a) => a.type === 'probe-result' && onP(a) && a.ok) : audit.some((a) => a.type === 'circuit-closed' && onP(a)),
+    'the trial that answered closed it');
   const healed = JSON.parse(await readFile(healthPath, 'utf8'));
   assert.equal(primaryRecord(healed).state, 'closed');
 });

@@ -8,9 +8,8 @@
 // Start-up: `apply` registers everything and returns; the module is compiled
 // on a worker (compile.js) and brought up behind it, off the host's boot.
 // The first model request awaits only the bring-up (config, health, backup,
-// session settings, and the probes the restored health calls for); Redis,
-// the health refresh, model info and the probes those call for follow
-// behind it.
+// session settings); Redis, the health refresh, model info and the probes
+// follow behind it.
 import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AuditLog } from './audit.js';
@@ -210,8 +209,9 @@ export async function apply(ctx, config = {}, { compiled, expose } = {}) {
     return false;
   });
   // Behind the first request: the file's refresh (it sets a refused file
-  // aside and audits skipped records), other hosts' records, the probes
-  // those call for, the refresher.
+  // aside and audits skipped records), other hosts' records, then the probes
+  // all of that calls for (after them: a host acts on what the others say,
+  // not on its file alone), the refresher.
   const behind = up.then(async () => {
     if (lifetime.signal.aborted) return;
     await health.refresh(); // what other host processes learnt since
