@@ -9,13 +9,27 @@
 // to the host's own behaviour for that one event (fail open).
 // Each step's effects go out to the subscribers registered here; adapters
 // talk only to the engine.
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { ModuleInstance, ModuleError, TrapError } from './kernel.js';
 import { now as clockNow } from './clock.js';
 import { setBackupEvent } from './events.js';
 
 /** @import { Channel, Event, Health, QuotaReport, ResolvedConfig, Restored, StepOutput } from './policy-types.js' */
 
-export { compileModule, WASM_PATH } from './compile.js';
+export const WASM_PATH = fileURLToPath(new URL('../build/dsh-resilience.wasm', import.meta.url));
+
+let compiling;
+/**
+ * Compiles the module once per process; every activation shares it. Started
+ * at activation without being awaited there: V8 compiles off the main thread
+ * while the host goes on booting.
+ * @returns {Promise<WebAssembly.Module>}
+ */
+export function compileModule(path = WASM_PATH) {
+  compiling ??= readFile(path).then((bytes) => WebAssembly.compile(bytes));
+  return compiling;
+}
 
 /**
  * JSON.stringify turns NaN and Infinity (YAML `.nan`, `.inf`) into null,

@@ -6,7 +6,7 @@
 // no decision state of its own: that is the module's.
 //
 // Start-up: `apply` registers everything and returns; the module is compiled
-// on a worker (compile.js) and brought up behind it, off the host's boot.
+// and brought up behind it, off the host's boot.
 // The first model request awaits only the bring-up (config, health, backup,
 // session settings); Redis, the health refresh, model info and the probes
 // follow behind it.
@@ -92,7 +92,7 @@ export async function apply(ctx, config = {}, { compiled, expose } = {}) {
   // The page answers its long poll on every record too (a setting, a merged health): it reads none.
   const audit = tapAudit(new AuditLog(join(stateDir, 'audit.jsonl')), [() => web.changed(), telemetrySink(ctx), (r) => notifier.observe(r)]);
   const report = (record) => audit.write(record);
-  // Not a default parameter: that would start the compile (and its worker) for a row that is off.
+  // Not a default parameter: that would start the compile for a row that is off.
   const engine = new Engine(compiled ?? compileModule(), policyConfig, logger, report, report);
   web.deps.policy = engine;
   const lifetime = new AbortController();
