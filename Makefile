@@ -67,7 +67,7 @@ test-shim: $(WASM) $(FAULT_WASM)
 
 # The web client's pure parts (row text, menu, countdown, locale strings).
 test-client:
-	node --test --test-reporter=spec client/test/
+	$(WITH_NODE) node --test --test-reporter=spec 'client/test/*.test.cjs'
 
 # The shim and the web client (JavaScript with JSDoc) checked by the pinned
 # TypeScript against the contract's generated types (host-shim/policy-types.d.ts)
