@@ -67,6 +67,10 @@ export async function apply(ctx, config = {}, { compiled, expose } = {}) {
     (await import('./off.js')).applyOff(ctx);
     return;
   }
+  // First: the compile runs on V8's background threads while the rest of
+  // activation and the host's boot go on (engine.js, compileEagerly).
+  const compiling = compiled ?? compileModule();
+  Promise.resolve(compiling).catch(() => {}); // a module that cannot load is reported by the bring-up
   const sharedConfig = shim.shared ? checkShared(shim.shared) : {};
   // Loaded only when configured, so the default install needs no client; a
   // missing client stops activation with the key and how to add it.
@@ -92,8 +96,7 @@ export async function apply(ctx, config = {}, { compiled, expose } = {}) {
   // The page answers its long poll on every record too (a setting, a merged health): it reads none.
   const audit = tapAudit(new AuditLog(join(stateDir, 'audit.jsonl')), [() => web.changed(), telemetrySink(ctx), (r) => notifier.observe(r)]);
   const report = (record) => audit.write(record);
-  // Not a default parameter: that would start the compile for a row that is off.
-  const engine = new Engine(compiled ?? compileModule(), policyConfig, logger, report, report);
+  const engine = new Engine(compiling, policyConfig, logger, report, report);
   web.deps.policy = engine;
   const lifetime = new AbortController();
   const waits = new Waits();
@@ -280,11 +283,12 @@ export async function apply(ctx, config = {}, { compiled, expose } = {}) {
 
   // Every streaming model call, the auxiliary ones included, under a silence
   // watchdog (stall.js): a stalled one is cut and fails as a TIMEOUT.
-  await watchStalls(ctx, (event) => step(event)?.verdict);
+  // Neither waits for the host's llm package (host-llm.js, afterHostLlm).
+  watchStalls(ctx, (event) => step(event)?.verdict);
   // Compaction and session-title calls off an open channel (aux-route.js).
   // Registered after the watchdog and prepended, so it runs first and the
   // copy it sends is watched like any call.
-  await routeAuxCalls(ctx, (event) => step(event)?.verdict, report);
+  routeAuxCalls(ctx, (event) => step(event)?.verdict, report);
 
   // What the host knows of the models the plugin may swap to decides whether
   // a reasoning effort survives the swap.
