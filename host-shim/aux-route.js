@@ -10,7 +10,7 @@
 // calls are the agent/request hook's, and the plugin's own probes (no
 // purpose) go where they are sent: they exist to test an open channel.
 
-import { hostLlm } from './host-llm.js';
+import { afterHostLlm, hostLlmNow } from './host-llm.js';
 import { auxRequestEvent } from './events.js';
 
 /** The purposes routed; any other call (a probe, a plugin's own) goes where it was sent. */
@@ -33,11 +33,13 @@ export function swappedCopy(options, verdict) {
  * @param {(event: object) => any} decide - the policy step; its verdict.
  * @param {(record: object) => void} report - the audit log.
  */
-export async function routeAuxCalls(ctx, decide, report) {
-  const llmPkg = await hostLlm();
-  const isAgent = typeof llmPkg?.isAgentLoopRequest === 'function' ? (o) => llmPkg.isAgentLoopRequest(o) : () => false;
+export function routeAuxCalls(ctx, decide, report) {
+  const isAgent = (o) => {
+    const llmPkg = hostLlmNow();
+    return typeof llmPkg?.isAgentLoopRequest === 'function' && llmPkg.isAgentLoopRequest(o);
+  };
   const copies = new WeakSet();
-  ctx.on('llm/stream', (options, next) => {
+  ctx.on('llm/stream', afterHostLlm((options, next) => {
     if (copies.has(options) || !ROUTED_PURPOSES.has(options?.purpose) || isAgent(options)) return next();
     const llm = ctx.get('llm');
     if (typeof llm?.stream !== 'function' || !options.provider || !options.model) return next();
@@ -48,5 +50,5 @@ export async function routeAuxCalls(ctx, decide, report) {
     copies.add(copy);
     report({ type: 'aux-routed', purpose: options.purpose, from: event.proposed, to: { provider: copy.provider, model: copy.model } });
     return llm.stream(copy);
-  }, true);
+  }), true);
 }

@@ -5,10 +5,44 @@
 // test without the package), each caller falls back to what it can do alone.
 
 let loading;
-/** @returns {Promise<object|undefined>} the module, or undefined when it cannot be loaded. */
+let settled = false;
+/** @type {any} */
+let loaded;
+/** @returns {Promise<any>} the module, or undefined when it cannot be loaded. */
 export function hostLlm() {
-  loading ??= import('@deepseek-ai/dsh-llm').catch(() => undefined);
+  loading ??= import('@deepseek-ai/dsh-llm').then((m) => m, () => undefined).then((m) => {
+    loaded = m;
+    settled = true;
+    return m;
+  });
   return loading;
+}
+
+/** The module if it has loaded by now (undefined before, or when it cannot be loaded). */
+export const hostLlmNow = () => loaded;
+
+/**
+ * An `llm/stream` listener that reads the host's package synchronously
+ * (hostLlmNow). The import starts here and `apply` does not wait for it: the
+ * host's boot awaits every plugin's `apply` before the first turn, and the
+ * import took 60-100 ms there (the package's own graph, which the host loads
+ * anyway for its llm service, only later). A stream opened before the import has settled waits
+ * for it inside the stream this returns, so no call ever sees it missing.
+ * @param {(options: any, next: () => any) => any} listener - returns the stream (an async iterable).
+ * @returns {(options: any, next: () => any) => any}
+ */
+export function afterHostLlm(listener) {
+  const ready = hostLlm();
+  return (options, next) => (settled ? listener(options, next) : late(ready, () => listener(options, next)));
+}
+
+/**
+ * @param {Promise<unknown>} ready
+ * @param {() => AsyncIterable<unknown>} open
+ */
+async function* late(ready, open) {
+  await ready;
+  yield* open();
 }
 
 /**

@@ -23,7 +23,7 @@
 // host's retries (measured in the real host: docs/decisions.md, "Stalled streams").
 
 import { now as clockNow } from './clock.js';
-import { hostLlm } from './host-llm.js';
+import { afterHostLlm, hostLlmNow } from './host-llm.js';
 import { streamCheckEvent } from './events.js';
 
 import { laterTimers } from './timers.js';
@@ -216,14 +216,14 @@ export class StallWatcher {
  * @param {import('./host.js').Context} ctx - the plugin's Cordis context.
  * @param {(event: EventStreamCheck) => Verdict|undefined} decide - index.js's policy step.
  */
-export async function watchStalls(ctx, decide) {
+export function watchStalls(ctx, decide) {
   // The agent loop marks its requests; listeners behind this one must see the copy marked too.
-  const llmPkg = await hostLlm();
-  const carryMarks = typeof llmPkg?.isAgentLoopRequest === 'function'
-    ? (from, to) => { if (llmPkg.isAgentLoopRequest(from)) llmPkg.markAgentLoopRequest(to); }
-    : noop;
+  const carryMarks = (from, to) => {
+    const llmPkg = hostLlmNow();
+    if (typeof llmPkg?.isAgentLoopRequest === 'function' && llmPkg.isAgentLoopRequest(from)) llmPkg.markAgentLoopRequest(to);
+  };
   const watcher = new StallWatcher({ decide, llm: () => ctx.get('llm'), carryMarks });
-  ctx.on('llm/stream', (options, next) => watcher.wrap(options, next), true);
+  ctx.on('llm/stream', afterHostLlm((options, next) => watcher.wrap(options, next)), true);
   ctx.effect(() => () => watcher.dispose(), 'dsh-resilience: stop watching model streams');
   return watcher;
 }

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { routeAuxCalls, swappedCopy } from '../aux-route.js';
+import { hostLlm } from '../host-llm.js';
 
 function fakeHost(verdict) {
   const asked = [];
@@ -18,7 +19,8 @@ function fakeHost(verdict) {
 
 test('a compaction call on an open channel is sent to the module\'s target, once, and audited', async () => {
   const h = fakeHost({ kind: 'swap', provider: 'mock', model: 'mock-b', dropReasoningEffort: true });
-  await routeAuxCalls(h.ctx, h.decide, (r) => h.records.push(r));
+  routeAuxCalls(h.ctx, h.decide, (r) => h.records.push(r));
+  await hostLlm(); // settled: the listener answers at once (host-llm.test.mjs has the call before)
   const out = h.call(Object.freeze({ provider: 'p', model: 'a', purpose: 'compaction', reasoningEffort: 'high', messages: [] }));
   assert.equal(out, 'adapter', 'the copy went round the waterfall to the adapter');
   assert.deepEqual(h.asked, [{ kind: 'aux-request', proposed: { provider: 'p', model: 'a' }, purpose: 'compaction', reasoningEffort: 'high' }]);
@@ -28,7 +30,8 @@ test('a compaction call on an open channel is sent to the module\'s target, once
 
 test('probes, agent calls without a purpose, and a pass go where they were sent', async () => {
   const h = fakeHost({ kind: 'pass' });
-  await routeAuxCalls(h.ctx, h.decide, () => {});
+  routeAuxCalls(h.ctx, h.decide, () => {});
+  await hostLlm();
   assert.equal(h.call({ provider: 'p', model: 'a', maxTokens: 8 }), 'adapter');
   assert.equal(h.asked.length, 0, 'no purpose: not asked');
   assert.equal(h.call({ provider: 'p', model: 'a', purpose: 'session-title' }), 'adapter');
