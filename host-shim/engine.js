@@ -10,7 +10,6 @@
 // Each step's effects go out to the subscribers registered here; adapters
 // talk only to the engine.
 import { readFileSync } from 'node:fs';
-import v8 from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import { ModuleInstance, ModuleError, TrapError } from './kernel.js';
 import { now as clockNow } from './clock.js';
@@ -23,61 +22,28 @@ export const WASM_PATH = fileURLToPath(new URL('../build/dsh-resilience.wasm', i
 let compiling;
 /**
  * Compiles the module once per process; every activation shares it. Started
- * at activation without being awaited there, so it overlaps the host's boot.
+ * first thing at activation and not awaited there, so it overlaps the rest of
+ * activation and the host's boot.
+ * Read at once, not through fs/promises: while the host boots, libuv's four
+ * threads are busy with its files, and the 4.5 MB came back ~150 ms after
+ * activation in 512 KB round trips through that queue; from the page cache
+ * the read takes the main thread 2-6 ms.
+ * Compiled lazily, as V8 does by default: compiling every function up front
+ * on V8's background threads took the bring-up's compiling off the main
+ * thread (~30 ms) but cost ~130 ms of CPU on the other core, and on a 2-core
+ * machine the host's main thread then waited ~40 ms longer for a core: the
+ * first request came later, not sooner (RATIONALE.md, start-up).
  * @returns {Promise<WebAssembly.Module>}
  */
 export function compileModule(path = WASM_PATH) {
   if (!compiling) {
-    // Read at once, not through fs/promises: while the host boots, libuv's
-    // four threads are busy with its files, and the 4.5 MB came back ~150 ms
-    // after activation in 512 KB round trips through that queue; from the
-    // page cache the read takes the main thread ~2 ms.
     try {
-      compiling = compileEagerly(/** @type {Uint8Array<ArrayBuffer>} */ (readFileSync(path)));
+      compiling = WebAssembly.compile(/** @type {Uint8Array<ArrayBuffer>} */ (readFileSync(path)));
     } catch (e) {
       compiling = Promise.reject(e);
     }
   }
   return compiling;
-}
-
-/**
- * The user's own say on wasm compilation, if any: then it is left alone.
- * @param {string[]} argv
- */
-export const userChose = (argv) => argv.some((a) => /wasm[-_]lazy[-_]compilation/.test(a));
-
-/**
- * `WebAssembly.compile` with every function compiled up front, on V8's
- * background threads. Node 22's V8 compiles a wasm function lazily, on the
- * thread that first calls it: for this module, the host's main thread paid
- * ~25-35 ms compiling what the Go runtime's start, configure and the first
- * decisions reach, just before the first model request. Compiled eagerly, the
- * same work (~130 ms of CPU) runs on another core while the host boots, and
- * the first instance's start and configure take ~5 ms (RATIONALE.md, start-up).
- * V8 has no per-module switch, so its flag is turned off for this compile
- * and back on once the compile has ended (V8 reads it while compiling, not
- * at the call); a wasm module the host compiles in that window is compiled
- * eagerly too, which changes its speed, never its behaviour. A user who set
- * the flag either way keeps it; if flags cannot be set, the compile is lazy.
- * @param {Uint8Array<ArrayBuffer>} bytes
- * @returns {Promise<WebAssembly.Module>}
- */
-export function compileEagerly(bytes, argv = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)]) {
-  if (userChose(argv)) return WebAssembly.compile(bytes);
-  try {
-    v8.setFlagsFromString('--no-wasm-lazy-compilation');
-  } catch {
-    return WebAssembly.compile(bytes);
-  }
-  const compiled = WebAssembly.compile(bytes);
-  const restore = () => {
-    try {
-      v8.setFlagsFromString('--wasm-lazy-compilation');
-    } catch { /* it was set a moment ago */ }
-  };
-  compiled.then(restore, restore);
-  return compiled;
 }
 
 /**

@@ -67,8 +67,7 @@ export async function apply(ctx, config = {}, { compiled, expose } = {}) {
     (await import('./off.js')).applyOff(ctx);
     return;
   }
-  // First: the compile runs on V8's background threads while the rest of
-  // activation and the host's boot go on (engine.js, compileEagerly).
+  // First: the compile overlaps the rest of activation and the host's boot (engine.js).
   const compiling = compiled ?? compileModule();
   Promise.resolve(compiling).catch(() => {}); // a module that cannot load is reported by the bring-up
   const sharedConfig = shim.shared ? checkShared(shim.shared) : {};
