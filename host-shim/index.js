@@ -312,11 +312,17 @@ export async function apply(ctx, config = {}, { compiled, expose } = {}) {
     if (!engine.up) return;
     [...engine.resolved.chain, ...poolRoutes(), ...(backup ? [backup] : [])].forEach((c) => describe(llm, c));
   };
+  // Asked first once the host has loaded every plugin (its loader settled):
+  // a provider's adapter registers in its own plugin's activation, and a
+  // target asked about before that answers NO_ADAPTER, which the module takes
+  // as "cannot be served" and routes the first request away from it. The
+  // module comes up well before the host's boot ends.
+  const booted = () => Promise.resolve(ctx.get('loader')?.await?.()).catch(() => {});
   ctx.inject(['llm'], (sub) => {
     // Once the module is up. The sub may be inactive by then (its service is
     // not its to give once this callback returned): the plugin's own context asks.
     const first = sub.llm;
-    up.then(() => { if (!lifetime.signal.aborted) describeAll(ctx.get('llm') ?? first); })
+    Promise.all([up, booted()]).then(() => { if (!lifetime.signal.aborted) describeAll(ctx.get('llm') ?? first); })
       .catch((e) => logger.warn('dsh-resilience: model info not asked: %s', e?.message ?? e));
     // Asked again once the routes settle: a host shutting down unregisters
     // its adapters one by one, and a settings change may swap a route out

@@ -15,13 +15,13 @@ const FAULT = fileURLToPath(new URL('../../build/dsh-resilience-fault.wasm', imp
 const faultCompiled = readFile(FAULT).then((b) => WebAssembly.compile(b));
 
 /** A Cordis-shaped context that owns its disposers, as the host's does. */
-function fakeContext() {
+function fakeContext(more = {}) {
   const listeners = new Map(); // event -> listener
   const commands = new Map(); // name -> command
   const provided = new Map();
   const disposers = [];
   const effect = (fn) => { disposers.push(fn()); };
-  const services = { commands: { register: (c) => { commands.set(c.name, c); return () => commands.delete(c.name); } } };
+  const services = { commands: { register: (c) => { commands.set(c.name, c); return () => commands.delete(c.name); } }, ...more };
   const ctx = {
     logger: () => ({ warn() {}, info() {} }),
     on: (name, fn) => { listeners.set(name, fn); },
@@ -66,6 +66,38 @@ test('activation: apply returns before the bring-up, and the first request await
   const audit = await auditOf(dir);
   assert.equal(audit.filter((r) => r.type === 'boot').length, 1);
   assert.ok(audit.some((r) => r.type === 'input' && r.export === 'decide' && r.event.kind === 'request'), 'the request was decided');
+});
+
+test('model info is asked once the host has loaded every plugin: a provider registered late is not taken for unroutable', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  // The chain's second provider registers its adapter in its own plugin's
+  // activation, after the module is up: asked before that, the host answers NO_ADAPTER.
+  const registered = new Set(['p']);
+  const asked = [];
+  const llm = {
+    resolveModelInfo: async (provider, model) => {
+      asked.push(`${provider}/${model}`);
+      if (!registered.has(provider)) throw Object.assign(new Error(`no adapter for ${provider}`), { code: 'NO_ADAPTER' });
+      return { context: { contextWindow: 128000 } };
+    },
+  };
+  let loaded;
+  const loader = { await: () => new Promise((resolve) => { loaded = resolve; }) };
+  const chain = [{ provider: 'late', model: 'x' }, ...CHAIN];
+  const { ctx, listeners } = fakeContext({ llm, loader });
+  t.after(() => ctx.dispose());
+  let parts;
+  await apply(ctx, { chain, probes: false, stateDir: dir }, { compiled: compileModule(), expose: (p) => { parts = p; } });
+  await parts.up;
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(asked, [], 'nothing asked while the host is still loading plugins');
+  registered.add('late');
+  loaded();
+  while (asked.length < chain.length) await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(await request(listeners, chain[0]), chain[0], 'the late provider is routable: the request goes where it was sent');
+  await ctx.dispose();
+  assert.ok(!(await auditOf(dir)).some((r) => r.type === 'unroutable'), 'no target was taken for unroutable');
 });
 
 test('a bad config ends the first request naming the key; apply itself does not fail', async (t) => {
