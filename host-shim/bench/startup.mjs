@@ -10,10 +10,10 @@
 // (first request seen by the provider) − (process spawned).
 // Target (exit 1 when missed): plugin − noop ≤ 50 ms, both as the
 // difference of the medians and as the median of the per-round differences.
-// BENCH_STARTUP_BEFORE=<dir>: a fourth home, `before`, runs the shim in
-// <dir>/host-shim (e.g. `git archive <commit> host-shim | tar -x -C <dir>`)
+// BENCH_STARTUP_BEFORE=<dir>: a fourth home, `before`, runs the shim from the
+// sources in <dir>/host-shim (e.g. `git archive <commit> host-shim | tar -x -C <dir>`)
 // over the same packed module, interleaved with the rest: a change's
-// before/after under the same load.
+// before/after under the same load. (`plugin` runs the packed one-file shim.)
 // Beside the wall figure, each run reports the main thread's CPU before the
 // first request (first-request-cpu.mjs, preloaded into every variant alike):
 // on a shared, loaded machine the wall figure is mostly the wait for a core.
@@ -44,10 +44,16 @@ async function variantHome(kind) {
     extraPlugins: kind === 'noop' ? [{ dir: join(ROOT, 'e2e/fixtures/noop-plugin'), id: 'noop-plugin' }] : [],
   });
   if (kind === 'before') {
-    const shim = join(home.dsh, 'profiles/headless/node_modules/dsh-resilience/host-shim');
+    // The older shim runs from its sources: the installed package is pointed at them.
+    const pkg = join(home.dsh, 'profiles/headless/node_modules/dsh-resilience');
+    const shim = join(pkg, 'host-shim');
     await stat(shim); // throws if the install moved
     await rm(shim, { recursive: true });
     await cp(join(BEFORE, 'host-shim'), shim, { recursive: true });
+    const manifest = JSON.parse(await readFile(join(pkg, 'package.json'), 'utf8'));
+    manifest.main = 'host-shim/index.js';
+    manifest.exports['.'] = './host-shim/index.js';
+    await writeFile(join(pkg, 'package.json'), JSON.stringify(manifest, null, 2));
   }
   if (kind !== 'plugin' && kind !== 'before') {
     const patch = join(home.dsh, 'profiles/headless/cordis.patch.yml');
