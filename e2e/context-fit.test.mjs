@@ -1,5 +1,6 @@
-// Context-fit routing in the real host, stock retries (issue #20): a failover
-// never goes to a target whose window cannot hold the session's context, and
+// Context-fit routing in the real host, stock retries (issue #20): a failover,
+// in a chain or a pool, never goes to a target whose window cannot hold the
+// session's context, and
 // a window refusal (CONTEXT_WINDOW_EXCEEDED) moves to a larger window. The
 // fake provider prices each prompt and refuses one beyond a model's real
 // window as a real provider does, so its records prove who got what.
@@ -45,6 +46,30 @@ describe('context-fit routing in the real host', () => {
     assert.ok(skipped.contextTokens > skipped.usable, JSON.stringify(skipped));
     const failover = audit.find((a) => a.type === 'failover');
     assert.deepEqual([failover.from, failover.to], [PRIMARY, LARGE]);
+  });
+
+  test('a pool session: a route too small for the context is skipped, and the next route that fits answers', async (t) => {
+    fp.reset();
+    fp.script(PRIMARY.model, ['insufficient_balance']);
+    fp.script(LARGE.model, [{ kind: 'success', text: 'answered by the large route' }]);
+    fp.window(SMALL.model, 4096);
+    // The session starts on the pool's first route (the host's default model): it is in the pool.
+    const home = await makeHome({ baseURL: fp.baseURL, ...stock, mockWindows: { 'mock-a': 4096, 'mock-b': 65536 },
+      plugin: { pools: [{ name: 'main', routes: [PRIMARY, SMALL, LARGE] }], quota: {}, probes: false } });
+    t.after(home.cleanup);
+
+    const r = await runHeadless(home, LONG_TASK);
+
+    assert.equal(r.stdout.trim(), 'answered by the large route', r.stderr);
+    assert.equal(r.code, 0);
+    const counts = fp.counts();
+    assert.equal(counts[SMALL.model], undefined, `the small route got nothing: ${JSON.stringify(counts)}`);
+    assert.equal(counts[LARGE.model], 1);
+    const audit = await auditRecords(home);
+    const skipped = audit.find((a) => a.type === 'skipped-too-small');
+    assert.ok(skipped, `a skipped-too-small record: ${JSON.stringify(audit.map((a) => a.type))}`);
+    assert.deepEqual([skipped.channel, skipped.contextWindow], [SMALL, 4096]);
+    assert.ok(audit.some((a) => a.type === 'quota-routed' && a.to?.model === LARGE.model), 'the pool moved the session to the large route');
   });
 
   test('CONTEXT_WINDOW_EXCEEDED on the primary fails over to a window that holds the context, and the turn completes', async (t) => {
