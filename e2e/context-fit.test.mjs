@@ -1,9 +1,9 @@
 // Context-fit routing in the real host, stock retries (issue #20): a failover,
 // in a chain or a pool, never goes to a target whose window cannot hold the
-// session's context, and
-// a window refusal (CONTEXT_WINDOW_EXCEEDED) moves to a larger window. The
-// fake provider prices each prompt and refuses one beyond a model's real
-// window as a real provider does, so its records prove who got what.
+// session's context, and a window refusal (CONTEXT_WINDOW_EXCEEDED) moves to
+// a larger window. The fake provider prices each prompt and refuses one beyond
+// a model's real window as a real provider does, so its records prove who got
+// what.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFakeProvider } from './fake-provider/fake-provider.mjs';
