@@ -26,8 +26,9 @@ export const hostLlmNow = () => loaded;
  * (hostLlmNow). The import starts here and `apply` does not wait for it: the
  * host's boot awaits every plugin's `apply` before the first turn, and the
  * import took 60-100 ms there (the package's own graph, which the host loads
- * anyway for its llm service, only later). A stream opened before the import has settled waits
- * for it inside the stream this returns, so no call ever sees it missing.
+ * anyway for its llm service, only later). A stream opened before the import
+ * has settled waits for it inside the stream this returns, so no call ever
+ * sees it missing.
  * @param {(options: any, next: () => any) => any} listener - returns the stream (an async iterable).
  * @returns {(options: any, next: () => any) => any}
  */
