@@ -1211,6 +1211,14 @@ export interface Health {
    * slowness is local, never persisted nor merged (policy/slow.go).
    */
   slow?: SlowHealth[] | null;
+  /**
+   * Whether the next host process may send a new session's first request
+   * as proposed before its module is up (policy/coldpass.go): true when
+   * this module would pass it whatever it proposed, being started from
+   * these records under the same config (no pools, quota rules or balance
+   * readings; every record closed and unmarked). Absent: false.
+   */
+  coldPass?: boolean | null;
 }
 
 export interface SlowHealth {
@@ -1240,6 +1248,8 @@ export interface RestoreInput {
   live?: boolean | null;
   /** A snapshot's `slow` list, passed back with it: ignored. */
   slow?: SlowHealth[] | null;
+  /** A snapshot's `cold-pass`, passed back with it: ignored. */
+  coldPass?: boolean | null;
 }
 
 export interface Configured {

@@ -381,14 +381,18 @@ func runSteps(t *testing.T, steps []step) {
 // spelling a counter in each would hide what they check. Scenarios about the
 // merge order name versions and get them compared (clock_test.go). The
 // burst's last failure time is dropped the same way unless named (the
-// scenarios about the burst across processes name it: burst_test.go).
+// scenarios about the burst across processes name it: burst_test.go), and
+// so is the cold-pass flag (TestColdPassScenarios names it).
 func withoutVersions(t *testing.T, s step, got []byte) []byte {
-	versions, lastFailures := strings.Contains(s.want, `"version"`), strings.Contains(s.want, `"lastFailureMs"`)
-	if s.export != "snapshot" || versions && lastFailures {
+	versions, lastFailures, cold := strings.Contains(s.want, `"version"`), strings.Contains(s.want, `"lastFailureMs"`), strings.Contains(s.want, `"coldPass"`)
+	if s.export != "snapshot" || versions && lastFailures && cold {
 		return got
 	}
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(got, &doc))
+	if !cold {
+		delete(doc, "coldPass")
+	}
 	chs, _ := doc["channels"].([]any)
 	for _, c := range chs {
 		if m, ok := c.(map[string]any); ok {

@@ -538,3 +538,24 @@ func TestScenarioBackoffBounds(t *testing.T) {
 		})
 	}
 }
+
+// TestColdPassScenarios: the snapshot says whether the next process may send
+// a new session's first request before its module is up (policy/coldpass.go),
+// and a snapshot passed back with the flag restores as one without it.
+func TestColdPassScenarios(t *testing.T) {
+	cold := func(entries ...string) string {
+		return strings.TrimSuffix(health(entries...), "}") + `,"coldPass":true}`
+	}
+	runSteps(t, []step{
+		configure(configJSON([]ch{chA, chB}, classic...), resolvedDefaults(chA, chB)),
+		snapshot(cold()),
+		decide(request(1000, "a1", chA), out(vPass)),
+		decide(requestErr(1000, "a1", "mock", afterHost, code("QUOTA"), "", 0),
+			out(vRetry, fxCircuit(chA, "closed", "open", "QUOTA", "quota", 61000), fxFailover("a1", chA, chB, "QUOTA", "quota"))),
+		// An open channel: the next process's module would route away from it.
+		snapshot(health(hcFull(chA, "open", 1, 1, 61000, "QUOTA", 1000))),
+		{export: "configure", in: configJSON([]ch{chA, chB}, classic...), want: resolvedDefaults(chA, chB), on: 1},
+		{export: "restore", in: restoreAt(70000, cold(hcFull(chB, "closed", 0, 0, 0, "", 500))), want: restored(1, 1), on: 1},
+		{export: "snapshot", want: cold(hcFull(chB, "closed", 0, 0, 0, "", 500)), on: 1},
+	})
+}

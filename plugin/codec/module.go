@@ -168,6 +168,9 @@ func (m *Module) Snapshot([]byte) ([]byte, error) {
 	}
 	w.endArray()
 	writeSlowHealth(&w, m.state.SlowHealth())
+	if m.state.ColdPass() { // policy/coldpass.go; absent: false
+		w.boolean("coldPass", true)
+	}
 	w.endObject()
 	return w.b, nil
 }
@@ -196,7 +199,7 @@ func (m *Module) Restore(input []byte) ([]byte, error) {
 		return nil, err
 	}
 	d := decoder{prefix: "health"}
-	d.object(v, "", "nowMs", "channels", "slow", "live") // slow: a snapshot's own, passed back; slowness is local
+	d.object(v, "", "nowMs", "channels", "slow", "live", "coldPass") // slow, coldPass: a snapshot's own, passed back and ignored
 	now, _ := d.uint(v.Get("nowMs"), "nowMs", true, maxMs)
 	live := d.boolean(v.Get("live"), "live")
 	records := v.Get("channels")

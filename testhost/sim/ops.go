@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -209,6 +210,9 @@ func (r *runner) restart(host bool) {
 	r.readingEvents(r.m)
 	r.compareRouting(r.m, check)
 	check.close()
+	if host && gjson.GetBytes(snap, "coldPass").Bool() {
+		r.checkColdPass(snap, fresh)
+	}
 	next := fresh(false)
 	if next == nil {
 		return
@@ -242,6 +246,41 @@ func (r *runner) restart(host bool) {
 		if host {
 			a.gen++
 			a.busy, a.inFlight, a.waiting = false, false, false
+		}
+	}
+}
+
+// checkColdPass: the snapshot said the next process may send a new
+// session's first request as proposed before its module is up
+// (policy/coldpass.go). A module brought up from it (configured, restored,
+// told the backup: what the shim's bring-up tells before any session's
+// settings) must then pass a fresh agent's request from every channel, and
+// from one the config never names.
+func (r *runner) checkColdPass(snap []byte, fresh func(readings bool) *Module) {
+	m := fresh(false)
+	if m == nil {
+		return
+	}
+	defer m.close()
+	if _, in, err := m.decide(r.now, r.backupEvent); err != nil {
+		r.brk("export-error", "set-backup: %v (input %s)", err, clip(string(in)))
+		return
+	}
+	for i, ch := range append(slices.Clone(r.s.Channels), Channel{"cold-check", "unnamed"}) {
+		agent := fmt.Sprintf("\x00cold-check-%d", i)
+		out, in, err := m.decide(r.now, func(b []byte) []byte {
+			b = append(b, `{"kind":"request","agent":`...)
+			b = appendStr(b, agent)
+			b = append(b, `,"proposed":`...)
+			return append(appendChannel(b, ch), '}')
+		})
+		if err != nil {
+			r.brk("export-error", "request: %v (input %s)", err, clip(string(in)))
+			return
+		}
+		if out.Kind != "pass" {
+			r.brk("cold-pass-sound", "the snapshot allowed a cold pass, yet a fresh module answered %s %s to a first request proposing %s (snapshot %s)", out.Kind, out.Swap, ch, clip(string(snap)))
+			return
 		}
 	}
 }
