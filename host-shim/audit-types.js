@@ -11,6 +11,8 @@ export const AUDIT_TYPES = Object.freeze({
   'stop': 'the plugin was disposed: its pid and the module failure counts; nothing is written after it',
   'module-failure': 'the first module error or wasm trap of each kind; the shim fell open to what the host does alone',
   'input': 'a policy input as the module received it (configure, decide, an adopting restore), for the what-if replay',
+  'cold-pass': 'a new session\'s first request went as proposed before the module was up (the last run\'s module allowed it: cold-start.json); told to the module once up',
+  'cold-pass-missed': 'the module, once up, would have routed a request sent cold elsewhere: the channel it went to and the module\'s',
   // Breakers
   'circuit-open': 'a channel (or a provider, model "*") opened: cause, class, open until',
   'circuit-half-open': 'an open time ended: the next request (or probe) tests the channel',
@@ -55,6 +57,7 @@ export const AUDIT_TYPES = Object.freeze({
   'health-set-aside': 'health.json did not parse or was refused; renamed health.json.corrupt-<time> and rebuilt',
   'health-unavailable': 'health.json cannot be read or written (said once per trouble)',
   'health-available': 'health.json works again after health-unavailable',
+  'cold-start-set-aside': 'cold-start.json did not parse; set aside (no cold start this run) and rebuilt at the next save',
   // Channel health, Redis
   'shared-merged': 'records published by other hosts through Redis were adopted',
   'shared-unavailable': 'Redis cannot be reached (said once per outage); local state goes on',

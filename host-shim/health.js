@@ -36,10 +36,13 @@ export class HealthStore {
    * @param {string} path - the health file.
    * @param {import('./engine.js').Engine} policy
    * @param {(record: object) => void} audit
-   * @param {{pruneMs?: number, maxBytes?: number, keep?: number, now?: () => number}} [o]
+   * @param {{pruneMs?: number, maxBytes?: number, keep?: number, now?: () => number,
+   *   saved?: (coldPass: boolean) => Promise<void>}} [o] - saved: told the snapshot's
+   *   `coldPass` after each write, still under the lock (cold-start.js).
    */
-  constructor(path, policy, audit, { pruneMs = DEFAULT_PRUNE_MS, maxBytes = MAX_HEALTH_BYTES, keep = KEEP_SET_ASIDE, now = clockNow } = {}) {
+  constructor(path, policy, audit, { pruneMs = DEFAULT_PRUNE_MS, maxBytes = MAX_HEALTH_BYTES, keep = KEEP_SET_ASIDE, now = clockNow, saved } = {}) {
     this.path = path;
+    this.saved = saved;
     this.file = new StateFile(path, { audit, setAside: { type: 'health-set-aside' }, maxBytes, keep, now });
     this.policy = policy;
     this.audit = audit;
@@ -102,8 +105,12 @@ export class HealthStore {
       if (!snapshot) return;
       snapshot.channels = this.prune(snapshot.channels);
       delete snapshot.slow; // slowness is local and re-learned (policy/slow.go): never persisted
+      const coldPass = snapshot.coldPass === true;
+      delete snapshot.coldPass; // kept beside the file, with the config it holds for
       await this.file.write(snapshot, 1);
       this.seen = identity(await stat(this.path));
+      // A word not written costs the next process only its cold start.
+      await this.saved?.(coldPass).catch(() => {});
     }));
   }
 

@@ -24,9 +24,10 @@ import { channelId } from './channel.js';
 import { auditSubscriber } from './effect-audit.js';
 import { eventSubscriber } from './effect-events.js';
 import { shellSubscriber } from './effect-shell.js';
-import { disposedEvent, modelInfoEvent, probeResultEvent, setBackupEvent, settledEvent, wakeEvent } from './events.js';
+import { contextTokensOf, disposedEvent, modelInfoEvent, probeResultEvent, requestEvent, setBackupEvent, settledEvent, wakeEvent } from './events.js';
 import { DEFAULT_PRUNE_MS, DEFAULT_REFRESH_MS, HealthStore } from './health.js';
 import { compileModule, ConfigError, Engine } from './engine.js';
+import { ColdStart } from './cold-start.js';
 import { checkNotify, Notifier } from './notify.js';
 import { runProbe } from './probe.js';
 import { installSkill } from './skill.js';
@@ -51,6 +52,14 @@ export const inject = [];
 
 /** How long the host's routes must be quiet before the targets are checked again. */
 const ADAPTERS_SETTLE_MS = 250;
+// A cold start (cold-start.js) brings the module up this long after the
+// host's boot if no request came first: a headless run's first request
+// follows its boot by well under this, an interactive one waits on the user.
+const COLD_START_MS = 1_000;
+// ... and this long after a request sent cold.
+const COLD_KICK_MS = 100;
+/** Why a bring-up kicked after the plugin ended does not run. */
+const DISPOSED = new Error('dsh-resilience was disposed before its bring-up');
 
 /**
  * @param {import("@deepseek-ai/cordis").Context} ctx
@@ -100,9 +109,11 @@ export async function apply(ctx, config = {}, { compiled, expose } = {}) {
   const lifetime = new AbortController();
   const waits = new Waits();
   const pruneMs = shim.healthPruneMs ?? DEFAULT_PRUNE_MS;
-  const health = new HealthStore(join(stateDir, 'health.json'), engine, report, { pruneMs });
+  const coldStart = new ColdStart(join(stateDir, 'cold-start.json'), report);
+  const health = new HealthStore(join(stateDir, 'health.json'), engine, report,
+    { pruneMs, saved: (coldPass) => coldStart.note(engine.configJson, coldPass) });
   const probes = new Set();
-  /** @type {{wake?: {clear: () => void, unref: () => any}, save?: NodeJS.Timeout, describe?: NodeJS.Timeout, refresh?: NodeJS.Timeout}} */
+  /** @type {{wake?: {clear: () => void, unref: () => any}, save?: NodeJS.Timeout, describe?: NodeJS.Timeout, refresh?: NodeJS.Timeout, coldStart?: NodeJS.Timeout, coldKick?: NodeJS.Timeout}} */
   const timers = {};
   let dirty = false; // health changed since the last save was started
   let shared; // SharedHealth, when shared.redis is configured
@@ -183,33 +194,87 @@ export async function apply(ctx, config = {}, { compiled, expose } = {}) {
 
   // ---- bring-up, off the host's boot
   // What the first request needs: the engine up with what earlier runs left
-  // (health, backup) and the sessions' settings loaded. Read in parallel with
-  // the module's compile; no lock is taken before the first request.
-  const up = (async () => {
-    // The plugin's files name the user's providers and usage: theirs only. An
-    // existing directory of the default name is tightened too (older versions
-    // made it 0755); a configured one is only created so.
-    const dir = mkdir(stateDir, { recursive: true, mode: 0o700 }).catch(() => {})
-      .then(() => (shim.stateDir === undefined ? chmod(stateDir, 0o700).catch(() => {}) : undefined));
-    const [text, saved] = await Promise.all([health.peek(), loadBackup(backupFile, report), quota.settings.load(), dir]);
+  // (health, backup) and the sessions' settings loaded. The files are read at
+  // once, in parallel with the module's compile; no lock is taken before the
+  // first request.
+  // The plugin's files name the user's providers and usage: theirs only. An
+  // existing directory of the default name is tightened too (older versions
+  // made it 0755); a configured one is only created so.
+  const dir = mkdir(stateDir, { recursive: true, mode: 0o700 }).catch(() => {})
+    .then(() => (shim.stateDir === undefined ? chmod(stateDir, 0o700).catch(() => {}) : undefined));
+  const facts = Promise.all([health.peek(), loadBackup(backupFile, report), quota.settings.load(), dir]);
+  facts.catch(() => {}); // the bring-up reports it
+  // The bring-up itself starts when kicked: at once, unless the last
+  // process's module allowed a cold start (cold-start.js); then behind the
+  // first request sent cold, or when anything needs the engine, or a moment
+  // after the host's boot, whichever comes first.
+  let kicked = false;
+  /** @type {() => void} */
+  let kick = () => {};
+  const kickedOff = new Promise((resolve) => { kick = () => { kicked = true; resolve(undefined); }; });
+  const coldAllowed = coldStart.allows(engine.configJson);
+  coldAllowed.then((ok) => { if (!ok) kick(); });
+  /** @type {Array<{payload: any, proposed: any, tokens: number | undefined}>} requests sent cold, told once the engine is up */
+  const sentCold = [];
+  const up = kickedOff.then(async () => {
+    if (lifetime.signal.aborted) throw DISPOSED;
+    const [text, saved] = await facts;
     backup = saved;
     const restored = await engine.start({ health: text, backup });
     report({ type: 'boot', pid: process.pid, chain: engine.resolved.chain.map(channelId), toolRetry: engine.resolved.tools?.retry,
       pools: engine.resolved.pools.map((p) => p.name), balances: engine.resolved.quota.balances.map((b) => b.provider),
       ...(sharedConfig.redis ? { shared: 'redis' } : {}) });
     if (restored?.adopted) report({ type: 'health-merged', adopted: restored.adopted, of: restored.channels });
+    tellSentCold(); // before any other step: a failure of one is decided knowing it was sent
     // Once: exhaustion marks an older version kept in quota-marks.json now live in health
     // (only a config with the quota rules folds them: migrate-marks.js).
     if (engine.resolved.quota?.active === true) {
       const { migrateMarks } = await import('./migrate-marks.js');
       if (await migrateMarks(join(stateDir, 'quota-marks.json'), engine, report)) shell.healthChanged();
     }
-  })();
-  /** Whether the engine answers; a bad config ends the turn naming its key, anything else fails open. */
-  const whenUp = () => up.then(() => engine.up, (e) => {
+  });
+  /** Whether the engine answers, once its bring-up settled; a bad config ends the turn naming its key, anything else fails open. */
+  const upSettled = () => up.then(() => engine.up, (e) => {
     if (e instanceof ConfigError) throw e;
     return false;
   });
+  /** The same for what needs the engine now: its bring-up starts if it has not. */
+  const whenUp = () => {
+    kick();
+    return upSettled();
+  };
+
+  /**
+   * The cold start, for one request before the engine is up: whether it
+   * goes as proposed now. Only when the last process's module allowed it
+   * and the module would be told nothing of this session first (no home or
+   * pick saved: quota.js agentEvents); the bring-up then follows at once.
+   */
+  async function sendCold(payload, proposed) {
+    if (!(await coldAllowed)) return false;
+    await facts.catch(() => {}); // the sessions' saved settings, read
+    const session = payload.agent?.session?.id;
+    if (engine.up || (session && quota.agentEvents(String(payload.agent?.id ?? 'unknown'), String(session), false).length > 0)) return false;
+    sentCold.push({ payload, proposed, tokens: contextTokensOf(ctx, payload.agent) });
+    // Once this request is on the wire: the host writes it a few turns of
+    // the event loop after this returns, and the bring-up holds the main
+    // thread for ~30 ms (kicked on the next tick, it went first and the
+    // request waited as before). A failure kicks at once (whenUp).
+    timers.coldKick ??= setTimeout(kick, COLD_KICK_MS);
+    timers.coldKick.unref?.();
+    return true;
+  }
+
+  /** Tells the engine of the requests sent cold; a pass it would not have made is audited. */
+  function tellSentCold() {
+    for (const { payload, proposed, tokens } of sentCold.splice(0)) {
+      const agent = String(payload.agent?.id ?? 'unknown');
+      quota.track(payload.agent); // as onRequest does
+      const verdict = step(requestEvent(payload, proposed, tokens))?.verdict;
+      report({ type: 'cold-pass', agent, channel: channelId(proposed) });
+      if (verdict?.kind === 'swap') report({ type: 'cold-pass-missed', agent, channel: channelId(proposed), module: channelId(verdict) });
+    }
+  }
   // Behind the first request: the file's refresh (it sets a refused file
   // aside and audits skipped records), other hosts' records, then the probes
   // all of that calls for (after them: a host acts on what the others say,
@@ -252,13 +317,14 @@ export async function apply(ctx, config = {}, { compiled, expose } = {}) {
     timers.refresh = refresh;
   });
   up.catch((e) => {
+    if (e === DISPOSED) return; // kicked after the plugin ended: nothing is written after `stop`
     logger.warn('dsh-resilience: the policy module did not come up; the host decides alone: %s', e?.message ?? e);
     report({ type: 'module-failure', what: 'bring-up', error: e?.name ?? 'Error', message: String(e?.message ?? e).slice(0, 500) });
   });
   behind.catch(() => {});
 
   // ---- adapters: they talk only to the engine
-  const { onRequest, onRequestError } = requestListeners({ ctx, engine, whenUp, quota, web, turns, waits, cuts });
+  const { onRequest, onRequestError } = requestListeners({ ctx, engine, whenUp, sendCold, quota, web, turns, waits, cuts });
   ctx.on('agent/request', onRequest, true);
   ctx.on('agent/request-error', onRequestError, true);
   ctx.on('agent/status', ({ agent, status }) => {
@@ -283,7 +349,8 @@ export async function apply(ctx, config = {}, { compiled, expose } = {}) {
   // Every streaming model call, the auxiliary ones included, under a silence
   // watchdog (stall.js): a stalled one is cut and fails as a TIMEOUT.
   // Neither waits for the host's llm package (host-llm.js, afterHostLlm).
-  watchStalls(ctx, (event) => step(event)?.verdict);
+  // A stream opened before the module is up (a request sent cold) is watched once it is.
+  watchStalls(ctx, (event) => step(event)?.verdict, () => (engine.up || lifetime.signal.aborted ? undefined : upSettled().catch(() => false)));
   // Compaction and session-title calls off an open channel (aux-route.js).
   // Registered after the watchdog and prepended, so it runs first and the
   // copy it sends is watched like any call.
@@ -318,12 +385,19 @@ export async function apply(ctx, config = {}, { compiled, expose } = {}) {
   // as "cannot be served" and routes the first request away from it. The
   // module comes up well before the host's boot ends.
   const booted = () => Promise.resolve(ctx.get('loader')?.await?.()).catch(() => {});
+  // A cold start with no request soon after the boot (an interactive
+  // session) comes up anyway: commands, the web view and probes want it.
+  coldAllowed.then((ok) => ok && booted()).then(() => {
+    if (kicked || lifetime.signal.aborted) return;
+    timers.coldStart = setTimeout(kick, COLD_START_MS);
+    timers.coldStart.unref?.();
+  });
   ctx.inject(['llm'], (sub) => {
     // Once the module is up. The sub may be inactive by then (its service is
     // not its to give once this callback returned): the plugin's own context asks.
     const first = sub.llm;
     Promise.all([up, booted()]).then(() => { if (!lifetime.signal.aborted) describeAll(ctx.get('llm') ?? first); })
-      .catch((e) => logger.warn('dsh-resilience: model info not asked: %s', e?.message ?? e));
+      .catch((e) => { if (e !== DISPOSED) logger.warn('dsh-resilience: model info not asked: %s', e?.message ?? e); });
     // Asked again once the routes settle: a host shutting down unregisters
     // its adapters one by one, and a settings change may swap a route out
     // and in; neither should read as "this target cannot be served".
@@ -391,14 +465,16 @@ export async function apply(ctx, config = {}, { compiled, expose } = {}) {
   ctx.inject(['sessionProjections'], async (sub) => {
     // Its fold and view read the running config's pools and quota default:
     // registered once the engine is up (a module that did not come up has none).
-    if (!(await whenUp().catch(() => false))) return;
+    if (!(await upSettled().catch(() => false))) return; // a unit registered late folds lazily: it need not bring the engine up
     // @ts-expect-error -- the host declares a zod schema and a key of its own projection map; the shim's duck-typed {parse} is what its runtime calls
     sub.effect(() => sub.sessionProjections.register(quota.projection()), 'dsh-resilience: quotaRetry projection');
   });
 
   ctx.effect(() => async () => {
     lifetime.abort(new Error('dsh-resilience disposed'));
-    await up.catch(() => {}); // a bring-up under way ends first: nothing it starts outlives `stop`
+    clearTimeout(timers.coldStart);
+    clearTimeout(timers.coldKick); // a bring-up not begun is not begun now
+    if (kicked) await up.catch(() => {}); // a bring-up under way ends first: nothing it starts outlives `stop`
     engine.dispose();
     waits.dispose();
     timers.wake?.clear();
@@ -409,7 +485,8 @@ export async function apply(ctx, config = {}, { compiled, expose } = {}) {
     clearInterval(timers.refresh); // behind checks the lifetime before it arms anything
     await Promise.allSettled([...probes]);
     await health.queue; // a refresh in flight ends here; steps no longer act on it
-    if (dirty) await health.save();
+    // Saved when it changed, or when the module's word on a cold start did (cold-start.js).
+    if (dirty || (engine.up && coldStart.differs(engine.configJson, engine.snapshot()?.coldPass === true))) await health.save();
     await health.close(); // from here on nothing is read or written
     await shared?.close(); // its last writes, if Redis answers at once
     timers.save = undefined;

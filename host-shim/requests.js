@@ -23,20 +23,29 @@ const DISABLED = Symbol('quota wait disabled');
  * @param {import('./engine.js').Engine} o.engine
  * @param {() => Promise<boolean>} o.whenUp - resolves once the engine can
  *   answer (false: it failed to come up, and the request goes as the host sent it).
+ * @param {(payload: any, proposed: any) => Promise<boolean>} o.sendCold - whether a
+ *   request before the engine is up goes as proposed now (cold-start.js).
  * @param {import('./quota.js').QuotaRules} o.quota
  * @param {{routed: Function}} o.web
  * @param {import('./turns.js').Turns} o.turns
  * @param {import('./wait.js').Waits} o.waits
  * @param {Map<string, AbortController>} o.cuts - agent id -> its sleeping wait's cut (effect wait-cut).
  */
-export function requestListeners({ ctx, engine, whenUp, quota, web, turns, waits, cuts }) {
+export function requestListeners({ ctx, engine, whenUp, sendCold, quota, web, turns, waits, cuts }) {
   const fail = (e, what) => engine.fail(e, what);
 
   /** The route of one request: the module's swap, or the host's own. */
   async function onRequest(payload, next) {
     const proposed = await next();
-    // The turn is protected from its first request: a module still coming up is awaited.
-    if (!engine.up && !(await whenUp())) return proposed;
+    // The turn is protected from its first request: a module still coming up
+    // is awaited, unless the request may go cold (cold-start.js).
+    if (!engine.up) {
+      if (await sendCold(payload, proposed)) {
+        web.routed(payload.agent, proposed);
+        return proposed;
+      }
+      if (!(await whenUp())) return proposed;
+    }
     quota.track(payload.agent); // its session's settings (quota, pool, home, pick) reach the module first
     const verdict = engine.step(requestEvent(payload, proposed, contextTokensOf(ctx, payload.agent)))?.verdict;
     if (verdict?.kind !== 'swap') {
@@ -52,7 +61,8 @@ export function requestListeners({ ctx, engine, whenUp, quota, web, turns, waits
 
   async function onRequestError(payload, next) {
     turns.note(payload); // failover and give-up records say where in the task (turns.js)
-    if (!engine.up) return next();
+    // A request sent cold fails before the bring-up: the engine is brought up for it.
+    if (!engine.up && !(await whenUp().catch(() => false))) return next();
     if (quota.active) quota.noteFailure(payload);
     let out = engine.step(requestErrorEvent(payload, 'before-host', randomDraw()));
     if (out === undefined) return next();

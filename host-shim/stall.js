@@ -67,10 +67,14 @@ export class StallWatcher {
    * @param {() => number} [o.mono] - a monotonic clock, for silences.
    * @param {{set: Function, clear: Function}} [o.timers] - set and clear a
    *   timer (timers.js: clamped, so any wake time is safe).
+   * @param {() => Promise<unknown> | undefined} [o.upLater] - while the policy is
+   *   not up yet (a cold start: cold-start.js), a promise that settles once it
+   *   is: a call opened before then is watched from then, on its own clocks.
    */
   constructor({ decide, llm, carryMarks = noop, wall = clockNow, mono = () => performance.now(),
-    timers = laterTimers }) {
+    timers = laterTimers, upLater = () => undefined }) {
     this.decide = decide;
+    this.upLater = upLater;
     this.llm = llm;
     this.carryMarks = carryMarks;
     this.wall = wall;
@@ -89,7 +93,12 @@ export class StallWatcher {
     const call = { openedAt: this.mono(), chunks: 0, lastChunkAt: 0, firstTokenMs: /** @type {number|undefined} */ (undefined), askedAt: 0, timer: undefined,
       reading: false, due: false, stopped: false, cut: undefined, fire: /** @type {(value?: unknown) => void} */ (noop) };
     call.cutting = new Promise((resolve) => { call.fire = resolve; });
-    const verdict = this.ask(call, options);
+    let verdict = this.ask(call, options);
+    const later = verdict === undefined ? this.upLater() : undefined;
+    if (later) { // the module is coming up: watched from then, its bounds counted from the call's opening
+      verdict = { kind: 'watch' };
+      later.then(() => this.check(call, options), noop);
+    }
     if (verdict?.kind !== 'watch') return next(); // no bound applies, or the module failed
     const own = new AbortController();
     const copy = { ...options, signal: options.signal ? AbortSignal.any([options.signal, own.signal]) : own.signal };
@@ -215,14 +224,15 @@ export class StallWatcher {
  * Registers the watchdog in the host.
  * @param {import('./host.js').Context} ctx - the plugin's Cordis context.
  * @param {(event: EventStreamCheck) => Verdict|undefined} decide - index.js's policy step.
+ * @param {() => Promise<unknown> | undefined} [upLater] - StallWatcher's.
  */
-export function watchStalls(ctx, decide) {
+export function watchStalls(ctx, decide, upLater = () => undefined) {
   // The agent loop marks its requests; listeners behind this one must see the copy marked too.
   const carryMarks = (from, to) => {
     const llmPkg = hostLlmNow();
     if (typeof llmPkg?.isAgentLoopRequest === 'function' && llmPkg.isAgentLoopRequest(from)) llmPkg.markAgentLoopRequest(to);
   };
-  const watcher = new StallWatcher({ decide, llm: () => ctx.get('llm'), carryMarks });
+  const watcher = new StallWatcher({ decide, llm: () => ctx.get('llm'), carryMarks, upLater });
   ctx.on('llm/stream', afterHostLlm((options, next) => watcher.wrap(options, next)), true);
   ctx.effect(() => () => watcher.dispose(), 'dsh-resilience: stop watching model streams');
   return watcher;

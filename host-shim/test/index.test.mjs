@@ -222,3 +222,109 @@ test('enabled: false installs no listener and no module; a bad value stops activ
   await ctx.dispose();
   await assert.rejects(apply(fakeContext().ctx, { chain: CHAIN, enabled: 'no' }), /config key "enabled": must be true or false/);
 });
+
+/** One host run on dir: apply, then `run` with the listeners and the exposed parts, then dispose; the run's audit records. */
+async function hostRun(dir, config, run) {
+  const { ctx, listeners, commands } = fakeContext();
+  let parts;
+  await apply(ctx, { chain: CHAIN, probes: false, stateDir: dir, ...config }, { compiled: compileModule(), expose: (p) => { parts = p; } });
+  try {
+    await run({ listeners, commands, ...parts });
+  } finally {
+    await ctx.dispose();
+  }
+  const audit = await auditOf(dir);
+  return audit.slice(audit.findLastIndex((r) => r.type === 'boot'));
+}
+
+/** Awaits p with the event loop held open (a real host has its request in flight). */
+async function alive(p) {
+  const hold = setInterval(() => {}, 1000);
+  try {
+    return await p;
+  } finally {
+    clearInterval(hold);
+  }
+}
+
+const coldWord = async (dir) => JSON.parse(await readFile(join(dir, 'cold-start.json'), 'utf8'));
+
+test('a cold start: the last run\'s module allowed it, so a new session\'s first request goes before the bring-up, which follows and is told of it', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  await hostRun(dir, {}, async ({ listeners }) => { await request(listeners); });
+  assert.equal((await coldWord(dir)).coldPass, true, 'the first run left its module\'s word');
+
+  const audit = await hostRun(dir, {}, async ({ listeners, engine, up }) => {
+    assert.deepEqual(await request(listeners), CHAIN[0]);
+    assert.equal(engine.up, false, 'the request went before the bring-up');
+    await alive(up); // its kick is an unref'd timer: a host has the request in flight
+    assert.equal(engine.up, true, 'the bring-up followed on its own');
+  });
+  const types = audit.map((r) => r.type);
+  assert.ok(types.indexOf('cold-pass') > types.indexOf('boot'), types.join(' '));
+  const cold = audit.find((r) => r.type === 'cold-pass');
+  assert.deepEqual([cold.agent, cold.channel], ['a1', CHAIN[0]]);
+  assert.ok(audit.some((r) => r.type === 'input' && r.export === 'decide' && r.event.kind === 'request' && r.event.agent === 'a1'), 'the module was told');
+  assert.ok(!types.includes('cold-pass-missed'));
+});
+
+test('a cold-sent request that fails before the bring-up brings the engine up, and its failure is decided as any other', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  await hostRun(dir, { failureThreshold: 1 }, async ({ listeners }) => { await request(listeners); });
+  const audit = await hostRun(dir, { failureThreshold: 1 }, async ({ listeners, engine }) => {
+    await request(listeners);
+    assert.equal(engine.up, false);
+    const handed = await listeners.get('agent/request-error')(failure('QUOTA'), async () => undefined);
+    assert.deepEqual(handed, { kind: 'retry' }, 'failed over to the secondary, not handed to the host');
+    assert.deepEqual(await request(listeners), CHAIN[1]);
+  });
+  const failover = audit.find((r) => r.type === 'failover');
+  assert.deepEqual([failover?.from, failover?.to], [CHAIN[0], CHAIN[1]], audit.map((r) => r.type).join(' '));
+});
+
+test('no cold start after a run that left a channel open, nor under another config: the first request waits for the module', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  await hostRun(dir, { failureThreshold: 1 }, async ({ listeners }) => {
+    await request(listeners);
+    await listeners.get('agent/request-error')(failure('QUOTA'), async () => undefined);
+  });
+  assert.equal((await coldWord(dir)).coldPass, false, 'an open breaker: the next module would route away from it');
+  let audit = await hostRun(dir, { failureThreshold: 1 }, async ({ listeners, engine }) => {
+    assert.deepEqual(await request(listeners), CHAIN[1], 'routed off the open primary');
+    assert.equal(engine.up, true);
+  });
+  assert.ok(!audit.some((r) => r.type === 'cold-pass'));
+
+  const other = await mkdtemp(join(tmpdir(), 'index-'));
+  await hostRun(other, {}, async ({ listeners }) => { await request(listeners); });
+  audit = await hostRun(other, { failureThreshold: 7 }, async ({ listeners, engine }) => {
+    await request(listeners);
+    assert.equal(engine.up, true, 'the word was for another config');
+  });
+  assert.ok(!audit.some((r) => r.type === 'cold-pass'));
+  assert.equal((await coldWord(other)).config, JSON.stringify({ chain: CHAIN, probes: false, failureThreshold: 7 }), 'the word is now this config\'s');
+});
+
+test('a corrupt cold-start.json is set aside: no cold start, and the next save writes it again', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  await writeFile(join(dir, 'cold-start.json'), '{"config": ');
+  const audit = await hostRun(dir, {}, async ({ listeners, engine }) => {
+    await request(listeners);
+    assert.equal(engine.up, true);
+  });
+  assert.ok(audit.some((r) => r.type === 'cold-start-set-aside') || (await auditOf(dir)).some((r) => r.type === 'cold-start-set-aside'));
+  assert.equal((await coldWord(dir)).coldPass, true);
+});
+
+test('a run that ends before its cold start\'s bring-up never brings the module up, and nothing is written after stop', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  await hostRun(dir, {}, async ({ listeners }) => { await request(listeners); });
+  const before = (await auditOf(dir)).length;
+  await hostRun(dir, {}, async ({ listeners, engine }) => {
+    await request(listeners);
+    assert.equal(engine.up, false);
+  });
+  await new Promise((r) => setTimeout(r, 300)); // past the kick's delay: a timer left armed would have fired
+  const audit = (await auditOf(dir)).slice(before);
+  assert.deepEqual(audit.map((r) => r.type), ['stop'], 'no boot, no cold-pass record: the module never came up');
+});

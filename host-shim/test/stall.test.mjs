@@ -322,3 +322,41 @@ test('streamCheckEvent: monotonic times on the wall clock of the moment, purpose
   assert.deepEqual(streamCheckEvent({ openedAt: 5, chunks: 0 }, { provider: 'p', model: 'm' }, 10, 5),
     { kind: 'stream-check', channel: { provider: 'p', model: 'm' }, openedMs: 10, chunks: 0, cancelled: false });
 });
+
+test('a call opened before the module is up (a cold start) is watched once it is, its first-chunk bound counted from the opening', async () => {
+  let up = false;
+  let settle;
+  const coming = new Promise((r) => { settle = r; });
+  const base = rig();
+  const { watcher, calls, audit } = rig(LIMITS, {
+    decide: (event) => (up ? base.watcher.decide(event) : undefined),
+    upLater: () => (up ? undefined : coming),
+  });
+  const { got, done } = consume(watcher.wrap(request(), notCalled));
+  assert.equal(calls.length, 1, 'the call went out at once, wrapped');
+  await advance(1500);
+  up = true;
+  settle();
+  await advance(0);
+  assert.equal(got.length, 0);
+  await advance(499); // 1999 ms since the opening
+  assert.equal(got.length, 0, 'not before the limit');
+  await advance(1);
+  await done;
+  assert.equal(got[0][0], 1_002_000, 'cut at 2 s after the opening, not after the bring-up');
+  assert.equal(got[0][1].reason.failure.code, 'TIMEOUT');
+  assert.equal(calls[0].closed, true);
+  assert.equal(audit.length + base.audit.length, 1, 'the cut audited once');
+});
+
+test('a call opened while the module is coming up and failing goes on unwatched', async () => {
+  const { watcher, calls } = rig(LIMITS, { decide: () => undefined, upLater: () => Promise.resolve(false) });
+  const { got, done } = consume(watcher.wrap(request(), notCalled));
+  await advance(5000);
+  assert.equal(calls[0].closed, false, 'never cut');
+  calls[0].push(chunk('late'));
+  calls[0].end();
+  await advance(0);
+  await done;
+  assert.deepEqual(got.map(([, c]) => c), [chunk('late')]);
+});

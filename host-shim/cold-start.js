@@ -1,0 +1,62 @@
+// @ts-check
+// The cold start: a new session's first request sent before the module is up.
+//
+// Bringing the module up (the guest's compile, the Go runtime's start,
+// configure, restore) costs the host's main thread about 30 ms, and a
+// headless run's first request waited for it. The module's snapshot says
+// when it need not (`cold-pass`, policy/coldpass.go): started from this
+// health under this config, it would pass any new session's first request
+// as proposed. The shim keeps that word here, beside health.json, with the
+// config it holds for; the next process reads it at activation and, when it
+// holds, brings the module up behind the first request instead of before
+// it. The module is told of each request so passed once it is up, and a
+// pass it would not have made is audited (`cold-pass-missed`): that request
+// went as the host alone would have sent it, and its failure, if any, is
+// decided as any other.
+//
+// Written only under the health file's lock, right after health.json: so it
+// always speaks of the records beside it, whichever process wrote last.
+import { StateFile } from './store.js';
+
+export class ColdStart {
+  /**
+   * @param {string} path - cold-start.json in the state directory.
+   * @param {(record: object) => void} audit
+   */
+  constructor(path, audit) {
+    this.file = new StateFile(path, { audit, setAside: { type: 'cold-start-set-aside' } });
+    /** @type {{config: string, coldPass: boolean} | undefined} what the file says (as read or last written) */
+    this.onDisk = undefined;
+  }
+
+  /**
+   * Whether the last process's module allowed a cold pass under `configJson`
+   * (the engine's config, as the row gives it). A file that does not parse is
+   * set aside; no file, another config or any error: no.
+   * @param {string} configJson
+   */
+  async allows(configJson) {
+    try {
+      const doc = await this.file.load();
+      if (typeof doc?.config === 'string') this.onDisk = { config: doc.config, coldPass: doc.coldPass === true };
+    } catch {
+      return false;
+    }
+    return this.onDisk?.config === configJson && this.onDisk.coldPass;
+  }
+
+  /** Whether the file says something else than `coldPass` for `configJson`. */
+  differs(configJson, coldPass) {
+    return this.onDisk === undefined || this.onDisk.config !== configJson || this.onDisk.coldPass !== coldPass;
+  }
+
+  /**
+   * Writes the module's word for `configJson` when the file says otherwise.
+   * Call holding the health file's lock (HealthStore's `saved`).
+   */
+  async note(configJson, coldPass) {
+    if (!this.differs(configJson, coldPass)) return;
+    await this.file.write({ config: configJson, coldPass });
+    this.onDisk = { config: configJson, coldPass };
+  }
+}
