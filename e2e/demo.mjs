@@ -7,6 +7,7 @@
 // shortened, and the screen says so.
 import { startFakeProvider } from './fake-provider/fake-provider.mjs';
 import { auditRecords, makeHome, PRIMARY, runHeadless, SECONDARY, sessionEvents } from './harness.mjs';
+import { POLICY_KEY } from '../host-shim/retry-events.js';
 
 const tty = process.stdout.isTTY;
 const paint = (code, s) => (tty ? `\x1b[${code}m${s}\x1b[0m` : s);
@@ -21,12 +22,12 @@ const SCENARIOS = [
   {
     title: 'Primary rate-limited (429) on every request',
     primary: ['rate_limit'],
-    note: 'the host retries (stock: 5 retries, 0.5 s doubling); dsh-resilience counts every failure and at the third trips the channel and fails over, without the rest of the host\'s budget',
+    note: 'the host retries once (stock: 5 retries, 0.5 s doubling); at the request\'s second failure dsh-resilience sends its next attempt to the secondary at once (spillAfter 2), without the rest of the host\'s budget, and one request\'s failures leave the primary closed',
   },
   {
     title: 'Primary answers 500, 500, then ok',
     primary: ['server_error', 'server_error', 'success'],
-    note: 'a blip: the host retries it, the success resets the count, the task stays on the primary',
+    note: 'a blip: the host retries the first 500; the second sends that attempt to the secondary at once (a spill), the primary stays closed and the next request goes back to it',
   },
   {
     title: 'Primary out of balance (402 "Insufficient Balance")',
@@ -61,12 +62,16 @@ async function runScenario(fp, s) {
   const poll = async () => {
     const retries = (await sessionEvents(home)).filter((e) => e.type === 'llm/retry');
     for (const e of retries.slice(seen.retries)) {
-      console.log(`${stamp()} host      llm-retry #${e.data.retry}/${e.data.maxRetries} on ${e.data.provider} after ${e.data.failure.code}, waiting ${Math.round(e.data.delayMs)} ms`);
+      // The host's own rows name its budget; the plugin's (a spill, a wait) carry its policy key.
+      const who = e.data.policyKey === POLICY_KEY ? 'plugin' : 'host  ';
+      const of = e.data.maxRetries === undefined ? '' : `/${e.data.maxRetries}`;
+      console.log(`${stamp()} ${who}    llm-retry #${e.data.retry}${of} on ${e.data.provider} after ${e.data.failure.code}, waiting ${Math.round(e.data.delayMs)} ms`);
     }
     seen.retries = retries.length;
     const audit = await auditRecords(home);
     for (const a of audit.slice(seen.audit)) {
       if (a.type === 'circuit-open') console.log(`${stamp()} plugin    ${yellow('circuit OPEN')} ${name(a.channel)}: ${a.cause} (class ${a.class}) until ${a.openUntil.slice(11, 19)}`);
+      if (a.type === 'spill') console.log(`${stamp()} plugin    ${yellow('SPILL')} ${name(a.from)} → ${name(a.to)} after ${bold(a.code)}: this attempt only, the primary stays closed`);
       if (a.type === 'failover') console.log(`${stamp()} plugin    ${yellow('FAILOVER')} ${name(a.from)} → ${name(a.to)}, reason ${bold(a.code)} (${a.class})`);
       if (a.type === 'give-up') console.log(`${stamp()} plugin    gave up on ${name(a.channel)}: ${a.reason} (${a.code})`);
       if (a.type === 'stall') console.log(`${stamp()} plugin    ${yellow('STALL CUT')} ${name(a.route)}: no output for ${(a.silenceMs / 1000).toFixed(1)} s, connection closed`);
