@@ -372,12 +372,7 @@ func (w *cwWorld) offsets() string {
 // fails before the host retries, anything else answers.
 func (w *cwWorld) request(h *cwHost, t int64, agent string) {
 	w.res.Events++
-	out, in, err := h.m.decide(h.now(t), func(b []byte) []byte {
-		b = append(b, `{"kind":"request","agent":`...)
-		b = appendStr(b, agent)
-		b = append(b, `,"proposed":`...)
-		return append(appendChannel(b, cwPrimary), '}')
-	})
+	out, in, err := h.m.decide(h.now(t), bareRequest(agent, cwPrimary))
 	if err != nil {
 		w.brk("export-error", "request: %v (input %s)", err, clip(string(in)))
 		return

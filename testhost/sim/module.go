@@ -211,6 +211,18 @@ func parseOutput(out []byte) Output {
 // appendStr appends s as a JSON string literal, as the module's codec does.
 func appendStr(b []byte, s string) []byte { return codec.AppendString(b, s) }
 
+// bareRequest is the input of a request from agent proposing ch, with
+// nothing else said (no effort, no context size): a restart's checks and the
+// clock worlds' hosts.
+func bareRequest(agent string, ch Channel) func([]byte) []byte {
+	return func(b []byte) []byte {
+		b = append(b, `{"kind":"request","agent":`...)
+		b = appendStr(b, agent)
+		b = append(b, `,"proposed":`...)
+		return append(appendChannel(b, ch), '}')
+	}
+}
+
 func appendChannel(b []byte, c Channel) []byte {
 	b = append(b, `{"provider":`...)
 	b = appendStr(b, c.Provider)

@@ -268,12 +268,7 @@ func (r *runner) checkColdPass(snap []byte, fresh func(readings bool) *Module) {
 	}
 	for i, ch := range append(slices.Clone(r.s.Channels), Channel{"cold-check", "unnamed"}) {
 		agent := fmt.Sprintf("\x00cold-check-%d", i)
-		out, in, err := m.decide(r.now, func(b []byte) []byte {
-			b = append(b, `{"kind":"request","agent":`...)
-			b = appendStr(b, agent)
-			b = append(b, `,"proposed":`...)
-			return append(appendChannel(b, ch), '}')
-		})
+		out, in, err := m.decide(r.now, bareRequest(agent, ch))
 		if err != nil {
 			r.brk("export-error", "request: %v (input %s)", err, clip(string(in)))
 			return
@@ -298,12 +293,7 @@ func (r *runner) compareRouting(old, restored *Module) {
 	for _, ch := range r.s.Channels {
 		var got [2]Output
 		for i, m := range []*Module{old, restored} {
-			out, in, err := m.decide(r.now, func(b []byte) []byte {
-				b = append(b, `{"kind":"request","agent":`...)
-				b = appendStr(b, probe)
-				b = append(b, `,"proposed":`...)
-				return append(appendChannel(b, ch), '}')
-			})
+			out, in, err := m.decide(r.now, bareRequest(probe, ch))
 			if err != nil {
 				r.brk("export-error", "request: %v (input %s)", err, clip(string(in)))
 				return
