@@ -10,7 +10,7 @@
 // calls are the agent/request hook's, and the plugin's own probes (no
 // purpose) go where they are sent: they exist to test an open channel.
 
-import { afterHostLlm, hostLlmNow } from './host-llm.js';
+import { afterHostLlm, isAgentLoopRequest } from './host-llm.js';
 import { auxRequestEvent } from './events.js';
 
 /** The purposes routed; any other call (a probe, a plugin's own) goes where it was sent. */
@@ -34,13 +34,9 @@ export function swappedCopy(options, verdict) {
  * @param {(record: object) => void} report - the audit log.
  */
 export function routeAuxCalls(ctx, decide, report) {
-  const isAgent = (o) => {
-    const llmPkg = hostLlmNow();
-    return typeof llmPkg?.isAgentLoopRequest === 'function' && llmPkg.isAgentLoopRequest(o);
-  };
   const copies = new WeakSet();
   ctx.on('llm/stream', afterHostLlm((options, next) => {
-    if (copies.has(options) || !ROUTED_PURPOSES.has(options?.purpose) || isAgent(options)) return next();
+    if (copies.has(options) || !ROUTED_PURPOSES.has(options?.purpose) || isAgentLoopRequest(options)) return next();
     const llm = ctx.get('llm');
     if (typeof llm?.stream !== 'function' || !options.provider || !options.model) return next();
     const event = auxRequestEvent(options);

@@ -10,7 +10,7 @@ let settled = false;
 let loaded;
 /** @returns {Promise<any>} the module, or undefined when it cannot be loaded. */
 export function hostLlm() {
-  loading ??= import('@deepseek-ai/dsh-llm').then((m) => m, () => undefined).then((m) => {
+  loading ??= import('@deepseek-ai/dsh-llm').catch(() => undefined).then((m) => {
     loaded = m;
     settled = true;
     return m;
@@ -20,6 +20,11 @@ export function hostLlm() {
 
 /** The module if it has loaded by now (undefined before, or when it cannot be loaded). */
 export const hostLlmNow = () => loaded;
+
+/** Whether the host's agent loop marked this request (false while its package is not loaded). */
+export function isAgentLoopRequest(options) {
+  return typeof loaded?.isAgentLoopRequest === 'function' && loaded.isAgentLoopRequest(options);
+}
 
 /**
  * An `llm/stream` listener that reads the host's package synchronously

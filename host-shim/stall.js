@@ -23,7 +23,7 @@
 // host's retries (measured in the real host: docs/decisions.md, "Stalled streams").
 
 import { now as clockNow } from './clock.js';
-import { afterHostLlm, hostLlmNow } from './host-llm.js';
+import { afterHostLlm, hostLlmNow, isAgentLoopRequest } from './host-llm.js';
 import { streamCheckEvent } from './events.js';
 
 import { laterTimers } from './timers.js';
@@ -229,8 +229,7 @@ export class StallWatcher {
 export function watchStalls(ctx, decide, upLater = () => undefined) {
   // The agent loop marks its requests; listeners behind this one must see the copy marked too.
   const carryMarks = (from, to) => {
-    const llmPkg = hostLlmNow();
-    if (typeof llmPkg?.isAgentLoopRequest === 'function' && llmPkg.isAgentLoopRequest(from)) llmPkg.markAgentLoopRequest(to);
+    if (isAgentLoopRequest(from)) hostLlmNow().markAgentLoopRequest(to);
   };
   const watcher = new StallWatcher({ decide, llm: () => ctx.get('llm'), carryMarks, upLater });
   ctx.on('llm/stream', afterHostLlm((options, next) => watcher.wrap(options, next)), true);
