@@ -118,20 +118,14 @@ func (s *State) walk(now int64, ps prefs, avoid, also Channel, reopen, reopenAvo
 		firstAt = -1
 	}
 	// An entry's names are read only when it is chosen (the same misses).
-	nextAt := -1
-	for i := range ps.chain {
-		if s.unservableMarks > 0 && !s.servable(now, ps.chain[i]) ||
-			fit && i != avoidAt && (i == firstAt && s.refusedSkip(ps.chain[i], ps.need) || i != firstAt && s.skipInChain(i, ps.need, &ps)) {
-			continue
-		}
-		if i != avoidAt && i != alsoAt && s.routableInChain(now, i) && !(fast && s.slowAvoidedInChain(now, i)) {
-			return ps.chain[i], true, Channel{}, 0
-		}
-		if reopen && (reopenAvoid || i != avoidAt) {
-			if t := s.reopensAtInChain(now, i); at < 0 || t < at {
-				nextAt, at = i, t
-			}
-		}
+	found, nextAt := -1, -1
+	if !fit && !fast && s.unservableMarks == 0 {
+		found, nextAt = s.chain.walkDue(now, len(ps.chain), avoidAt, alsoAt, reopen, reopenAvoid, &at)
+	} else {
+		found, nextAt = s.walkChain(now, &ps, avoidAt, alsoAt, firstAt, fit, fast, reopen, reopenAvoid, &at)
+	}
+	if found >= 0 {
+		return ps.chain[found], true, Channel{}, 0
 	}
 	if nextAt >= 0 {
 		next = ps.chain[nextAt]
@@ -144,6 +138,29 @@ func (s *State) walk(now int64, ps prefs, avoid, also Channel, reopen, reopenAvo
 		}
 	}
 	return Channel{}, false, next, at
+}
+
+// walkChain is walk's chain part when some entry may be skipped (a window
+// to fit, a slow channel, a model the host refused): the first routable
+// entry's index (-1: none), and, with reopen, the one that comes back first
+// and when (at, which it lowers; nextAt -1 when no entry lowered it).
+func (s *State) walkChain(now int64, ps *prefs, avoidAt, alsoAt, firstAt int, fit, fast, reopen, reopenAvoid bool, at *int64) (found, nextAt int) {
+	nextAt = -1
+	for i := range ps.chain {
+		if s.unservableMarks > 0 && !s.servable(now, ps.chain[i]) ||
+			fit && i != avoidAt && (i == firstAt && s.refusedSkip(ps.chain[i], ps.need) || i != firstAt && s.skipInChain(i, ps.need, ps)) {
+			continue
+		}
+		if i != avoidAt && i != alsoAt && s.routableInChain(now, i) && !(fast && s.slowAvoidedInChain(now, i)) {
+			return i, nextAt
+		}
+		if reopen && (reopenAvoid || i != avoidAt) {
+			if t := s.reopensAtInChain(now, i); *at < 0 || t < *at {
+				nextAt, *at = i, t
+			}
+		}
+	}
+	return -1, nextAt
 }
 
 // keepsEffort says whether effort may go to target: only when the host said
