@@ -4,17 +4,24 @@ import "strings"
 
 // The agent table. A host may run thousands of agents at once (sub-agents,
 // parallel tasks, a shared box), so every operation here is O(1): a map by id
-// plus two intrusive lists in least-recently-used order.
+// plus two intrusive lists, oldest first.
 //
 //   - busy: agents with a request the host will still report on: one in
 //     flight, or one that failed and is being retried (by the host, after a
 //     Defer, or by the policy, after a Wait or Retry). Forgetting one would
 //     make its failure come back as unknown-channel and reach the user with no
 //     failover, so a busy agent is never evicted while it is live.
-//   - idle: agents whose last request ended (settled, or handed back). What
-//     is left of them (the home channel) is cheap to lose: a forgotten agent
-//     starts again from what the host proposes. The oldest go first once there
-//     are more than maxIdleAgents.
+//     They are in the order they became busy, not in the order they were
+//     last seen: an agent's requests and failures follow one another while
+//     it stays busy, and moving it to the back at each of them wrote to its
+//     two neighbours, lines of two other agents that at 10^4 agents are
+//     never in the cache (make bench, the 10^4 x 100 scale case: 12 % of a
+//     request's p99, 9 % of a failure's). Eviction looks at the front, and
+//     one seen since goes to the back (evict).
+//   - idle: agents whose last request ended (settled, or handed back), least
+//     recently seen first. What is left of them (the home channel) is cheap
+//     to lose: a forgotten agent starts again from what the host proposes.
+//     The oldest go first once there are more than maxIdleAgents.
 //
 // A host that never says Disposed therefore costs at most maxIdleAgents
 // entries on top of the agents actually working.
@@ -26,6 +33,11 @@ const (
 	// it holds more than maxBusyAgents.
 	staleBusyMs   = 24 * 3600 * 1000
 	maxBusyAgents = 1 << 16
+	// busyTurns bounds how many live busy agents one eviction moves from the
+	// front of the busy list to the back, looking for a stale one behind
+	// them, so that each step stays O(1) when more than maxBusyAgents are
+	// all alive.
+	busyTurns = 2
 )
 
 // agent is what the policy needs to know of one agent between events.
@@ -178,9 +190,14 @@ func (t *agentTable) get(id string, now int64) *agent {
 	return a
 }
 
-// place files the agent on the list its state calls for, as the most recent.
-// Every handler that touched an agent calls it last.
+// place files the agent on the list its state calls for: at the back of the
+// idle list, or of the busy list when it becomes busy (one already busy
+// stays where it is). Every handler that touched an agent calls it last.
 func (t *agentTable) place(a *agent) {
+	if a.list == &t.busy && a.busy() {
+		t.evict(a.seen)
+		return
+	}
 	if a.list != nil {
 		a.list.unlink(a)
 	}
@@ -193,13 +210,23 @@ func (t *agentTable) place(a *agent) {
 }
 
 // evict forgets the oldest idle agents beyond maxIdleAgents, and busy agents
-// only when they are both beyond maxBusyAgents and stale.
+// only when they are both beyond maxBusyAgents and stale. The busy list's
+// front is the agent busy the longest, which may have been seen since: such
+// a one goes to the back, a few per call, so a stale one behind it comes
+// to the front in turn.
 func (t *agentTable) evict(now int64) {
 	for t.idle.n > maxIdleAgents {
 		t.remove(t.idle.head)
 	}
-	for t.busy.n > maxBusyAgents && now-t.busy.head.seen >= staleBusyMs {
-		t.remove(t.busy.head)
+	for turns := 0; t.busy.n > maxBusyAgents && turns < busyTurns; {
+		h := t.busy.head
+		if now-h.seen >= staleBusyMs {
+			t.remove(h)
+			continue
+		}
+		t.busy.unlink(h)
+		t.busy.push(h)
+		turns++
 	}
 }
 

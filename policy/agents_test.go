@@ -60,7 +60,39 @@ func TestAgentTableStaleBusy(t *testing.T) {
 	a := tab.get("late", staleBusyMs)
 	a.inFlight = true
 	tab.place(a)
-	if tab.busy.n != maxBusyAgents || tab.lookup("late") == nil || tab.lookup("0") != nil {
+	if tab.busy.n != maxBusyAgents || tab.lookup("late") == nil {
 		t.Fatalf("busy %d, late %v", tab.busy.n, tab.lookup("late"))
+	}
+}
+
+// The busy list is in the order agents became busy. One busy the longest
+// but still at work (seen since) does not shield the stale ones behind it,
+// and is not evicted itself: each step moves up to busyTurns of them to the
+// back, so a stale one comes to the front within a few steps.
+func TestAgentTableStaleBehindLiveBusy(t *testing.T) {
+	var tab = newAgentTable()
+	for i := range maxBusyAgents {
+		a := tab.get(strconv.Itoa(i), 0)
+		a.inFlight = true
+		tab.place(a)
+	}
+	now := int64(staleBusyMs)
+	for _, id := range []string{"0", "1", "2"} { // busy the longest, and at work
+		a := tab.get(id, now)
+		a.pending = true
+		tab.place(a)
+	}
+	a := tab.get("new", now)
+	a.inFlight = true
+	tab.place(a)
+	a = tab.get("new", now+1) // its next step: three live ones took two steps' turns
+	tab.place(a)
+	if tab.busy.n != maxBusyAgents {
+		t.Fatalf("busy %d: a stale agent behind the live ones was kept", tab.busy.n)
+	}
+	for _, id := range []string{"0", "1", "2", "new"} {
+		if tab.lookup(id) == nil {
+			t.Fatalf("%s, seen now, was evicted", id)
+		}
 	}
 }
