@@ -43,11 +43,11 @@ const (
 // agent is what the policy needs to know of one agent between events.
 //
 // The fields are in the order the decisions read them: what every request
-// and failure reads and writes first, then what a failover, a spill, a
-// pick, a restart or a quota setting needs. At 10^4 agents none of them is
-// in the cache when its next event comes, and each line a decision touches
-// is a miss; the bookkeeping of a request or a failure sits in the first
-// four of its eleven lines.
+// and failure reads and writes first (with the pick and pool every routing
+// reads), then what a request, a failover, a spill or a restart needs. At
+// 10^4 agents none of them is in the cache when its next event comes, and
+// each line a decision touches is a miss; the bookkeeping of a failure sits
+// in the first six of its eleven lines, side by side.
 type agent struct {
 	id         string
 	seen       int64      // last event time
@@ -81,22 +81,23 @@ type agent struct {
 	home   Channel // where the agent belongs: what it was on before any failover
 	// tried: the channels failed on since the last success, for a give-up.
 	tried []Tried
+	// pick is the user's explicit model pick, honoured until they pick again or
+	// choose a pool (session.go); lastProposed (below) is the host's last
+	// proposal, to tell a pick from a fixed selection.
+	pick Channel
+	q    agentQuota // per-session quota settings and long-term wait (quota.go)
 
 	// The spill (spill.go): failures in a row of the current request on
 	// burstCh; the channel it spilled to, and the one its attempts avoid.
 	burstN                      int
 	burstCh, spillFrom, spillTo Channel
 	skipNoted                   Channel
-	// pick is the user's explicit model pick, honoured until they pick again or
-	// choose a pool (session.go); lastProposed is the host's last proposal, to
-	// tell a pick from a fixed selection.
-	pick, lastProposed Channel
+	lastProposed                Channel
 	// savedHome and savedPick are what the shell holds for a restarted host.
 	savedHome, savedPick Channel
 	// origin is the failure that made the agent leave home, kept until its
 	// next success or give-up: what the host gets back when no target is left.
 	origin Failure
-	q      agentQuota // per-session quota settings and long-term wait (quota.go)
 }
 
 // forgetRecovery ends a recovery: after a success, or once the failure went back to the host.

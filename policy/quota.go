@@ -118,11 +118,12 @@ func (SetPool) isEvent()  {}
 
 // agentQuota is one agent's quota state.
 type agentQuota struct {
+	// What every routing decision reads (poolPreferences) first.
+	pool       string // the pool the route below belongs to; "" when the agent is on the chain
+	route      Route
 	switchMode SwitchMode // "" is default
 	poolMode   PoolMode   // "" is default
 	poolName   string     // with PoolNamed
-	pool       string     // the pool the route below belongs to; "" when the agent is on the chain
-	route      Route
 	wait       *longWait
 }
 
