@@ -224,7 +224,10 @@ func (s *State) providerSucceeded(now int64, name string, fx *[]Effect) {
 
 // onSetBackup takes the user's backup, which comes before the chain.
 func (s *State) onSetBackup(e SetBackup) {
-	if e.Channel.IsZero() || (e.Channel.Provider != "" && e.Channel.Model != "") {
-		s.backup = e.Channel.clone()
+	switch {
+	case e.Channel.IsZero():
+		s.backup = Channel{}
+	case e.Channel.Provider != "" && e.Channel.Model != "":
+		s.backup = s.intern(e.Channel)
 	} // a half-named backup is refused (the codec says why); the chain refuses them too
 }

@@ -70,9 +70,14 @@ func NewState(cfg Config) (*State, error) {
 		q: newQuotaState(), wakes: make(wakeIndex, 0, 2*len(cfg.Chain)), refused: map[Channel]int64{}}
 	s.chainIdx = make(map[Channel]int, len(cfg.Chain))
 	s.chain = newChainIndex(len(cfg.Chain))
+	s.cfg.Chain = make([]Channel, len(cfg.Chain))
 	for i, ch := range cfg.Chain { // indexed once, so routing never creates nor hashes them
-		s.chainIdx[ch] = i
 		p := s.provider(ch.Provider)
+		// The chain's names are the ones every copy shares (intern).
+		ch = Channel{Provider: p.breaker.channel.Provider, Model: strings.Clone(ch.Model)}
+		s.cfg.Chain[i] = ch
+		s.names[ch] = ch
+		s.chainIdx[ch] = i
 		s.chain.prov[i] = p
 		p.breaker.chainKids = append(p.breaker.chainKids, i)
 	}
@@ -87,11 +92,22 @@ const maxInterned = 4096
 // and routed channels) would otherwise keep alive the whole decoded input its
 // names were sliced from, for every agent: most of the live heap at 10^4
 // agents, and so most of the guest's collection work.
+//
+// Shared, the names are also compared by address: a map lookup or a
+// comparison of two channels that both came from here reads no name's bytes
+// (Go compares equal string pointers without reading them). The chain's
+// channels are interned at the start, the breakers' keys (State.circuit) and
+// every provider's channels use the provider breaker's name, so at 10^4
+// agents a decision reads one copy of a channel's names, hot in the cache,
+// not one of four (the chain's, its breaker's, its provider's, the agents').
 func (s *State) intern(ch Channel) Channel {
 	if c, ok := s.names[ch]; ok {
 		return c
 	}
-	c := ch.clone()
+	c := Channel{Provider: strings.Clone(ch.Provider), Model: strings.Clone(ch.Model)}
+	if p := s.providers[ch.Provider]; p != nil {
+		c.Provider = p.breaker.channel.Provider
+	}
 	if len(s.names) < maxInterned {
 		s.names[c] = c
 	}
@@ -105,7 +121,7 @@ func (s *State) circuit(ch Channel) *circuit {
 	c := s.circuits[ch]
 	if c == nil {
 		p := s.provider(ch.Provider)
-		ch = ch.clone()
+		ch = s.intern(ch)
 		c = &circuit{channel: ch, state: Closed, parent: &p.breaker, heapAt: -1}
 		if s.cfg.Probes { // without probes nothing wakes a channel: a request finds it ready
 			c.wakes = &s.wakes
