@@ -70,7 +70,9 @@ func NewState(cfg Config) (*State, error) {
 		q: newQuotaState(), wakes: make(wakeIndex, 0, 2*len(cfg.Chain)), refused: map[Channel]int64{}}
 	s.chainIdx = make(map[Channel]int, len(cfg.Chain))
 	s.chain = newChainIndex(len(cfg.Chain))
-	s.cfg.Chain = make([]Channel, len(cfg.Chain))
+	if len(cfg.Chain) > 0 {
+		s.cfg.Chain = make([]Channel, len(cfg.Chain)) // the caller's stays as it was
+	}
 	for i, ch := range cfg.Chain { // indexed once, so routing never creates nor hashes them
 		p := s.provider(ch.Provider)
 		// The chain's names are the ones every copy shares (intern).
