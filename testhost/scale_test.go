@@ -442,10 +442,9 @@ func TestScaleBench(t *testing.T) {
 	}
 	// The runs of all cases take turns (1x2, 1x100, ..., then 1x2 again),
 	// because the targets compare cases: run one case after another and a
-	// ratio compares two moments of the machine. This one's speed shifts for
-	// seconds at a time: one process's native 1x2 failure p99 came out 2.5
-	// or 3.6 µs as it fell (six back-to-back processes, Dec 2026), while a
-	// case's five runs take two to twenty seconds.
+	// ratio compares two moments of a machine whose speed drifts by up to
+	// 1.6x within an hour, while a case's five runs take two to twenty
+	// seconds. (What turns leave: RATIONALE.md, fastest of five replays.)
 	natives, wazeros := map[scaleCase]*scaleReplay{}, map[scaleCase]*scaleReplay{}
 	for _, sc := range cases {
 		st := streams[sc]
