@@ -3,7 +3,9 @@
 //
 // Why not @extism/extism: 1.0.3 leaks a block per call and fails after ~16k
 // calls, and lacks go-pdk's get_log_level; 2.0.0 is still a release candidate.
-// The module needs eight kernel functions; serving them here over
+// The module needs eight kernel functions (and moves its input and output
+// through its own memory when it exports the direct path, plugin/direct.go);
+// serving them here over
 // WebAssembly.instantiate is measured faster than either SDK (see RATIONALE.md and `make bench`
 // for the numbers) and leaves nothing to leak: the kernel's heap is reset per call.
 // testhost/ still loads the same .wasm with the official Extism Go SDK, so the
@@ -70,8 +72,10 @@ class KernelHeap {
 export class ModuleInstance {
   /**
    * @param {WebAssembly.Module} compiled - compiled once per process, shared.
+   * @param {{ kernel?: boolean }} [opts] - kernel: move input and output
+   *   through the Extism kernel even when the module has the direct path.
    */
-  constructor(compiled) {
+  constructor(compiled, opts = {}) {
     this.heap = new KernelHeap();
     // Input is encoded into one reused buffer and output decoded in place, so
     // a call allocates no ArrayBuffers: their backing stores live outside
@@ -118,6 +122,12 @@ export class ModuleInstance {
     memory = this.instance.exports.memory;
     /** @type {any} the module's exports: its functions, `memory` and `_initialize` */
     this.exports = this.instance.exports;
+    // The direct path (plugin/direct.go): the input written into the
+    // module's memory and the output read from it, one copy each, instead
+    // of eight bytes per kernel call. A module without it is called as any
+    // Extism plugin.
+    this.direct = !opts.kernel && typeof this.exports.dsh_direct_input === 'function' &&
+      typeof this.exports.dsh_direct_output === 'function';
     try {
       this.exports._initialize(); // exactly once: a second call traps
     } catch (e) {
@@ -147,8 +157,15 @@ export class ModuleInstance {
     this.output = undefined;
     this.error = undefined;
     let rc;
+    let answer;
     try {
+      if (this.direct) {
+        const at = this.exports.dsh_direct_input(this.inputLen) >>> 0;
+        // After the call: it may have grown the memory, which replaces its buffer.
+        new Uint8Array(this.exports.memory.buffer, at, this.inputLen).set(this.inputBuf.subarray(0, this.inputLen));
+      }
       rc = fn();
+      if (rc === 0 && this.direct) answer = BigInt.asUintN(64, this.exports.dsh_direct_output());
     } catch (e) {
       if (e instanceof WasiExit || e instanceof WebAssembly.RuntimeError || e instanceof Error) {
         throw new TrapError(e, this.guestOutput);
@@ -156,6 +173,10 @@ export class ModuleInstance {
       throw e;
     }
     if (rc !== 0) throw new ModuleError(this.error ?? `${name} returned ${rc} with no error message`);
+    if (answer !== undefined) {
+      const n = Number(answer & 0xffffffffn);
+      return n === 0 ? '' : decoder.decode(new Uint8Array(this.exports.memory.buffer, Number(answer >> 32n), n));
+    }
     if (this.output === undefined) return '';
     const [off, n] = /** @type {[number, number]} */ (this.output); // set by output_set during fn()
     return decoder.decode(this.heap.mem.subarray(off, off + n));

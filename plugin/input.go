@@ -20,7 +20,7 @@ func extismInputLoadU64(offset uint64) uint64
 
 var inputBuf []byte
 
-// input returns the call's input, valid until the next call.
+// input returns the call's Extism input, valid until the next call.
 func input() []byte {
 	n := int(extismInputLength())
 	if cap(inputBuf) < n {

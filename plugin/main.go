@@ -41,10 +41,22 @@ func call(export string) (rc int32) {
 			rc = 1
 		}
 	}()
-	out, err := module.Call(export, input())
+	onDirect := direct.on // the host handed the input over directly (direct.go)
+	direct.on, direct.out, direct.hasOut = false, nil, false // one call's input, one call's answer
+	var in []byte
+	if onDirect {
+		in = direct.inputBuf[:direct.n]
+	} else {
+		in = input()
+	}
+	out, err := module.Call(export, in)
 	if err != nil {
 		pdk.SetErrorString(export + ": " + err.Error())
 		return 1
+	}
+	if onDirect {
+		direct.out, direct.hasOut = out, true // the module's shared buffer: valid until the next call
+		return 0
 	}
 	pdk.Output(out)
 	return 0

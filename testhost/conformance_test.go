@@ -14,13 +14,20 @@ import (
 	"github.com/tetratelabs/wazero/api"
 )
 
-// compareExports diffs a module's exported function names (minus
-// _initialize) against a WIT world's exports: missing are in the world but not
+// transportExport reports whether a module export is transport, not policy:
+// _initialize and the direct path's two (plugin/direct.go). The WIT world
+// has none of them.
+func transportExport(n string) bool {
+	return n == InitExport || n == DirectInputExport || n == DirectOutputExport
+}
+
+// compareExports diffs a module's exported function names (minus the
+// transport ones) against a WIT world's exports: missing are in the world but not
 // the module, extra in the module but not the world. Both come back sorted.
 func compareExports(module, world []string) (missing, extra []string) {
 	have := map[string]bool{}
 	for _, n := range module {
-		if n != InitExport {
+		if !transportExport(n) {
 			have[n] = true
 		}
 	}
@@ -72,13 +79,22 @@ func TestConformanceExportsMatchWIT(t *testing.T) {
 	t.Logf("module imports %v", wasmRT.Imports())
 
 	require.NoError(t, exportsErr(compareExports(module, world.ExportNames())))
-	require.Equal(t, world.ExportNames(), slices.DeleteFunc(slices.Clone(module), func(n string) bool { return n == InitExport }),
+	require.Equal(t, world.ExportNames(), slices.DeleteFunc(slices.Clone(module), transportExport),
 		"sorted lists")
 
 	for name, def := range wasmRT.Exports() {
-		if name == InitExport {
+		switch name {
+		case InitExport:
 			require.Empty(t, def.ParamTypes(), "%s params", name)
 			require.Empty(t, def.ResultTypes(), "%s results", name)
+			continue
+		case DirectInputExport:
+			require.Equal(t, []api.ValueType{api.ValueTypeI32}, def.ParamTypes(), "%s params", name)
+			require.Equal(t, []api.ValueType{api.ValueTypeI32}, def.ResultTypes(), "%s results", name)
+			continue
+		case DirectOutputExport:
+			require.Empty(t, def.ParamTypes(), "%s params", name)
+			require.Equal(t, []api.ValueType{api.ValueTypeI64}, def.ResultTypes(), "%s results", name)
 			continue
 		}
 		require.Empty(t, def.ParamTypes(), "%s: an Extism export takes no wasm params", name)

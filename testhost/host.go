@@ -155,7 +155,20 @@ type Instance struct {
 	fns    map[string]api.Function
 	stderr *limitedBuffer
 	broken *TrapError
+	// The module's direct path (plugin/direct.go), nil when it has none or
+	// Kernel asked for the Extism kernel's alone.
+	dIn, dOut api.Function
+	// Kernel: every call goes through the Extism kernel, as a host that does
+	// not know the direct path calls the module.
+	Kernel bool
 }
+
+// The direct path's exports (plugin/direct.go): transport, not policy, so
+// they are not in the WIT world, as _initialize is not.
+const (
+	DirectInputExport  = "dsh_direct_input"
+	DirectOutputExport = "dsh_direct_output"
+)
 
 // Instantiate creates an instance and runs _initialize once.
 //
@@ -189,6 +202,7 @@ func (r *Runtime) Instantiate(ctx context.Context) (*Instance, error) {
 		return nil, fmt.Errorf("testhost: instantiate: %w%s", err, in.stderr.suffix())
 	}
 	in.mod = mod
+	in.dIn, in.dOut = mod.ExportedFunction(DirectInputExport), mod.ExportedFunction(DirectOutputExport)
 	return in, nil
 }
 
@@ -256,19 +270,21 @@ func (in *Instance) Call(export string, input []byte) ([]byte, error) {
 	in.k.reset(input)
 	defer func() { in.k.input = nil }() // do not keep the caller's buffer
 	in.stderr.Reset()
+	onDirect := in.dIn != nil && in.dOut != nil && !in.Kernel
+	if onDirect {
+		if err := in.directIn(export, input); err != nil {
+			return nil, err
+		}
+	}
 	in.stack[0] = 0
 	if err := fn.CallWithStack(in.ctx, in.stack); err != nil {
-		te := &TrapError{Export: export, Err: err, Stderr: in.stderr.String()}
-		var exit *sys.ExitError
-		if errors.As(err, &exit) {
-			code := exit.ExitCode()
-			te.ExitCode = &code
-		}
-		in.broken = te
-		return nil, te
+		return nil, in.trapped(export, err)
 	}
 	if rc := int32(uint32(in.stack[0])); rc != 0 {
 		return nil, &PluginError{Export: export, Code: rc, Message: string(in.k.errMsg)}
+	}
+	if onDirect {
+		return in.directOut(export)
 	}
 	if !in.k.outSet {
 		return []byte{}, nil
@@ -329,4 +345,47 @@ func (l *limitedBuffer) suffix() string {
 		return "\nguest output:\n" + s
 	}
 	return ""
+}
+
+// directIn hands the input over on the direct path: the module answers where
+// to write it (plugin/direct.go).
+func (in *Instance) directIn(export string, input []byte) error {
+	in.stack[0] = uint64(len(input))
+	if err := in.dIn.CallWithStack(in.ctx, in.stack); err != nil {
+		return in.trapped(export, err)
+	}
+	if len(input) > 0 && !in.mod.Memory().Write(uint32(in.stack[0]), input) {
+		return in.trapped(export, fmt.Errorf("%s answered %d, out of memory bounds for %d bytes", DirectInputExport, in.stack[0], len(input)))
+	}
+	return nil
+}
+
+// directOut copies the answer out of the module's memory: it is valid there
+// only until the next call.
+func (in *Instance) directOut(export string) ([]byte, error) {
+	in.stack[0] = 0
+	if err := in.dOut.CallWithStack(in.ctx, in.stack); err != nil {
+		return nil, in.trapped(export, err)
+	}
+	at, n := uint32(in.stack[0]>>32), uint32(in.stack[0])
+	if n == 0 {
+		return []byte{}, nil
+	}
+	b, ok := in.mod.Memory().Read(at, n)
+	if !ok {
+		return nil, in.trapped(export, fmt.Errorf("%s answered %d bytes at %d, out of memory bounds", DirectOutputExport, n, at))
+	}
+	return append([]byte{}, b...), nil // the caller may keep it, as the kernel path's
+}
+
+// trapped marks the instance unusable after a trap in export's call.
+func (in *Instance) trapped(export string, err error) error {
+	te := &TrapError{Export: export, Err: err, Stderr: in.stderr.String()}
+	var exit *sys.ExitError
+	if errors.As(err, &exit) {
+		code := exit.ExitCode()
+		te.ExitCode = &code
+	}
+	in.broken = te
+	return te
 }

@@ -64,3 +64,26 @@ test('the kernel heap does not grow with calls (it resets per call)', () => {
   assert.equal(m.heap.mem.length, kernelBytes);
   assert.ok(m.memoryBytes - guestBytes < 4 * 1024 * 1024, `guest memory grew ${m.memoryBytes - guestBytes} bytes`);
 });
+
+test('the direct path answers every call as the Extism kernel does', () => {
+  const direct = new ModuleInstance(compiled);
+  const kernel = new ModuleInstance(compiled, { kernel: true });
+  assert.equal(direct.direct, true, 'the module has the direct path');
+  assert.equal(kernel.direct, false);
+  const failure = (nowMs, agent, code, status) => JSON.stringify({ nowMs, event: {
+    kind: 'request-error', agent, provider: 'p', failure: { code, status }, phase: 'after-host',
+    hostRetry: { mode: 'normal', maxRetries: 2, retryableCodes: ['RATE_LIMIT', 'SERVER'] }, rand: nowMs } });
+  const calls = [['decide', request(1)], ['configure', JSON.stringify({ chain: CHAIN })], ['decide', ''], ['snapshot', '']];
+  for (let i = 0; i < 400; i++) {
+    const agent = `agent-${i % 13}`;
+    calls.push(['decide', request(1000 * i, agent)]);
+    if (i % 3 === 0) calls.push(['decide', failure(1000 * i + 5, agent, i % 2 ? 'SERVER' : 'RATE_LIMIT', i % 2 ? 500 : 429)]);
+    if (i % 50 === 0) calls.push(['snapshot', ''], ['decide', 'not json'], ['decide', 'é'.repeat(3000)]);
+  }
+  const answer = (m, name, input) => {
+    try { return m.call(name, input); } catch (e) { return `${e.name}: ${e.message}`; }
+  };
+  for (const [i, [name, input]] of calls.entries()) {
+    assert.equal(answer(direct, name, input), answer(kernel, name, input), `call ${i}: ${name} ${input.slice(0, 200)}`);
+  }
+});
