@@ -4,9 +4,11 @@
 //
 // Each export reads its JSON parameter from the Extism input, runs the codec,
 // and writes the JSON result to the Extism output, or the error text to the
-// Extism error and returns 1. A panic anywhere becomes such an error rather
-// than a trap, so the instance stays usable; the host still recreates an
-// instance after any trap it does see.
+// Extism error and returns 1; a host that knows the direct path (direct.go)
+// hands the input over and takes the result through the module's memory
+// instead. A panic anywhere becomes such an error rather than a trap, so the
+// instance stays usable; the host still recreates an instance after any trap
+// it does see.
 package main
 
 import (
