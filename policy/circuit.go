@@ -27,50 +27,70 @@ const probeOwner = "\x00probe"
 // Every transition goes through transition, which emits CircuitChanged, so no
 // state change goes unreported.
 type circuit struct {
-	channel       Channel
-	state         CircuitState
+	// The fields are in the order a failure reads them. Opening a provider's
+	// breaker asks each of its channel breakers whether it is down and when
+	// it is due (checkProvider, chainIndex.refresh, wakeIndex.file), and at
+	// 10^4 agents none of them is in the cache: what those questions read
+	// sits in the first line, what re-filing a breaker reads in the second,
+	// its names and record times after.
+	state CircuitState
+	// openUntilMs: while Open. probeAgent holds the HalfOpen slot since
+	// probeSinceMs; "" when free.
+	openUntilMs  int64
+	probeSinceMs int64
+	probeAgent   string
+	// parent is a channel breaker's provider breaker; nil on a provider
+	// breaker (isProvider).
+	parent *circuit
+	heapAt int // position in wakes; -1 when not filed
+
+	// What a change re-files (changed): its place in the wake index and its
+	// chain entries. wakes is the wake index it is filed in (nil: a channel
+	// breaker with probes off; see kidWakes); chain the chain index to keep up to date (nil:
+	// a channel breaker not in the chain): a channel breaker's entry
+	// (chainAt), or a provider breaker's channels' entries (chainKids, maybe
+	// none).
+	dueMs   int64 // when filed: when it next lets a request through
+	wakes   *wakeIndex
+	chain   *chainIndex
+	chainAt int
+
 	failures      int   // failures counted in the current burst
 	lastFailureMs int64 // for the burst window
 	opens         int   // consecutive opens without a close: the cooldown doubles with each
-	openUntilMs   int64 // while Open
-	lastCode      string
-	changedAtMs   int64 // last transition, or when a remote one was adopted: local time
+	// version orders the breaker's transitions across hosts sharing health:
+	// each transition makes it one more than the highest this breaker has
+	// seen, own or adopted (a Lamport clock per record; merge.go).
+	version     uint64
+	changedAtMs int64 // last transition, or when a remote one was adopted: local time
 	// recordedAtMs is the change time its health record carries: changedAtMs,
 	// except for an open adopted as written from a writer ahead within the
 	// skew, whose own change time is passed on (merge.go, adopt).
 	recordedAtMs int64
-	// version orders the breaker's transitions across hosts sharing health:
-	// each transition makes it one more than the highest this breaker has
-	// seen, own or adopted (a Lamport clock per record; merge.go).
-	version uint64
+	lastCode     string
+	channel      Channel
 	// markedAtMs, on a provider breaker, is when a quota failure last marked
 	// the provider exhausted (0: no mark). The breaker's open time is the
 	// mark's end. Kept here, not beside the breaker, so the mark travels in
 	// the provider's health record (file and Redis) with its version, and a
 	// restarted or second host learns it as it learns the breaker.
 	markedAtMs int64
-	// probeAgent holds the HalfOpen slot since probeSinceMs; "" when free.
-	probeAgent   string
-	probeSinceMs int64
+	// kids are a provider breaker's channel breakers, and kidWakes the wake
+	// index they are filed in (nil: probes off), for re-filing them when it
+	// changes without reading each kid's own wakes (its second line).
+	kids      []*circuit
+	kidWakes  *wakeIndex
+	chainKids []int
+
 	// slow is the channel's slow-call breaker (slow.go): apart from the
 	// failure breaker, since a slow channel still answers.
 	slow slowness
-
-	// Indexing, not state: a channel breaker's provider breaker (parent) and
-	// the wake index it is filed in; a provider breaker's channel breakers
-	// (kids), re-filed when it changes.
-	parent *circuit
-	kids   []*circuit
-	wakes  *wakeIndex
-	heapAt int   // position in wakes; -1 when not filed
-	dueMs  int64 // when filed: when it next lets a request through
-	// The chain index to keep up to date (nil: a channel breaker not in the
-	// chain): a channel breaker's entry (chainAt), or a provider breaker's
-	// channels' entries (chainKids, maybe none).
-	chain     *chainIndex
-	chainAt   int
-	chainKids []int
 }
+
+// isProvider reports whether this is a provider's breaker: only those have
+// no parent. It spares the hot paths reading the channel's name (another
+// line, and the name's bytes).
+func (c *circuit) isProvider() bool { return c.parent == nil }
 
 // ownDue is when the breaker itself next lets a request through, ignoring its
 // provider; 0 when it does now or whenever its slot is free.
@@ -90,7 +110,7 @@ func (c *circuit) ownDue() int64 {
 // (probes off) has nothing to file there.
 func (c *circuit) changed() {
 	if c.chain != nil {
-		if c.channel.Model == providerModel {
+		if c.isProvider() {
 			for _, i := range c.chainKids {
 				c.chain.refresh(i)
 			}
@@ -102,11 +122,9 @@ func (c *circuit) changed() {
 		return
 	}
 	c.wakes.file(c)
-	if c.channel.Model == providerModel {
+	if w := c.kidWakes; w != nil {
 		for _, k := range c.kids {
-			if k.wakes != nil {
-				k.wakes.file(k)
-			}
+			w.file(k)
 		}
 	}
 }

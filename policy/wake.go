@@ -81,7 +81,7 @@ func (c *circuit) due() (int64, bool) {
 	switch {
 	case c.state == Closed:
 		return 0, false
-	case c.channel.Model == providerModel:
+	case c.isProvider():
 		return c.openUntilMs, c.state == Open
 	}
 	at := c.ownDue()
