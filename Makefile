@@ -69,6 +69,8 @@ test: deps wasm test-go typecheck test-shim test-client test-e2e test-web
 # native bodies. Everything else is vetted and tested natively.
 NATIVE_PKGS := ./policy/... ./plugin/codec/... ./testhost/...
 test-go:
+	@unformatted=$$("$$($(GO) env GOROOT)/bin/gofmt" -l policy plugin testhost); \
+	if [ -n "$$unformatted" ]; then echo "gofmt wants to rewrite: $$unformatted"; exit 1; fi
 	$(GO) vet $(NATIVE_PKGS)
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./plugin ./policy/... ./plugin/codec/...
 	$(GO) test -count=1 $(NATIVE_PKGS)

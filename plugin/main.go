@@ -43,8 +43,10 @@ func call(export string) (rc int32) {
 			rc = 1
 		}
 	}()
-	onDirect := direct.on // the host handed the input over directly (direct.go)
-	direct.on, direct.out, direct.hasOut = false, nil, false // one call's input, one call's answer
+	// Whether the host handed the input over directly (direct.go); either
+	// way the flags hold for this one call's input and answer only.
+	onDirect := direct.on
+	direct.on, direct.out, direct.hasOut = false, nil, false
 	var in []byte
 	if onDirect {
 		in = direct.inputBuf[:direct.n]
