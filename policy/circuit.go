@@ -46,8 +46,8 @@ type circuit struct {
 
 	// What a change re-files (changed): its place in the wake index and its
 	// chain entries. wakes is the wake index it is filed in (nil: a channel
-	// breaker with probes off; see kidWakes); chain the chain index to keep up to date (nil:
-	// a channel breaker not in the chain): a channel breaker's entry
+	// breaker with probes off); chain the chain index to keep up to date
+	// (nil: a channel breaker not in the chain): a channel breaker's entry
 	// (chainAt), or a provider breaker's channels' entries (chainKids, maybe
 	// none).
 	dueMs   int64 // when filed: when it next lets a request through
@@ -75,12 +75,8 @@ type circuit struct {
 	// the provider's health record (file and Redis) with its version, and a
 	// restarted or second host learns it as it learns the breaker.
 	markedAtMs int64
-	// kids are a provider breaker's channel breakers, and kidWakes the wake
-	// index they are filed in (nil: probes off), for re-filing them when it
-	// changes without reading each kid's own wakes (its second line).
-	kids      []*circuit
-	kidWakes  *wakeIndex
-	chainKids []int
+	kids       []*circuit // a provider breaker's channel breakers, re-filed when it changes
+	chainKids  []int
 
 	// slow is the channel's slow-call breaker (slow.go): apart from the
 	// failure breaker, since a slow channel still answers.
@@ -122,9 +118,11 @@ func (c *circuit) changed() {
 		return
 	}
 	c.wakes.file(c)
-	if w := c.kidWakes; w != nil {
+	if c.isProvider() {
 		for _, k := range c.kids {
-			w.file(k)
+			if k.wakes != nil {
+				k.wakes.file(k)
+			}
 		}
 	}
 }

@@ -127,7 +127,6 @@ func (s *State) circuit(ch Channel) *circuit {
 		c = &circuit{channel: ch, state: Closed, parent: &p.breaker, heapAt: -1}
 		if s.cfg.Probes { // without probes nothing wakes a channel: a request finds it ready
 			c.wakes = &s.wakes
-			p.breaker.kidWakes = &s.wakes
 		}
 		p.breaker.kids = append(p.breaker.kids, c)
 		s.circuits[ch] = c
