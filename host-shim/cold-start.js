@@ -16,7 +16,27 @@
 //
 // Written only under the health file's lock, right after health.json: so it
 // always speaks of the records beside it, whichever process wrote last.
+import { readFileSync } from 'node:fs';
 import { StateFile } from './store.js';
+
+/**
+ * A first look at the word, at activation, before anything async: whether
+ * the module's compile can wait for the bring-up. Only a hint; `allows`
+ * reads the file again and decides (and sets a bad file aside). The file is
+ * a few hundred bytes: read at once, it costs the main thread microseconds,
+ * where a read through libuv's pool, which the host's boot keeps busy, could
+ * come back after the first request.
+ * @param {string} path - cold-start.json
+ * @param {string} configJson
+ */
+export function coldStartLikely(path, configJson) {
+  try {
+    const doc = JSON.parse(readFileSync(path, 'utf8'));
+    return doc?.config === configJson && doc.coldPass === true;
+  } catch {
+    return false;
+  }
+}
 
 export class ColdStart {
   /**

@@ -53,6 +53,12 @@ export function compileModule(path = WASM_PATH) {
  */
 const nonFinite = (_key, value) => (typeof value === 'number' && !Number.isFinite(value) ? String(value) : value);
 
+/**
+ * The config as the module is given it (and as the cold start's word is kept for).
+ * @param {object} config
+ */
+export const configText = (config) => JSON.stringify(config, nonFinite);
+
 /** A config the module refused: the user's to fix, so it is never failed open. */
 export class ConfigError extends Error {
   constructor(message) {
@@ -84,7 +90,7 @@ export class Engine {
    * @throws {ConfigError} naming the offending key when the config is invalid.
    */
   constructor(compiled, config, logger, report = () => {}, record = () => {}) {
-    this.configJson = JSON.stringify(config, nonFinite);
+    this.configJson = configText(config);
     this.logger = logger;
     this.report = report;
     this.record = record;

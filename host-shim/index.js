@@ -26,8 +26,8 @@ import { eventSubscriber } from './effect-events.js';
 import { shellSubscriber } from './effect-shell.js';
 import { contextTokensOf, disposedEvent, modelInfoEvent, probeResultEvent, requestEvent, setBackupEvent, settledEvent, wakeEvent } from './events.js';
 import { DEFAULT_PRUNE_MS, DEFAULT_REFRESH_MS, HealthStore } from './health.js';
-import { compileModule, ConfigError, Engine } from './engine.js';
-import { ColdStart } from './cold-start.js';
+import { compileModule, ConfigError, configText, Engine } from './engine.js';
+import { ColdStart, coldStartLikely } from './cold-start.js';
 import { checkNotify, Notifier } from './notify.js';
 import { runProbe } from './probe.js';
 import { installSkill } from './skill.js';
@@ -66,18 +66,32 @@ const DISPOSED = new Error('dsh-resilience was disposed before its bring-up');
  * @param {object} [config]
  * @param {object} [seams] - for tests; the host passes none.
  * @param {WebAssembly.Module | Promise<WebAssembly.Module>} [seams.compiled] - another module.
+ * @param {() => Promise<WebAssembly.Module>} [seams.compile] - how the module is compiled when
+ *   `compiled` is not given (engine.js compileModule).
  * @param {(parts: {engine: Engine, up: Promise<void>, reconfigure: (config: object) => void, health: HealthStore}) => void} [seams.expose]
  *   receives the engine, its bring-up, the settings card's path and the health
  *   store (apply itself returns nothing: Cordis takes a returned value as an effect).
  */
-export async function apply(ctx, config = {}, { compiled, expose } = {}) {
+export async function apply(ctx, config = {}, { compiled, compile = compileModule, expose } = {}) {
   const { shim, policy: policyConfig } = splitConfig(config ?? {});
   if (shim.enabled === false) { // off.js: no module, no hooks, no files
     (await import('./off.js')).applyOff(ctx);
     return;
   }
-  // First: the compile overlaps the rest of activation and the host's boot (engine.js).
-  const compiling = compiled ?? compileModule();
+  const stateDir = resolveStateDir(shim.stateDir);
+  // The bring-up starts when kicked (below). Defined first: the compile may wait for it.
+  let kicked = false;
+  /** @type {() => void} */
+  let kick = () => {};
+  const kickedOff = new Promise((resolve) => { kick = () => { kicked = true; resolve(undefined); }; });
+  // The compile overlaps the rest of activation and the host's boot
+  // (engine.js), unless the last process left word that this one may start
+  // cold: then nothing needs the module before the bring-up, and reading and
+  // compiling it (7 ms of the main thread, measured in the start-up bench's
+  // profiles) waits for the kick instead of delaying the first request.
+  const compiling = compiled ?? (coldStartLikely(join(stateDir, 'cold-start.json'), configText(policyConfig))
+    ? kickedOff.then(() => compile())
+    : compile());
   Promise.resolve(compiling).catch(() => {}); // a module that cannot load is reported by the bring-up
   const sharedConfig = shim.shared ? checkShared(shim.shared) : {};
   // Loaded only when configured, so the default install needs no client; a
@@ -86,7 +100,6 @@ export async function apply(ctx, config = {}, { compiled, expose } = {}) {
   const sharedRedis = sharedConfig.redis ? await import('./shared-redis.js') : undefined;
   const createRedisClient = sharedRedis ? await sharedRedis.loadRedisClient() : undefined;
   const logger = ctx.logger('dsh-resilience');
-  const stateDir = resolveStateDir(shim.stateDir);
   const backupFile = join(stateDir, 'backup.json');
   let backup; // shown by /resilience; the module decides with it
   // The web client's host half (web.js): it follows the module's effects, so
@@ -208,10 +221,6 @@ export async function apply(ctx, config = {}, { compiled, expose } = {}) {
   // process's module allowed a cold start (cold-start.js); then behind the
   // first request sent cold, or when anything needs the engine, or a moment
   // after the host's boot, whichever comes first.
-  let kicked = false;
-  /** @type {() => void} */
-  let kick = () => {};
-  const kickedOff = new Promise((resolve) => { kick = () => { kicked = true; resolve(undefined); }; });
   const coldAllowed = coldStart.allows(engine.configJson);
   coldAllowed.then((ok) => { if (!ok) kick(); });
   /** @type {Array<{payload: any, proposed: any, tokens: number | undefined}>} requests sent cold, told once the engine is up */

@@ -224,10 +224,10 @@ test('enabled: false installs no listener and no module; a bad value stops activ
 });
 
 /** One host run on dir: apply, then `run` with the listeners and the exposed parts, then dispose; the run's audit records. */
-async function hostRun(dir, config, run) {
+async function hostRun(dir, config, run, seams = { compiled: compileModule() }) {
   const { ctx, listeners, commands } = fakeContext();
   let parts;
-  await apply(ctx, { chain: CHAIN, probes: false, stateDir: dir, ...config }, { compiled: compileModule(), expose: (p) => { parts = p; } });
+  await apply(ctx, { chain: CHAIN, probes: false, stateDir: dir, ...config }, { ...seams, expose: (p) => { parts = p; } });
   try {
     await run({ listeners, commands, ...parts });
   } finally {
@@ -254,12 +254,17 @@ test('a cold start: the last run\'s module allowed it, so a new session\'s first
   await hostRun(dir, {}, async ({ listeners }) => { await request(listeners); });
   assert.equal((await coldWord(dir)).coldPass, true, 'the first run left its module\'s word');
 
+  let compiles = 0;
+  const compile = () => { compiles++; return compileModule(); };
   const audit = await hostRun(dir, {}, async ({ listeners, engine, up }) => {
+    assert.equal(compiles, 0, 'nothing needs the module before the bring-up: its read and compile wait');
     assert.deepEqual(await request(listeners), CHAIN[0]);
     assert.equal(engine.up, false, 'the request went before the bring-up');
+    assert.equal(compiles, 0);
     await alive(up); // its kick is an unref'd timer: a host has the request in flight
     assert.equal(engine.up, true, 'the bring-up followed on its own');
-  });
+    assert.equal(compiles, 1);
+  }, { compile });
   const types = audit.map((r) => r.type);
   assert.ok(types.indexOf('cold-pass') > types.indexOf('boot'), types.join(' '));
   const cold = audit.find((r) => r.type === 'cold-pass');
@@ -289,10 +294,12 @@ test('no cold start after a run that left a channel open, nor under another conf
     await listeners.get('agent/request-error')(failure('QUOTA'), async () => undefined);
   });
   assert.equal((await coldWord(dir)).coldPass, false, 'an open breaker: the next module would route away from it');
+  let compiles = 0;
   let audit = await hostRun(dir, { failureThreshold: 1 }, async ({ listeners, engine }) => {
+    assert.equal(compiles, 1, 'no cold start to wait for: the compile starts at activation');
     assert.deepEqual(await request(listeners), CHAIN[1], 'routed off the open primary');
     assert.equal(engine.up, true);
-  });
+  }, { compile: () => { compiles++; return compileModule(); } });
   assert.ok(!audit.some((r) => r.type === 'cold-pass'));
 
   const other = await mkdtemp(join(tmpdir(), 'index-'));
