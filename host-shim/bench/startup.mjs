@@ -25,7 +25,7 @@ import { spawn } from 'node:child_process';
 import { DSH_BIN, makeHome, PRIMARY, ROOT, SECONDARY } from '../../e2e/harness.mjs';
 import { startFakeProvider } from '../../e2e/fake-provider/fake-provider.mjs';
 
-const ROUNDS = Number(process.env.BENCH_STARTUP_ROUNDS ?? 15);
+const ROUNDS = Number(process.env.BENCH_STARTUP_ROUNDS ?? 21);
 const BEFORE = process.env.BENCH_STARTUP_BEFORE;
 const TARGET_MS = 50;
 
