@@ -6,8 +6,9 @@
 //            what loading any plugin costs;
 //   plugin — dsh-resilience enabled with a two-channel chain.
 // Each round runs the three in turn (interleaved, so a machine that slows
-// down slows all three alike; the order rotates from round to round); the figure is the median over ROUNDS of
-// (first request seen by the provider) − (process spawned).
+// down slows all three alike; the order rotates from round to round); the
+// figure is the median over ROUNDS of (first request seen by the provider)
+// − (process spawned).
 // Target (exit 1 when missed): plugin − noop ≤ 50 ms, both as the
 // difference of the medians and as the median of the per-round differences.
 // BENCH_STARTUP_BEFORE=<dir>: a fourth home, `before`, runs the shim from the
@@ -98,7 +99,7 @@ try {
   for (let r = 0; r < ROUNDS; r++) {
     // Each round starts one variant later: a place in the round has its own
     // cost on this machine (run first in every round, the host alone came out
-    // 70-80 ms slower than the do-nothing plugin run second, CPU and wall),
+    // 50-80 ms of CPU slower than the do-nothing plugin run second),
     // and rotating gives every variant every place alike.
     for (const k of kinds.map((_, i) => kinds[(i + r) % kinds.length])) {
       const { wall, cpu } = await firstRequestMs(homes[k]);
