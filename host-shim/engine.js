@@ -232,7 +232,7 @@ export class Engine {
   reconfigure(config) {
     const health = this.snapshot();
     const text = JSON.stringify(health ?? { channels: [] });
-    this.install(this.bringUp(JSON.stringify(config, nonFinite), text, 'reconfigure'));
+    this.install(this.bringUp(configText(config), text, 'reconfigure'));
     this.health = text;
     this.healthDirty = false;
     return this.resolved;
@@ -244,7 +244,7 @@ export class Engine {
    */
   check(config) {
     try {
-      this.resolve(JSON.stringify(config, nonFinite));
+      this.resolve(configText(config));
       return undefined;
     } catch (e) {
       return `dsh-resilience: ${String(e?.message ?? e).replace(/^resolve: /, '')}`;
