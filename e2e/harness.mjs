@@ -226,7 +226,8 @@ async function installExtraPlugins(dsh, plugins, profileName) {
  *   `copyProfile` for hosts started at once). `timeoutMs` only guards against a hung host:
  *   on the shared 2-core machine at load 20-40 a plain boot and two requests took over 60 s,
  *   so the default is generous and a test never relies on it to end a run.
- * @returns {Promise<{code: number|null, signal: string|null, stdout: string, stderr: string, ms: number}>}
+ * @returns {Promise<{code: number|null, signal: string|null, stdout: string, stderr: string, ms: number, answerMs: number|undefined}>}
+ *   `answerMs`: when the answer's first byte reached stdout, from the spawn; `ms`: when the process ended.
  */
 export function runHeadless(home, task, { timeoutMs = 240_000, signal, onStderr, profile = 'headless', env = {} } = {}) {
   return new Promise((resolve, reject) => {
@@ -236,14 +237,15 @@ export function runHeadless(home, task, { timeoutMs = 240_000, signal, onStderr,
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
+    let answerMs;
+    child.stdout.on('data', (d) => { answerMs ??= Date.now() - started; stdout += d; });
     child.stderr.on('data', (d) => { stderr += d; onStderr?.(String(d)); });
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     signal?.addEventListener('abort', () => child.kill('SIGINT'), { once: true });
     child.on('error', reject);
     child.on('close', (code, sig) => {
       clearTimeout(timer);
-      resolve({ code, signal: sig, stdout, stderr, ms: Date.now() - started, pid: child.pid, child });
+      resolve({ code, signal: sig, stdout, stderr, ms: Date.now() - started, answerMs, pid: child.pid, child });
     });
   });
 }

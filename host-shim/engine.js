@@ -60,6 +60,14 @@ const nonFinite = (_key, value) => (typeof value === 'number' && !Number.isFinit
  */
 export const configText = (config) => JSON.stringify(config, nonFinite);
 
+/** Why `ready` rejects when the engine was disposed before its bring-up. */
+export class DisposedError extends Error {
+  constructor() {
+    super('dsh-resilience was disposed before its bring-up');
+    this.name = 'DisposedError';
+  }
+}
+
 /** A config the module refused: the user's to fix, so it is never failed open. */
 export class ConfigError extends Error {
   constructor(message) {
@@ -438,6 +446,8 @@ export class Engine {
   dispose() {
     this.disposed = true;
     this.subscribers = [];
+    // A bring-up that never started never will: `ready` settles, so nothing waits on it past `stop`.
+    this.settle?.reject(new DisposedError());
   }
 }
 

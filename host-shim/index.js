@@ -79,6 +79,7 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
     return;
   }
   const stateDir = resolveStateDir(shim.stateDir);
+  const lifetime = new AbortController();
   // The bring-up starts when kicked (below). Defined first: the compile may wait for it.
   let kicked = false;
   /** @type {() => void} */
@@ -89,8 +90,9 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
   // cold: then nothing needs the module before the bring-up, and reading and
   // compiling it (7 ms of the main thread, measured in the start-up bench's
   // profiles) waits for the kick instead of delaying the first request.
+  // A kick that only settles a disposed plugin's bring-up compiles nothing.
   const compiling = compiled ?? (coldStartLikely(join(stateDir, 'cold-start.json'), configText(policyConfig))
-    ? kickedOff.then(() => compile())
+    ? kickedOff.then(() => (lifetime.signal.aborted ? Promise.reject(DISPOSED) : compile()))
     : compile());
   Promise.resolve(compiling).catch(() => {}); // a module that cannot load is reported by the bring-up
   const sharedConfig = shim.shared ? checkShared(shim.shared) : {};
@@ -119,7 +121,6 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
   const report = (record) => audit.write(record);
   const engine = new Engine(compiling, policyConfig, logger, report, report);
   web.deps.policy = engine;
-  const lifetime = new AbortController();
   const waits = new Waits();
   const pruneMs = shim.healthPruneMs ?? DEFAULT_PRUNE_MS;
   const coldStart = new ColdStart(join(stateDir, 'cold-start.json'), report);
@@ -482,8 +483,15 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
   ctx.effect(() => async () => {
     lifetime.abort(new Error('dsh-resilience disposed'));
     clearTimeout(timers.coldStart);
-    clearTimeout(timers.coldKick); // a bring-up not begun is not begun now
-    if (kicked) await up.catch(() => {}); // a bring-up under way ends first: nothing it starts outlives `stop`
+    clearTimeout(timers.coldKick);
+    // A bring-up under way ends first: nothing it starts outlives `stop`. One
+    // not begun (a cold start that answered before its kick) is settled as
+    // disposed, without a compile: whatever waits on it (the settings card,
+    // the session projection) returns now, and the host's disposal with it.
+    // Left pending, it held a headless run 5 s past its answer, until the
+    // host forced the exit.
+    kick();
+    await up.catch(() => {});
     engine.dispose();
     waits.dispose();
     timers.wake?.clear();

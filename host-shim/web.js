@@ -19,6 +19,7 @@ import { channelText, parseChannel as textChannel } from './channel.js';
 import { now as clockNow } from './clock.js';
 import { recordOf } from './effect-audit.js';
 import { webChoose, webSession, webView } from './quota-web.js';
+import { DisposedError } from './engine.js';
 
 export const RPC_CHANNEL = '/dsh-resilience';
 export const SETTINGS_NS = 'dsh-resilience';
@@ -404,6 +405,7 @@ export class WebHalf {
       try {
         await this.serveSettings(sub, report);
       } catch (e) {
+        if (e instanceof DisposedError) return; // the plugin ended before its bring-up: nothing to serve
         logger.warn('dsh-resilience: the settings namespace is not served: %s', e?.message ?? e);
         report({ type: 'settings-not-served', reason: String(e?.message ?? e).slice(0, 300) });
       }

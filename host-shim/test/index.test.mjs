@@ -20,6 +20,7 @@ function fakeContext(more = {}) {
   const commands = new Map(); // name -> command
   const provided = new Map();
   const disposers = [];
+  const injected = []; // what each inject callback returned: Cordis awaits them at disposal
   const effect = (fn) => { disposers.push(fn()); };
   const services = { commands: { register: (c) => { commands.set(c.name, c); return () => commands.delete(c.name); } }, ...more };
   const ctx = {
@@ -28,13 +29,14 @@ function fakeContext(more = {}) {
     emit() {},
     get: (name) => services[name],
     inject(names, fn) {
-      if (names.every((n) => services[n])) fn({ ...services, on() {}, effect });
+      if (names.every((n) => services[n])) injected.push(fn({ ...services, on() {}, effect }));
     },
     effect,
     provide: (name, value) => { provided.set(name, value); },
     async dispose() {
       for (const d of disposers.reverse()) await d?.();
       disposers.length = 0;
+      await Promise.all(injected.splice(0));
     },
   };
   return { ctx, listeners, commands, provided };
@@ -271,6 +273,26 @@ test('a cold start: the last run\'s module allowed it, so a new session\'s first
   assert.deepEqual([cold.agent, cold.channel], ['a1', CHAIN[0]]);
   assert.ok(audit.some((r) => r.type === 'input' && r.export === 'decide' && r.event.kind === 'request' && r.event.agent === 'a1'), 'the module was told');
   assert.ok(!types.includes('cold-pass-missed'));
+});
+
+test('a cold start whose run ends before the bring-up\'s kick: disposal settles at once and compiles nothing', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  await hostRun(dir, {}, async ({ listeners }) => { await request(listeners); });
+  // The session projection waits on the engine inside its inject callback
+  // (so did the settings card: web.test.mjs); Cordis awaits those callbacks
+  // at disposal, and the host forces its exit 5 s into a disposal that does not end.
+  const sessionProjections = { register: () => () => {} };
+  const { ctx, listeners } = fakeContext({ sessionProjections });
+  let compiles = 0;
+  let parts;
+  await apply(ctx, { chain: CHAIN, probes: false, stateDir: dir }, { compile: () => { compiles++; return compileModule(); }, expose: (p) => { parts = p; } });
+  assert.deepEqual(await request(listeners), CHAIN[0]);
+  assert.equal(parts.engine.up, false, 'the request went cold');
+  await ctx.dispose(); // with nothing else holding the event loop: a wait left pending ends the test unfinished
+  assert.equal(compiles, 0, 'a bring-up settled only to end compiles nothing');
+  const audit = await auditOf(dir);
+  const run = audit.slice(audit.findIndex((r) => r.type === 'stop') + 1);
+  assert.deepEqual(run.map((r) => r.type).filter((t) => t !== 'input'), ['stop'], `no boot, no settings-not-served: the run ended before it began: ${JSON.stringify(run)}`);
 });
 
 test('a cold-sent request that fails before the bring-up brings the engine up, and its failure is decided as any other', async () => {
