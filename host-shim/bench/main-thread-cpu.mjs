@@ -1,7 +1,8 @@
 // Preloaded into each run of the start-up bench (`--import`): the CPU the
 // process's main thread spent before its first outgoing HTTP request (the
-// model request), written once to $DSHR_BENCH_CPU. On a shared machine the
-// wall figure mostly measures the wait for a core; this one does not.
+// model request), written once to $DSHR_BENCH_CPU, and in all, at the
+// process's exit, to $DSHR_BENCH_CPU.exit. On a shared machine the wall
+// figures mostly measure the wait for a core; these do not.
 // Linux reads the main thread's own run time (schedstat, ns); elsewhere
 // it falls back to the whole process's CPU.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -16,13 +17,18 @@ const mainThreadMs = () => {
     return (u.user + u.system) / 1000;
   }
 };
+/** Writes once per file: a child process of the host (same environment) never overwrites it. */
+const note = (file) => {
+  try {
+    writeFileSync(file, String(Math.round(mainThreadMs())), { flag: 'wx' });
+  } catch { /* written already */ }
+};
 let done = !out;
 function first() {
   if (done) return;
   done = true;
-  try {
-    writeFileSync(out, String(Math.round(mainThreadMs())), { flag: 'wx' }); // a child process of the host never overwrites it
-  } catch { /* written already */ }
+  note(out);
 }
 dc.subscribe('undici:request:create', first); // fetch
 dc.subscribe('http.client.request.start', first); // node:http
+if (out) process.on('exit', () => note(`${out}.exit`));
