@@ -113,6 +113,8 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
     setBackup: (channel, source) => setBackup(channel, source),
     applyConfig: (next) => applyConfig(next),
     sessionsDir: join(dshHome(), 'sessions'),
+    whenUp: () => whenUp(),
+    upSettled: () => upSettled(),
   });
   // The host's telemetry seam and the webhooks follow the audit records (telemetry.js, notify.js).
   const notifier = new Notifier({ targets: checkNotify(shim.notify ?? []), report: (r) => audit.write(r), secret: (ref) => resolveSecret(ctx, ref) });
@@ -472,10 +474,8 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
   // The client's view of a session's quota settings, folded from host-known events.
   // Its state is lossless JSON (nulls, never undefined): the host checkpoints it, and a session
   // must reopen after a restart, with or without the plugin (proven by e2e/web).
-  ctx.inject(['sessionProjections'], async (sub) => {
-    // Its fold and view read the running config's pools and quota default:
-    // registered once the engine is up (a module that did not come up has none).
-    if (!(await upSettled().catch(() => false))) return; // a unit registered late folds lazily: it need not bring the engine up
+  // Registered at once: its fold and view read the running config when they run (quota-projection.js).
+  ctx.inject(['sessionProjections'], (sub) => {
     // @ts-expect-error -- the host declares a zod schema and a key of its own projection map; the shim's duck-typed {parse} is what its runtime calls
     sub.effect(() => sub.sessionProjections.register(quota.projection()), 'dsh-resilience: quotaRetry projection');
   });

@@ -10,17 +10,20 @@ import { parseCommandLine } from './command-line.js';
 
 const plainRoute = (r) => (r ? { provider: r.provider, model: r.model, ...(r.reasoningEffort ? { reasoningEffort: r.reasoningEffort } : {}) } : undefined);
 
+/** The running config's pools as the view shows them (none before the module is up). */
+const poolsOf = (resolved) => (resolved?.pools ?? []).map((p) => ({ name: p.name, routes: p.routes.map(plainRoute) }));
+
 /**
  * A pure fold over host-known events: the session's quota commands
  * (`command/run` with their arguments) and the route of its last request
  * (`request/header`). A forked session's log starts with its parent's
  * events, so it shows the inherited settings too.
- * @param {import('./policy-types.js').ResolvedConfig} resolved - the running config: its pools and quota default.
+ * Registered at activation, before the module may be up: the fold and the
+ * view read the running config when they run. A pool picked while it is not
+ * up is kept as picked, and the view names it once the config has it.
+ * @param {() => import('./policy-types.js').ResolvedConfig | undefined} running - the running config, when the module is up.
  */
-export function quotaProjection(resolved) {
-  const quota = resolved.quota;
-  const pools = (resolved.pools ?? []).map((p) => ({ name: p.name, routes: p.routes.map(plainRoute) }));
-  const names = new Set(pools.map((p) => p.name));
+export function quotaProjection(running) {
   return {
     key: 'quotaRetry',
     schema: { parse: (v) => v },
@@ -37,23 +40,28 @@ export function quotaProjection(resolved) {
       const parsed = parseCommandLine(event.data?.name, event.data?.args);
       if ((parsed?.kind !== 'quota' && parsed?.kind !== 'pool') || parsed.arg === undefined) return state;
       if (parsed.kind === 'quota' && ['on', 'off', 'default'].includes(parsed.arg)) return { ...state, quota: parsed.arg === 'default' ? null : parsed.arg };
-      if (parsed.kind === 'pool' && (parsed.arg === 'off' || parsed.arg === 'default' || names.has(parsed.arg))) {
+      const resolved = running();
+      const known = resolved === undefined || poolsOf(resolved).some((p) => p.name === parsed.arg);
+      if (parsed.kind === 'pool' && (parsed.arg === 'off' || parsed.arg === 'default' || known)) {
         return { ...state, pool: parsed.arg === 'default' ? null : parsed.arg, poolDefault: parsed.arg === 'default' };
       }
       return state;
     },
     view(state) {
-      const enabled = state.quota ? state.quota === 'on' : quota.defaultEnabled;
+      const resolved = running();
+      const pools = poolsOf(resolved);
+      // Before the module is up the row's default is not known yet: null.
+      const defaultEnabled = resolved ? resolved.quota.defaultEnabled : null;
+      const enabled = state.quota ? state.quota === 'on' : defaultEnabled;
       let pool = null;
       let poolSource = 'default';
       if (state.pool === 'off') poolSource = 'off';
-      else if (state.pool) [pool, poolSource] = [state.pool, 'session'];
+      else if (state.pool && (!resolved || pools.some((p) => p.name === state.pool))) [pool, poolSource] = [state.pool, 'session'];
       else if (state.route) {
-        // @ts-expect-error -- a pool's routes are all there: plainRoute answers undefined only for none
         const holding = pools.filter((p) => p.routes.some((r) => r.provider === state.route.provider && r.model === state.route.model));
         if (holding.length === 1) [pool, poolSource] = [holding[0].name, 'inferred'];
       }
-      return { enabled, defaultEnabled: quota.defaultEnabled, source: state.quota ? 'session' : 'default', pool, poolSource, pools,
+      return { enabled, defaultEnabled, source: state.quota ? 'session' : 'default', pool, poolSource, pools,
         ...choices(state) };
     },
   };

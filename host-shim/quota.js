@@ -332,6 +332,6 @@ export class QuotaRules {
 
   /** The quotaRetry session projection for the running config (quota-projection.js). */
   projection() {
-    return quotaProjection(this.resolved);
+    return quotaProjection(() => (this.policy.up ? this.resolved : undefined));
   }
 }

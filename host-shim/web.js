@@ -19,7 +19,7 @@ import { channelText, parseChannel as textChannel } from './channel.js';
 import { now as clockNow } from './clock.js';
 import { recordOf } from './effect-audit.js';
 import { webChoose, webSession, webView } from './quota-web.js';
-import { DisposedError } from './engine.js';
+import { CARD_DEFAULTS } from './policy-defaults.js';
 
 export const RPC_CHANNEL = '/dsh-resilience';
 export const SETTINGS_NS = 'dsh-resilience';
@@ -83,6 +83,8 @@ export const reasonOf = (answer) => answer?.error?.details?.issues?.[0]?.code ??
  * @param {import('./quota.js').QuotaRules} [deps.quota] - the quota rules, attached once built (the menu's switch and pool).
  * @param {object} deps.rowPolicyConfig - the policy part of the row, as configured.
  * @param {string} [deps.sessionsDir] - where the host logs sessions (a session id is checked against it).
+ * @param {() => Promise<boolean>} [deps.whenUp] - brings the module up (if it is not) and answers whether it is.
+ * @param {() => Promise<boolean>} [deps.upSettled] - whether it is up once its bring-up settled, without starting it.
  */
 export class WebHalf {
   constructor(deps) {
@@ -317,7 +319,8 @@ export class WebHalf {
   handler(getLlm) {
     return async (endpoint, payload, signal) => {
       try {
-        await this.deps.policy?.ready; // an early page waits for the bring-up
+        // An early page brings the module up and waits for it.
+        await (this.deps.whenUp ? this.deps.whenUp() : this.deps.policy?.ready);
         switch (endpoint) {
           case 'status': {
             const session = field(payload, 'session') ?? undefined;
@@ -405,7 +408,6 @@ export class WebHalf {
       try {
         await this.serveSettings(sub, report);
       } catch (e) {
-        if (e instanceof DisposedError) return; // the plugin ended before its bring-up: nothing to serve
         logger.warn('dsh-resilience: the settings namespace is not served: %s', e?.message ?? e);
         report({ type: 'settings-not-served', reason: String(e?.message ?? e).slice(0, 300) });
       }
@@ -413,17 +415,25 @@ export class WebHalf {
     ctx.effect(() => () => { for (const wake of this.waiters) wake(); this.waiters.clear(); });
   }
 
-  /** @param {any} [Schema] - the host's schemastery (tests pass it; the host's is imported otherwise) */
+  /**
+   * Registers the settings namespace at once, with the module's defaults as
+   * generated at build time (policy-defaults.js): the card is there from
+   * the host's boot, whether or not the module is up yet (a cold start
+   * brings it up only behind the first request; a card registered after
+   * the bring-up was missing from Settings → Plugins for 20-30 s after a
+   * restart). What needs the module waits for it: a saved section applies
+   * once it is up, and a check before then asks the user to try again.
+   * @param {any} [Schema] - the host's schemastery (tests pass it; the host's is imported otherwise)
+   */
   async serveSettings(sub, report, Schema) {
     Schema ??= (await import('@deepseek-ai/schemastery')).default;
     const { policy, rowPolicyConfig } = this.deps;
-    await policy.ready;
-    const defaults = policy.defaults();
+    const defaults = CARD_DEFAULTS;
     // backoffMaxMs has no schema default: its default depends on persistent
     // (30 s, or 60 s as dsh-reconnect had), so a filled-in 30 s would pin a
     // persistent row turned on from the card to the plain cap. Unset, the
-    // module picks the cap for the mode; the module is asked for both.
-    const defaultWait = { false: defaults.backoffMaxMs, true: policy.defaults({ persistent: true }).backoffMaxMs };
+    // module picks the cap for the mode.
+    const defaultWait = { false: defaults.backoffMaxMs.plain, true: defaults.backoffMaxMs.persistent };
     const channel = Schema.object({ provider: Schema.string().required(), model: Schema.string().required() });
     const schema = Schema.object({
       failureThreshold: Schema.natural().default(defaults.failureThreshold).description('failures in one burst before a channel opens'),
@@ -439,6 +449,7 @@ export class WebHalf {
     // says the same (the schema's defaults, the row's own values) changes nothing.
     const running = () => tunables(policy.resolved);
     const apply = (section) => {
+      if (!policy.up) return; // disposed, or the module did not come up: the host decides alone
       const want = tunables(section);
       if (want.backoffMaxMs === undefined) want.backoffMaxMs = this.deps.rowPolicyConfig.backoffMaxMs ?? defaultWait[String(want.persistent === true)];
       const now = running();
@@ -449,22 +460,41 @@ export class WebHalf {
       report(record);
       this.decided(record);
     };
+    const tryApply = (section) => {
+      try {
+        apply(section);
+      } catch (e) {
+        report({ type: 'reconfigure-refused', reason: String(e?.message ?? e).slice(0, 300) });
+      }
+    };
+    // The host validates the saved section as it registers: a section saved
+    // by an earlier run was checked then, and applies (checked again by the
+    // module's reconfigure) once the module is up.
+    let registering = true;
     const scope = sub.settings.register(SETTINGS_NS, schema, {
       base,
       applies: 'live',
       validate: (value) => {
+        if (!policy.up) {
+          if (registering) return;
+          this.deps.whenUp?.(); // the next save finds it up
+          throw new Error('dsh-resilience is starting: save again in a moment');
+        }
         const message = this.problem(value);
         if (message) throw new Error(message);
       },
     });
-    sub.effect(() => scope.watch((value) => {
-      try {
-        apply(value);
-      } catch (e) {
-        report({ type: 'reconfigure-refused', reason: String(e?.message ?? e).slice(0, 300) });
-      }
-    }));
-    apply(scope.get()); // a section saved by an earlier run applies from the start
+    registering = false;
+    // A save made before the module is up applies once it is (the watcher reads the section then).
+    sub.effect(() => scope.watch((value) => { this.settled().then((up) => up && tryApply(value)); }));
+    // A section saved by an earlier run applies from the bring-up on (which
+    // this does not start: a cold start keeps its own pace).
+    this.settled().then((up) => up && tryApply(scope.get()));
+  }
+
+  /** Whether the module is up, once its bring-up settled (false when it failed or the plugin ended); never kicks it. */
+  settled() {
+    return this.deps.upSettled ? this.deps.upSettled().catch(() => false) : Promise.resolve(this.deps.policy.up);
   }
 }
 

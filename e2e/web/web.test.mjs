@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFakeProvider } from '../fake-provider/fake-provider.mjs';
-import { copyFile } from 'node:fs/promises';
+import { copyFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { auditRecords, ROOT } from '../harness.mjs';
 import { CHAT_CLIP, launchBrowser, makeWebHome, openPage, PRIMARY, screenshot, SECONDARY, startWeb, withoutPlugin } from './web-harness.mjs';
@@ -153,6 +153,47 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
     await row.locator('summary').click();
     await until(async () => /Class\s+transient/.test(await row.locator('dl').innerText()), 'the audit details after the restart');
     await screenshot(page, 'row-after-host-restart', CHAT_CLIP);
+    // The settings card is there in the page loaded once after the restart:
+    // the namespace is registered at activation, not once the module is up.
+    await openPluginSettings(page);
+    await page.getByRole('button', { name: 'Close', exact: true }).click();
+  });
+
+  test('after a restart that takes the cold start, the card is there without a reload', async () => {
+    // A home whose last run was quiet: its module left the word for a cold
+    // start, so the restarted host brings the module up only behind a request.
+    const quiet = await makeWebHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY] } });
+    const oldHome = home;
+    seenErrors.push(...errors);
+    errors = [];
+    await web.stop();
+    home = quiet;
+    try {
+      web = await startWeb(home);
+      await open();
+      fp.reset();
+      fp.script(PRIMARY.model, [{ kind: 'success', text: 'a quiet answer' }]);
+      await send(page, 'Quiet');
+      await page.getByText('a quiet answer').waitFor({ timeout: 30_000 });
+      seenErrors.push(...errors);
+      errors = [];
+      await web.stop();
+      const word = JSON.parse(await readFile(join(home.dsh, 'dsh-resilience/cold-start.json'), 'utf8'));
+      assert.equal(word.coldPass, true, 'the quiet run left the word');
+      web = await startWeb(home);
+      await open({ choose: false });
+      await openPluginSettings(page);
+      await screenshot(page.locator(CARD), 'settings-card-after-cold-restart');
+      await page.getByRole('button', { name: 'Close', exact: true }).click();
+    } finally {
+      home = oldHome;
+      seenErrors.push(...errors);
+      errors = [];
+      await web.stop();
+      await quiet.cleanup();
+      web = await startWeb(home);
+      await open({ choose: false });
+    }
   });
 
   test('the settings card changes the failure threshold live: the next failures trip at the new value', async () => {

@@ -182,6 +182,7 @@ function fakeSettings(user) {
     settings: {
       register(ns, schema, opts) {
         registered = { ns, schema, opts };
+        opts.validate?.(schema({ ...opts.base, ...user })); // as the host does with the saved section
         return { get: () => schema({ ...opts.base, ...user }), watch: () => () => {} };
       },
     },
@@ -215,6 +216,38 @@ test('a card wait the user chose is kept with persistent; an untouched card reco
   await untouched.web.serveSettings(fakeSettings({}).sub, (r) => reports.push(r), Schema);
   assert.deepEqual(reports, [], 'the schema defaults say what the module runs: nothing to apply');
   assert.equal(untouched.policy.resolved.backoffMaxMs, 30000);
+});
+
+test('the card registers before the module is up; a section saved earlier applies once it is, and a check before then asks for a moment', async (t) => {
+  const Schema = await hostSchema();
+  if (!Schema) return t.skip('DSH_HOST_DIR unset (make test-shim sets it)');
+  const records = [];
+  const module = await compiled;
+  const policy = new Policy(Promise.resolve(module), { chain: CHAIN }, quiet, (r) => records.push(r)); // down until start()
+  let started;
+  const upNow = new Promise((resolve) => { started = resolve; });
+  let kicks = 0;
+  const web = new WebHalf({
+    auditPath: '/nonexistent/audit.jsonl', rowPolicyConfig: { chain: CHAIN }, backup: () => undefined, setBackup: async () => undefined,
+    applyConfig: (next) => policy.reconfigure(next),
+    upSettled: () => upNow,
+    whenUp: () => { kicks++; return upNow; },
+  });
+  web.deps.policy = policy;
+  const s = fakeSettings({ failureThreshold: 7 });
+  await web.serveSettings(s.sub, (r) => records.push(r), Schema);
+  assert.equal(s.registered?.ns, 'dsh-resilience', 'registered with the module down');
+  assert.equal(s.registered.schema({}).failureThreshold, 3, "the module's default, generated at build time");
+  assert.equal(kicks, 0, 'registering does not bring the module up');
+  assert.throws(() => s.registered.opts.validate({ failureThreshold: 7 }), /starting: save again/);
+  assert.equal(kicks, 1, 'a save asks for the module');
+  await policy.start();
+  started(true);
+  await upNow;
+  await new Promise((r) => setImmediate(r));
+  assert.equal(policy.resolved.failureThreshold, 7, 'the saved section applied once up');
+  assert.deepEqual(records.filter((r) => r.type === 'reconfigured').map((r) => r.keys), [['failureThreshold']]);
+  assert.doesNotThrow(() => s.registered.opts.validate({ failureThreshold: 7 }));
 });
 
 test('every refusal is an error the host\'s own RPC schema takes, so the browser\'s caller reads its message', async () => {
