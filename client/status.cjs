@@ -1,6 +1,7 @@
 // @ts-check
 // What the chip and the dock make of the host's status answer (web.js
-// `status`): the next failover target, the chip's tone, the dock's lines.
+// `status`): the chip's text and tone from the module's session view, the
+// dock's lines from the breakers' states. It renders; it decides nothing.
 'use strict';
 
 const { translate, translateOr, pickLocale } = require('./i18n.cjs');
@@ -14,37 +15,14 @@ function breaker(status, channel) {
   return h || { channel, state: 'closed', failures: 0, openUntilMs: 0 };
 }
 
-/** Whether a request could go to `channel` now: its breaker and its provider's are closed. */
-function routable(status, channel, nowMs) {
-  for (const c of [channel, `${providerOf(channel)}/*`]) {
-    const b = breaker(status, c);
-    if (b.state === 'open' && b.openUntilMs > nowMs) return false;
-    if (b.state === 'half-open') return false;
-  }
-  return true;
-}
-
-/** The session's channel: where its last request went, else the chain's primary. */
-function currentChannel(status) {
-  return (status && status.session && status.session.route) || (status && status.chain && status.chain[0]) || undefined;
-}
-
 /**
- * Where the next failover would go, in the module's order: the session's home
- * when it is away from it and recovery is `return`, then the backup, then the
- * first routable chain channel; never the channel the session is on.
- * @returns {{channel: string, via: 'home' | 'backup' | 'chain'} | undefined}
+ * Where the next failover would go, as the module says (web.js status, the
+ * module's `view`): never derived here, where pools, context fit, slow
+ * channels and a restarted session's route are not known.
+ * @returns {{channel: string, via: 'home' | 'backup' | 'pool' | 'chain'} | undefined}
  */
-function nextTarget(status, nowMs) {
-  if (!status) return undefined;
-  const current = currentChannel(status);
-  const home = status.session && status.session.home;
-  if (home && home !== current && status.recovery !== 'stay' && routable(status, home, nowMs)) return { channel: home, via: 'home' };
-  if (status.backup && status.backup !== current && routable(status, status.backup, nowMs)) return { channel: status.backup, via: 'backup' };
-  for (const c of status.chain || []) {
-    if (c !== current && routable(status, c, nowMs)) return { channel: c, via: 'chain' };
-  }
-  return undefined;
+function nextTarget(status) {
+  return (status && status.session && status.session.next) || undefined;
 }
 
 /**
@@ -68,18 +46,16 @@ function chipReason(s, locale) {
  */
 function chipView(status, nowMs, locale) {
   const t = (k, v) => translate(locale, k, v);
-  const target = nextTarget(status, nowMs);
-  const current = currentChannel(status);
-  const giveUp = status && status.session && status.session.giveUp;
-  const home = status && status.session && status.session.home;
-  let tone = 'ok';
+  const session = (status && status.session) || {};
+  const target = nextTarget(status);
+  const giveUp = session.giveUp;
   // Amber while the session's own channel is avoided: the one it runs on, or
-  // the one it failed over from and has not returned to.
-  if ((current && !routable(status, current, nowMs)) || (home && !routable(status, home, nowMs))) tone = 'warn';
+  // the one it failed over from and has not returned to (the module's word).
+  let tone = session.avoided ? 'warn' : 'ok';
   if (giveUp) tone = 'error';
   let text = target ? t(target.via === 'backup' ? 'chip.backup' : 'chip.next', { channel: target.channel }) : t('chip.none');
   if (giveUp) text = t('chip.gaveUp', { reason: t(`reason.${giveUp.reason}`) });
-  return { tone, text, target, current, home };
+  return { tone, text, target, current: session.route || undefined, home: session.home || undefined };
 }
 
 /** The dock's lines: channels and providers, each with its state text. */
@@ -133,4 +109,4 @@ function windowLabel(tokens) {
   return String(tokens);
 }
 
-module.exports = { chipReason, breaker, routable, currentChannel, nextTarget, chipView, dockView, windowLabel };
+module.exports = { chipReason, breaker, nextTarget, chipView, dockView, windowLabel };

@@ -15,7 +15,7 @@ import { ModuleInstance, ModuleError, TrapError } from './kernel.js';
 import { now as clockNow } from './clock.js';
 import { setBackupEvent } from './events.js';
 
-/** @import { Channel, Event, Health, QuotaReport, ResolvedConfig, Restored, StepOutput } from './policy-types.js' */
+/** @import { Channel, Event, Health, QuotaReport, ResolvedConfig, Restored, SessionView, StepOutput, ViewQuery } from './policy-types.js' */
 
 export const WASM_PATH = fileURLToPath(new URL('../build/dsh-resilience.wasm', import.meta.url));
 
@@ -356,6 +356,21 @@ export class Engine {
       return JSON.parse(this.instance.call('inspect', JSON.stringify(agent === undefined ? { nowMs } : { nowMs, agent })));
     } catch (e) {
       this.fail(e, 'inspect');
+      return undefined;
+    }
+  }
+
+  /**
+   * A session as the web chip shows it (WIT `session-view`); undefined when the module failed.
+   * @param {ViewQuery} query
+   * @returns {SessionView | undefined}
+   */
+  view(query) {
+    if (!this.instance) return undefined;
+    try {
+      return JSON.parse(this.instance.call('view', JSON.stringify(query)));
+    } catch (e) {
+      this.fail(e, 'view');
       return undefined;
     }
   }

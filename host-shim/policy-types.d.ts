@@ -1275,6 +1275,52 @@ export interface InspectQuery {
   agent?: string | null;
 }
 
+/**
+ * The session view (the web chip): what the shell knows of a session that
+ * the module may not, after a restart.
+ */
+export interface ViewQuery {
+  nowMs: number;
+  /** The session's agent (its session id in the web UI). */
+  agent: string;
+  /** The host's selection for it: the route its last request went out on. */
+  proposed?: Channel | null;
+  /** Its home and pick as the shell holds them (`session-route`, `failover`). */
+  home?: Channel | null;
+  pick?: Channel | null;
+}
+
+/** Why the next target is the one named. */
+export type Via =
+  /** Back where the session belongs (or to the user's pick). */
+  | 'home'
+  /** The user's chosen backup. */
+  | 'backup'
+  /** A route of the session's quota pool. */
+  | 'pool'
+  /** The chain. */
+  | 'chain';
+
+export interface ViewTarget {
+  channel: Channel;
+  via: Via;
+}
+
+/**
+ * Where a session runs and where a failure would send it now, as a
+ * failover would decide: the chip renders it and derives nothing.
+ */
+export interface SessionView {
+  /** Its last routed request, else the host's selection, else the chain's primary. */
+  current?: Channel | null;
+  /** Where it belongs, when it is away from it. */
+  home?: Channel | null;
+  /** Where a failure of `current` would send it now; absent: nowhere. */
+  next?: ViewTarget | null;
+  /** `current`, or the home it is away from, takes no request now. */
+  avoided: boolean;
+}
+
 export interface RouteStanding {
   route: Route;
   usable: boolean;
@@ -1359,4 +1405,6 @@ export interface PolicyExports {
   'restore': { input: RestoreInput; output: Restored };
   /** The quota rules' state (`/resilience routes`, the llmQuotaRetry service). Changes nothing. */
   'inspect': { input: InspectQuery; output: QuotaReport };
+  /** A session as the web chip shows it (policy/view.go). Changes nothing. */
+  'view': { input: ViewQuery; output: SessionView };
 }

@@ -14,7 +14,7 @@
 // the session's inline rows, which show the log's history (rows()).
 // The countdowns tick in the browser from `openUntilMs` and the host's clock.
 import { readFile } from 'node:fs/promises';
-import { excerpt, field, hostKnowsSession, MAX_CHANNEL, MAX_SECTION_BYTES, MAX_VALUE, sameSession, sessionIdProblem } from './rpc-input.js';
+import { excerpt, field, hostKnowsSession, MAX_CHANNEL, MAX_SECTION_BYTES, MAX_VALUE, sameSession, sessionForms, sessionIdProblem } from './rpc-input.js';
 import { channelText, parseChannel as textChannel } from './channel.js';
 import { now as clockNow } from './clock.js';
 import { recordOf } from './effect-audit.js';
@@ -35,6 +35,8 @@ const DECISIONS = new Set(['failover', 'give-up', 'returned', 'retry', 'circuit'
 const MAX_ROW_RECORDS = 500;
 
 const key = channelText; // the page shows and matches channels as "provider/model"
+/** A channel as the module takes it: its provider and model, nothing else. */
+const plain = (c) => ({ provider: String(c.provider), model: String(c.model) });
 /**
  * A record as the page reads it: the audit names channels as {provider,
  * model} (unambiguous), the page shows and matches them as "provider/model".
@@ -93,7 +95,6 @@ export class WebHalf {
     this.waiters = new Set();
     this.lastDecision = undefined;
     this.routes = new Map(); // agent (= session id) -> the channel its last request went to
-    this.failovers = new Map(); // agent -> {from, to, home} of its last failover (effect), until it returns (effect)
     this.giveUps = new Map(); // agent -> its last give-up (effect), until its next request
     this.windows = new Map(); // "provider/model" -> the context window the host declares for it
   }
@@ -134,16 +135,13 @@ export class WebHalf {
     }
     switch (fx.kind) {
       case 'failover':
-        this.failovers.set(fx.agent, { from: key(fx.from), to: key(fx.to), home: key(fx.home ?? fx.from) });
-        break;
+      case 'returned':
+        break; // the session view (status) is the module's: it is asked again
       case 'give-up':
         this.giveUps.set(fx.agent, {
           type: 'give-up', agent: fx.agent, channel: key(fx.channel), reason: fx.reason, code: fx.code,
           ...(fx.tried?.length ? { tried: fx.tried.map((t) => ({ channel: key(t.channel), code: t.code })) } : {}),
         });
-        break;
-      case 'returned':
-        this.failovers.delete(fx.agent); // home again: the failover is over
         break;
       default:
         return;
@@ -196,15 +194,56 @@ export class WebHalf {
       windows: Object.fromEntries(this.windows),
     };
     if (session) {
-      const fo = lookup(this.failovers, session);
-      // The home the module reported (kept across a restart), else the channel failed over from.
-      const kept = this.deps.quota && this.deps.quota.homeOf(webSession(this.deps.quota, session).session);
-      const home = kept ? key(kept) : fo ? fo.home : null;
-      out.session = { id: session, route: lookup(this.routes, session) ?? null, home, giveUp: lookup(this.giveUps, session) ?? null };
+      // The module's word on the session (its `view`): where it runs, its
+      // home, and where a failure would send it. It is told what it may not
+      // know after a restart: the host's route for the session and what the
+      // shell keeps of its home and pick.
+      const { agent, session: id } = this.deps.quota ? webSession(this.deps.quota, session) : { agent: this.agentOf(session), session };
+      const kept = this.deps.quota?.settings.get(id);
+      const proposed = this.hostRoute(session);
+      const view = policy.view({
+        nowMs: out.nowMs, agent: agent ?? id,
+        ...(proposed ? { proposed } : {}), ...(kept?.home ? { home: plain(kept.home) } : {}), ...(kept?.pick ? { pick: plain(kept.pick) } : {}),
+      });
+      out.session = {
+        id: session,
+        route: view?.current ? key(view.current) : null,
+        home: view?.home ? key(view.home) : null,
+        next: view?.next ? { channel: key(view.next.channel), via: view.next.via } : null,
+        avoided: view?.avoided === true,
+        giveUp: lookup(this.giveUps, session) ?? null,
+      };
       const quota = this.deps.quota && webView(this.deps.quota, session);
       if (quota) out.quota = quota; // only when the row configures quota rules: the menu shows its items then
     }
     return out;
+  }
+
+  /** The agent id a session's requests came with in this process (the web UI's is the session id, prefixed). */
+  agentOf(session) {
+    for (const agent of this.routes.keys()) if (sameSession(agent, session)) return agent;
+    return undefined;
+  }
+
+  /**
+   * The host's route for a session: where its last request went out in
+   * this process, else the route its log's last request header names (what
+   * the host proposes next, after a restart).
+   * @returns {{provider: string, model: string} | undefined}
+   */
+  hostRoute(session) {
+    const here = lookup(this.routes, session);
+    if (here) return textChannel(here);
+    const sessions = safe(() => this.ctx?.get?.('sessions'));
+    for (const f of sessionForms(session)) {
+      const events = safe(() => sessions?.get(f)?.events, undefined);
+      if (!events) continue;
+      for (let i = events.length - 1; i >= 0; i--) {
+        const c = events[i]?.type === 'request/header' ? events[i].data?.header?.config : undefined;
+        if (typeof c?.provider === 'string' && typeof c?.model === 'string' && c.provider && c.model) return { provider: c.provider, model: c.model };
+      }
+    }
+    return undefined;
   }
 
   /** Answers at once when `since` is behind, else when something changes (or after the long-poll time). */

@@ -268,6 +268,15 @@ func (g *eventGen) next() (export string, input []byte, valid bool) {
 		}
 		return "inspect", []byte(fmt.Sprintf(`{"nowMs":%d%s}`, g.now, agent)), true
 	}
+	if g.pick(200) == 0 {
+		var extra string
+		for _, k := range []string{"proposed", "home", "pick"} {
+			if g.pick(3) == 0 {
+				extra += `,"` + k + `":` + g.channel().json()
+			}
+		}
+		return "view", []byte(fmt.Sprintf(`{"nowMs":%d,"agent":%s%s}`, g.now, genAgents[g.pick(len(genAgents))], extra)), true
+	}
 	switch d := g.pick(1000); {
 	case d < 3:
 		return "configure", []byte(g.config()), true
@@ -500,7 +509,7 @@ func TestDifferentialRandomEvents(t *testing.T) {
 		"effect circuit", "effect failover", "effect retry", "effect give-up", "effect schedule-wake", "effect probe",
 		"effect effort-dropped", "verdict watch ", "verdict cut ", "verdict tool-retry ", "verdict tool-return ",
 		"effect stall", "effect tool-retry", "snapshot", "restore", "configure", "error",
-		"effect quota-wait", "effect quota-routed", "effect quota-session", "effect refresh-balance", "effect schedule-refresh", "inspect",
+		"effect quota-wait", "effect quota-routed", "effect quota-session", "effect refresh-balance", "effect schedule-refresh", "inspect", "view",
 		"effect spill", "effect wait-cut", "effect session-route", "effect returned", "effect slow"} {
 		require.Positive(t, kinds[k], "the generated stream never produced %q", k)
 	}

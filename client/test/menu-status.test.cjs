@@ -1,4 +1,4 @@
-// Picker contents, the chip's next target and tone, the dock's lines, and the
+// Picker contents, the chip's text and tone, the dock's lines, and the
 // countdown formatting (menu.cjs, status.cjs, countdown.cjs).
 'use strict';
 const test = require('node:test');
@@ -37,35 +37,27 @@ test('menu: the backup is the selected item; Chinese labels; loading before cand
 const NOW = 1_000_000;
 const status = (over = {}) => ({ chain: ['p/a', 'p/b', 'q/c'], backup: null, channels: [], session: { route: 'p/a', home: null, giveUp: null }, ...over });
 
-test('next target: the backup when routable, else the first routable chain channel that is not the current one', () => {
-  assert.deepEqual(nextTarget(status(), NOW), { channel: 'p/b', via: 'chain' });
-  assert.deepEqual(nextTarget(status({ backup: 'q/c' }), NOW), { channel: 'q/c', via: 'backup' });
-  const open = (ch, ms = 60_000) => ({ channel: ch, state: 'open', failures: 3, openUntilMs: NOW + ms });
-  assert.deepEqual(nextTarget(status({ backup: 'q/c', channels: [open('q/c')] }), NOW), { channel: 'p/b', via: 'chain' });
-  assert.deepEqual(nextTarget(status({ channels: [open('p/*')] }), NOW), { channel: 'q/c', via: 'chain' }, 'an open provider takes its models out');
-  assert.equal(nextTarget(status({ chain: ['p/a'] }), NOW), undefined);
+// The session view is the module's (policy/view.go, tested there): the chip
+// renders its next target, its tone and a give-up, and derives none of them.
+const view = (session) => status({ session: { route: 'p/a', home: null, next: null, avoided: false, giveUp: null, ...session } });
+
+test('chip: the next target the module names, as a backup or the next channel', () => {
+  assert.deepEqual(nextTarget(view({ next: { channel: 'p/b', via: 'chain' } })), { channel: 'p/b', via: 'chain' });
+  assert.equal(chipView(view({ next: { channel: 'p/b', via: 'chain' } }), NOW, 'en').text, 'Next: p/b');
+  assert.equal(chipView(view({ next: { channel: 'q/c', via: 'backup' } }), NOW, 'en').text, 'Backup: q/c');
+  assert.equal(chipView(view({ next: { channel: 'q/c', via: 'backup' } }), NOW, 'zh').text, '备用：q/c');
+  assert.equal(chipView(view({ next: { channel: 'p/a', via: 'home' }, route: 'q/c', home: 'p/a' }), NOW, 'en').text, 'Next: p/a');
+  assert.equal(nextTarget(view({})), undefined);
+  assert.equal(chipView(view({}), NOW, 'en').text, 'No failover target');
+  // A status without the session view (an older host) shows no target rather than a guess.
+  assert.equal(nextTarget(status({ session: { route: 'p/a' }, backup: 'q/c' })), undefined);
 });
 
-test('next target: a session away from home (as after a restart) fails over home first, never to where it is', () => {
-  const away = { route: 'q/c', home: 'p/a', giveUp: null };
-  // The backup is where the session is: it is not the next target.
-  assert.deepEqual(nextTarget(status({ backup: 'q/c', session: away }), NOW), { channel: 'p/a', via: 'home' });
-  assert.match(chipView(status({ backup: 'q/c', session: away }), NOW, 'en').text, /p\/a/);
-  const open = { channel: 'p/a', state: 'open', failures: 1, openUntilMs: NOW + 60_000 };
-  assert.deepEqual(nextTarget(status({ backup: 'q/c', session: away, channels: [open] }), NOW), { channel: 'p/b', via: 'chain' }, 'home still open');
-  assert.deepEqual(nextTarget(status({ recovery: 'stay', session: away }), NOW), { channel: 'p/a', via: 'chain' }, 'stay: the chain order');
-});
-
-test('chip tone: amber while the session channel (or the one it left) is open, red after a give-up', () => {
-  const open = { channel: 'p/a', state: 'open', failures: 3, openUntilMs: NOW + 5000 };
-  assert.equal(chipView(status(), NOW, 'en').tone, 'ok');
-  assert.equal(chipView(status({ channels: [open] }), NOW, 'en').tone, 'warn');
-  assert.equal(chipView(status({ channels: [open], session: { route: 'p/b', home: 'p/a' } }), NOW, 'en').tone, 'warn');
-  assert.equal(chipView(status({ channels: [open] }), NOW + 6000, 'en').tone, 'ok', 'open time over: routable (probe due)');
-  const gaveUp = chipView(status({ session: { route: 'p/a', giveUp: { reason: 'budget-exhausted' } } }), NOW, 'en');
+test('chip tone: amber while the module says the session\'s channel (or the one it left) is avoided, red after a give-up', () => {
+  assert.equal(chipView(view({}), NOW, 'en').tone, 'ok');
+  assert.equal(chipView(view({ avoided: true }), NOW, 'en').tone, 'warn');
+  const gaveUp = chipView(view({ avoided: true, giveUp: { reason: 'budget-exhausted' } }), NOW, 'en');
   assert.deepEqual([gaveUp.tone, gaveUp.text], ['error', 'Gave up: failover budget spent']);
-  assert.equal(chipView(status({ backup: 'q/c' }), NOW, 'en').text, 'Backup: q/c');
-  assert.equal(chipView(status({ backup: 'q/c' }), NOW, 'zh').text, '备用：q/c');
 });
 
 test('dock: every channel with its state and a live countdown; providers apart; the last decision', () => {

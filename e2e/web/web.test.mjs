@@ -139,7 +139,15 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
     assert.equal(await row.locator('summary').innerText(), `${PRIMARY_KEY} failed (RATE_LIMIT ×3) → ${MOCK_A}`);
   });
 
-  test('the row is still there after a host restart and reopening the session', async () => {
+  test('the row is still there after a host restart and reopening the session, and the chip says what it said', async () => {
+    // The backup made the channel the session runs on (its primary open): the
+    // next failover is the chain's secondary, never where the session is.
+    // Once the chip re-derived its target in the page and, after a restart,
+    // named the backup the session was already on.
+    const chip = page.locator(CHIP);
+    await send(page, `/resilience backup ${MOCK_A}`);
+    const next = `Next: ${SECONDARY.provider}/${SECONDARY.model}`;
+    await until(async () => (await chip.innerText()) === next, `the chip naming the chain's next (${next})`);
     seenErrors.push(...errors);
     errors = [];
     await web.stop();
@@ -152,6 +160,8 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
     assert.equal(await row.locator('summary').innerText(), `${PRIMARY_KEY} failed (RATE_LIMIT ×3) → ${MOCK_A}`);
     await row.locator('summary').click();
     await until(async () => /Class\s+transient/.test(await row.locator('dl').innerText()), 'the audit details after the restart');
+    await until(async () => (await page.locator(CHIP).innerText()) === next, `the chip after the restart as before it (${next})`);
+    assert.equal(await page.locator(CHIP).getAttribute('data-tone'), 'warn', 'its home is still open');
     await screenshot(page, 'row-after-host-restart', CHAT_CLIP);
     // The settings card is there in the page loaded once after the restart:
     // the namespace is registered at activation, not once the module is up.

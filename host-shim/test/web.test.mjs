@@ -76,14 +76,16 @@ test('a session: its route, the channel it left, a give-up until its next reques
   step(1001, quota);
   assert.equal(step(1002, { kind: 'request', agent: 'session-s1', proposed: CHAIN[0] }).verdict.model, 'b'); // the retry, sent to p/b
   web.routed(agent, CHAIN[1]);
-  // The browser knows the session without the prefix.
-  assert.deepEqual(web.status('s1').session, { id: 's1', route: 'p/b', home: 'p/a', giveUp: null });
+  // The browser knows the session without the prefix. A spent allowance
+  // moves the session without opening p/a: a failure would send it home.
+  assert.deepEqual(web.status('s1').session, { id: 's1', route: 'p/b', home: 'p/a', next: { channel: 'p/a', via: 'home' }, avoided: false, giveUp: null });
   web.effect({ kind: 'give-up', agent: 'session-s1', channel: CHAIN[1], reason: 'budget-exhausted', code: 'QUOTA', failovers: 1 });
   assert.equal(web.status('session-s1').session.giveUp.reason, 'budget-exhausted');
   // The host proposes p/a again before the module says so: a route, not a return.
   web.routed(agent, CHAIN[0]);
   assert.deepEqual(records.filter((r) => r.type === 'return'), [], 'no return is inferred from a route');
-  assert.deepEqual(web.status('s1').session, { id: 's1', route: 'p/a', home: 'p/a', giveUp: null });
+  assert.deepEqual(web.status('s1').session, { id: 's1', route: 'p/b', home: 'p/a', next: { channel: 'p/a', via: 'home' }, avoided: false, giveUp: null },
+    'the session view is the module\'s: its last routed request, not a route the shim saw');
   // p/a is back (its probe answered): the module sends the session home and says so.
   const back = 1001 + policy.resolved.cooldownMs + 1;
   step(back, { kind: 'wake' });
@@ -92,19 +94,24 @@ test('a session: its route, the channel it left, a give-up until its next reques
   assert.deepEqual(out.effects.filter((fx) => fx.kind === 'returned').map((fx) => [fx.from, fx.to]), [[CHAIN[1], CHAIN[0]]]);
   web.routed(agent, CHAIN[0]);
   assert.deepEqual(records.filter((r) => r.type === 'return').map(({ agent: a, from, to }) => ({ a, from, to })), [{ a: 'session-s1', from: 'p/b', to: 'p/a' }]);
-  assert.deepEqual(web.status('s1').session, { id: 's1', route: 'p/a', home: null, giveUp: null });
+  assert.deepEqual(web.status('s1').session, { id: 's1', route: 'p/a', home: null, next: { channel: 'p/b', via: 'chain' }, avoided: false, giveUp: null });
 });
 
 test('channels whose joined names collide are not mistaken for each other: {a/b, c} and {a, b/c}', () => {
-  const { web, records } = half();
+  const { web, records, policy } = half();
   const left = { provider: 'a/b', model: 'c' };
   const target = { provider: 'a', model: 'b/c' };
   web.effect({ kind: 'failover', agent: 'session-s1', from: left, to: target, code: 'QUOTA', class: 'quota', failovers: 1 });
   web.routed({ id: 'session-s1' }, target); // "a/b/c" both ways: once read as a return home
   assert.deepEqual(records.filter((r) => r.type === 'return'), []);
-  assert.equal(web.status('s1').session.home, 'a/b/c', 'still away: its home is the channel it left');
-  web.effect({ kind: 'returned', agent: 'session-s1', from: target, to: left });
-  assert.equal(web.status('s1').session.home, null);
+  // The module compares {provider, model}: the session it routed to {a, b/c} is away from {a/b, c}.
+  policy.reconfigure({ chain: [left, target] });
+  policy.decide(1000, { kind: 'request', agent: 'session-s1', proposed: left });
+  policy.decide(1001, { ...quota, provider: 'a/b' });
+  policy.decide(1002, { kind: 'request', agent: 'session-s1', proposed: left });
+  const session = web.status('s1').session;
+  // Shown alike to people, but a home is named only when it is not where the session is.
+  assert.deepEqual([session.route, session.home, session.next?.via], ['a/b/c', 'a/b/c', 'home'], 'still away from the channel it left');
 });
 
 test('candidates: the chain and the adapters\' models, those the host cannot resolve left out', async () => {

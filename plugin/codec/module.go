@@ -11,7 +11,24 @@ import (
 )
 
 // Exports names the module's exports, as wit/policy.wit's world declares them.
+// The policy's own come first; each pure transformation the shim asks of the
+// module (a report, a migration, a view) adds its name in its own file (register).
 var Exports = []string{"configure", "resolve", "decide", "snapshot", "restore", "inspect"}
+
+// An export beside the policy's own: it reads the module (never changes the
+// policy state) or keeps a state of its own in the instance (extra).
+type export func(m *Module, input []byte) ([]byte, error)
+
+var others = map[string]export{}
+
+// register adds an export, from an init in the file that holds it.
+func register(name string, f export) {
+	if _, dup := others[name]; dup {
+		panic("codec: export " + name + " registered twice")
+	}
+	others[name] = f
+	Exports = append(Exports, name)
+}
 
 // Module is one policy instance behind the JSON contract. The zero value is
 // unconfigured: every export but configure answers an error until configure succeeds.
@@ -24,6 +41,9 @@ type Module struct {
 	out         writer
 	fx          []policy.Effect
 	hostRetries hostRetryCache // the last host retry policy decoded
+	// extra holds the state an export beside the policy keeps between its
+	// calls (a report read in batches), by the export's name.
+	extra map[string]any
 }
 
 // Agents is how many agents the policy holds (0 before configure): the wasm
@@ -53,6 +73,9 @@ func (m *Module) Call(export string, input []byte) ([]byte, error) {
 		return m.Restore(input)
 	case "inspect":
 		return m.Inspect(input)
+	}
+	if f, ok := others[export]; ok {
+		return f(m, input)
 	}
 	return nil, fmt.Errorf("unknown export %q", export)
 }

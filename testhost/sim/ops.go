@@ -209,6 +209,7 @@ func (r *runner) restart(host bool) {
 	// fresh again: seed 15).
 	r.readingEvents(r.m)
 	r.compareRouting(r.m, check)
+	r.compareViews(r.m, check)
 	check.close()
 	if host && gjson.GetBytes(snap, "coldPass").Bool() {
 		r.checkColdPass(snap, fresh)

@@ -1,0 +1,54 @@
+package codec
+
+import "github.com/dsh-resilience/dsh-resilience/policy"
+
+func init() { register("view", (*Module).View) }
+
+// View answers the session view (policy/view.go): what the web chip shows
+// of one session. Changes nothing.
+func (m *Module) View(input []byte) ([]byte, error) {
+	if m.state == nil {
+		return nil, ErrNotConfigured
+	}
+	v, err := parse(input)
+	if err != nil {
+		return nil, err
+	}
+	d := decoder{prefix: "input"}
+	d.object(v, "", "nowMs", "agent", "proposed", "home", "pick")
+	now, _ := d.uint(v.Get("nowMs"), "nowMs", true, maxMs)
+	q := policy.ViewQuery{Agent: d.str(v.Get("agent"), "agent", true)}
+	for _, f := range []struct {
+		key string
+		to  *policy.Channel
+	}{{"proposed", &q.Proposed}, {"home", &q.Home}, {"pick", &q.Pick}} {
+		if c := v.Get(f.key); present(c) {
+			*f.to = d.channel(c, "input."+f.key)
+			d.named(*f.to, "input."+f.key)
+		}
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	sv := m.state.View(int64(now), q)
+	var w writer
+	w.beginObject("")
+	optChannel(&w, "current", sv.Current)
+	optChannel(&w, "home", sv.Home)
+	if !sv.Next.IsZero() {
+		w.beginObject("next")
+		writeChannel(&w, "channel", sv.Next)
+		w.str("via", string(sv.Via))
+		w.endObject()
+	}
+	w.boolean("avoided", sv.Avoided)
+	w.endObject()
+	return w.b, nil
+}
+
+// optChannel writes ch under k, or nothing for the zero channel (an absent option).
+func optChannel(w *writer, k string, ch policy.Channel) {
+	if !ch.IsZero() {
+		writeChannel(w, k, ch)
+	}
+}

@@ -1,0 +1,87 @@
+package policy
+
+// The session view: what the web chip says of one session, in the module's
+// own words. Where the session runs and where a failure would send it next
+// are decisions (the home, the user's pick, the backup, a pool's routes,
+// context fit, slow channels, channels the host cannot serve): a client
+// that derived them again from the chain and the breakers got them wrong,
+// most visibly after a restart, when it named the channel the session was
+// already on as its next target. The view asks the same preferences and
+// the same walk a failover does, and changes nothing.
+
+// ViewQuery names the session and what the shell knows of it that the
+// module may not: after a restart the module has not met the session yet.
+type ViewQuery struct {
+	Agent string
+	// Proposed is the host's selection for the session: the route its last
+	// request went out on (what the host proposes next).
+	Proposed Channel
+	// Home and Pick are what the shell holds for the session (the module
+	// reported them: SessionRoute, FailedOver), handed back at its first
+	// request after a restart (RestoreRoute).
+	Home, Pick Channel
+}
+
+// Via says why the next target is the one named.
+type Via string
+
+const (
+	ViaHome   Via = "home"   // the session goes back where it belongs (or to the user's pick)
+	ViaBackup Via = "backup" // the user's chosen backup
+	ViaPool   Via = "pool"   // a route of the session's quota pool
+	ViaChain  Via = "chain"  // the chain
+)
+
+// SessionView is the answer. Zero channels are "none".
+type SessionView struct {
+	// Current is where the session runs: its last routed request, else the
+	// host's selection, else the chain's primary.
+	Current Channel
+	// Home is where the session belongs, when it is away from it.
+	Home Channel
+	// Next is where a failure of Current would send the session now, and Via why.
+	Next Channel
+	Via  Via
+	// Avoided: Current, or the home it is away from, takes no request now.
+	Avoided bool
+}
+
+// View answers the session view at now. It changes nothing: an unknown
+// session is looked at as the agent it would become at its first request.
+func (s *State) View(now int64, q ViewQuery) SessionView {
+	a := s.agents.lookup(q.Agent)
+	if a == nil {
+		a = &agent{home: q.Home, pick: q.Pick, restored: !q.Home.IsZero()}
+	}
+	v := SessionView{Current: a.routed}
+	if v.Current.IsZero() {
+		v.Current = q.Proposed
+	}
+	if v.Current.IsZero() && len(s.cfg.Chain) > 0 {
+		v.Current = s.cfg.Chain[0]
+	}
+	if !a.home.IsZero() && a.home != v.Current {
+		v.Home = a.home
+	}
+	if v.Current.IsZero() {
+		return v
+	}
+	v.Avoided = !s.routable(now, v.Current) || !v.Home.IsZero() && !s.routable(now, v.Home)
+	ps := s.preferences(a, v.Current)
+	next, ok := s.firstRoutable(now, ps, v.Current)
+	if !ok {
+		return v
+	}
+	v.Next = next
+	switch {
+	case next == ps.first:
+		v.Via = ViaHome
+	case next == ps.backup:
+		v.Via = ViaBackup
+	case ps.pool != nil:
+		v.Via = ViaPool
+	default:
+		v.Via = ViaChain
+	}
+	return v
+}

@@ -1,0 +1,93 @@
+package policy
+
+import "testing"
+
+var chT = Channel{"r", "tertiary"} // the user's backup, on no chain
+
+// The view names where a failure would send the session, as a failover
+// would, and says the same after a restart as before it.
+func TestSessionView(t *testing.T) {
+	backupT := func(m *sim) { m.step(SetBackup{Channel: chT}) }
+	// s1 starts on A, which refuses with QUOTA (it opens): it goes to the backup T.
+	failedOver := func(m *sim) {
+		backupT(m)
+		m.request("s1", chA)
+		m.fail("s1", BeforeHost, "QUOTA", "", nil)
+		m.request("s1", chA) // the retry, sent to T
+	}
+	for _, tc := range []struct {
+		name   string
+		mutate func(c *Config)
+		setup  func(m *sim)
+		q      ViewQuery
+		want   SessionView
+	}{
+		{"a session the module has not met: the chain's primary, then the chain", nil, nil,
+			ViewQuery{Agent: "s1"}, SessionView{Current: chA, Next: chB, Via: ViaChain}},
+		{"the host's selection is where it runs", nil, nil,
+			ViewQuery{Agent: "s1", Proposed: chB}, SessionView{Current: chB, Next: chA, Via: ViaChain}},
+		{"the backup comes before the chain", nil, backupT,
+			ViewQuery{Agent: "s1"}, SessionView{Current: chA, Next: chT, Via: ViaBackup}},
+		{"failed over to the backup, home open: the next is the chain, never where it is", nil, failedOver,
+			ViewQuery{Agent: "s1"}, SessionView{Current: chT, Home: chA, Next: chB, Via: ViaChain, Avoided: true}},
+		{"home again once it is back: the home first", nil, func(m *sim) { failedOver(m); m.advance(DefaultCooldownMs + 1) },
+			ViewQuery{Agent: "s1"}, SessionView{Current: chT, Home: chA, Next: chA, Via: ViaHome}},
+		{"stay: the chain's order from where it is, home included", func(c *Config) { c.Recovery = Stay }, func(m *sim) { failedOver(m); m.advance(DefaultCooldownMs + 1) },
+			ViewQuery{Agent: "s1"}, SessionView{Current: chT, Home: chA, Next: chA, Via: ViaChain}},
+		{"every other channel open: no next target", func(c *Config) { c.Chain = []Channel{chA, chB, chC} }, func(m *sim) {
+			m.request("s2", chA)
+			m.fail("s2", BeforeHost, "QUOTA", "", nil)
+			m.request("s2", chA)
+			m.fail("s2", BeforeHost, "QUOTA", "", nil) // p/b opens too
+		}, ViewQuery{Agent: "s1", Proposed: chC}, SessionView{Current: chC, Next: Channel{}, Avoided: false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newSim(t, func(c *Config) {
+				c.FailureThreshold, c.Probes = 1, false
+				if tc.mutate != nil {
+					tc.mutate(c)
+				}
+			})
+			if tc.setup != nil {
+				tc.setup(m)
+			}
+			if got := m.s.View(m.now, tc.q); got != tc.want {
+				t.Fatalf("view %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// A restarted host has the health, the backup and the session's saved home,
+// and the host's selection (the route the session last went out on): the
+// view is the one the running host gave, where before the chip re-derived
+// it and named the channel the session was on.
+func TestSessionViewSurvivesARestart(t *testing.T) {
+	cfg := func(c *Config) { c.FailureThreshold = 1; c.Probes = false }
+	m := newSim(t, cfg)
+	m.step(SetBackup{Channel: chT})
+	m.request("s1", chA)
+	out := m.fail("s1", BeforeHost, "QUOTA", "", nil)
+	var home Channel
+	for _, fx := range out.Effects {
+		if f, ok := fx.(FailedOver); ok {
+			home = f.Home // what the shell keeps for the session
+		}
+	}
+	m.request("s1", chA)
+	before := m.s.View(m.now, ViewQuery{Agent: "s1"})
+
+	r := newSim(t, cfg)
+	r.now = m.now
+	if _, skipped := r.s.Merge(r.now, m.s.Health()); len(skipped) > 0 {
+		t.Fatal(skipped)
+	}
+	r.step(SetBackup{Channel: chT})
+	after := r.s.View(r.now, ViewQuery{Agent: "s1", Proposed: chT, Home: home})
+	if after != before {
+		t.Fatalf("after the restart %+v, before %+v", after, before)
+	}
+	if before.Next == before.Current {
+		t.Fatalf("the next target is where the session is: %+v", before)
+	}
+}
