@@ -1382,6 +1382,154 @@ export interface QuotaReport {
 }
 
 /**
+ * A report over audit logs (policy/report): `report-begin`, then every
+ * log's lines through `report-feed` in the order its `need` asks, then
+ * `report-end`. Times in a report are s64: a log may hold any time.
+ */
+export interface ReportWindow {
+  /** The window; a bound left out is the logs' first (or last) record. */
+  fromMs?: number | null;
+  toMs?: number | null;
+  /** How many hosts' logs are merged by time (1 when absent, at most 1024). */
+  logs?: number | null;
+}
+
+export interface ReportLimits {
+  /**
+   * A line longer than this is skipped; the shim cuts one to a byte over
+   * it before handing it in, so it never holds a huge line whole.
+   */
+  maxLineBytes: number;
+}
+
+/** One batch of one log's lines, in file order. */
+export interface ReportBatch {
+  log: number;
+  lines: string[];
+  /** The log has no more lines after these. */
+  end?: boolean | null;
+}
+
+export interface ReportProgress {
+  /** Records folded so far, and lines or records that could not be used. */
+  records: number;
+  skipped: number;
+  /** The log whose lines the merge needs next; absent once every log ended. */
+  need?: number | null;
+}
+
+/** What the stock host (its retry plugin as shipped) would have done. */
+export interface ReportStock {
+  code: string;
+  retries: number;
+  budgetMs: number;
+  why?: string | null;
+  turnsFailed: number;
+  turnsHit: number;
+  /** Still open: turns whose budget has not run out yet. */
+  turnsUndecided: number;
+}
+
+/** One outage of one channel overlapping the window. */
+export interface ReportIncident {
+  channel: string;
+  start: number;
+  /** Null while it is still open. */
+  end?: number | null;
+  durationMs: number;
+  ongoing: boolean;
+  /** The code that tripped it, or a word (`stall`, `models-open`). */
+  cause: string;
+  class: string;
+  codes: string[];
+  seenOpening: boolean;
+  sessions: number;
+  failovers: number;
+  failedRequests: number;
+  failedProbes: number;
+  lostMs: number;
+  stock: ReportStock;
+}
+
+/** A time a channel was not closed. */
+export interface ReportSpan {
+  /** `open` or `half-open`. */
+  state: string;
+  start: number;
+  end?: number | null;
+}
+
+export interface ReportFailover {
+  at: number;
+  to?: string | null;
+  code?: string | null;
+  agent?: string | null;
+}
+
+export interface ReportChannel {
+  /** `provider/model`; `provider/*` is a provider breaker's lane. */
+  channel: string;
+  providerWide: boolean;
+  requests: number;
+  failures: number;
+  /** The share of the window it (and its provider) was closed. */
+  availability: number;
+  ttftCount: number;
+  ttftP50Ms?: number | null;
+  ttftP95Ms?: number | null;
+  spans: ReportSpan[];
+  failovers: ReportFailover[];
+}
+
+export interface ReportTried {
+  channel: string;
+  code: string;
+  count: number;
+}
+
+export interface ReportGiveUp {
+  at: number;
+  agent?: string | null;
+  channel?: string | null;
+  reason?: string | null;
+  code?: string | null;
+  /** What its session tried since its last success, each pair once. */
+  tried: ReportTried[];
+}
+
+export interface ReportProbe {
+  at: number;
+  channel: string;
+  ok: boolean;
+  code?: string | null;
+}
+
+export interface ReportTotals {
+  incidents: number;
+  failovers: number;
+  sessions: number;
+  stockTurnsFailed: number;
+  giveUps: number;
+}
+
+/**
+ * The report `/resilience report`, the web's Report view and `make
+ * report` lay out.
+ */
+export interface Report {
+  fromMs: number;
+  toMs: number;
+  logs: number;
+  records: number;
+  skipped: number;
+  incidents: ReportIncident[];
+  channels: ReportChannel[];
+  giveUps: ReportGiveUp[];
+  probes: ReportProbe[];
+  totals: ReportTotals;
+}
+
+/**
  * The exports of world `policy`: each reads `input` as JSON and
  * answers `output`, or fails with an error string.
  */
@@ -1407,4 +1555,13 @@ export interface PolicyExports {
   'inspect': { input: InspectQuery; output: QuotaReport };
   /** A session as the web chip shows it (policy/view.go). Changes nothing. */
   'view': { input: ViewQuery; output: SessionView };
+  /** Begins a report over audit logs; replaces one left unfinished. */
+  'report-begin': { input: ReportWindow; output: ReportLimits };
+  /**
+   * Folds one batch of one log's lines. A line that is no usable record is
+   * skipped and counted, never an error.
+   */
+  'report-feed': { input: ReportBatch; output: ReportProgress };
+  /** Ends the report: answers it and frees it. */
+  'report-end': { input: Record<string, never>; output: Report };
 }

@@ -3,15 +3,24 @@
 // picture first, one lane per channel with its open and half-open spans and
 // failover marks, then the same numbers as the text, in the same words
 // (report.js computes and words them; this file only lays them out).
-import { channelRows, formatDuration, formatPercent, formatTime, incidentNumbers, stockLine, triedText } from './report.js';
+import { channelRows, formatDuration, formatPercent, formatTime, incidentNumbers, skippedText, stockLine, triedText } from './report.js';
 import { pictureDuration, pictureWords } from './report-words.js';
 
-const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+/** @import { Report, ReportSpan } from './policy-types.js' */
+
+/** @type {Record<string, string>} */
+const ENTITIES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+/** @param {unknown} s */
+const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ENTITIES[c]);
 
 const MIN = 60_000;
 const STEPS = [MIN, 5 * MIN, 10 * MIN, 15 * MIN, 30 * MIN, 60 * MIN, 2 * 60 * MIN, 3 * 60 * MIN, 6 * 60 * MIN, 12 * 60 * MIN, 24 * 60 * MIN];
 
-/** Axis ticks: the smallest round step giving at most `max` ticks. */
+/**
+ * Axis ticks: the smallest round step giving at most `max` ticks.
+ * @param {number} fromMs
+ * @param {number} toMs
+ */
 export function ticks(fromMs, toMs, max = 12) {
   const span = Math.max(1, toMs - fromMs);
   const step = STEPS.find((s) => span / s <= max) ?? Math.ceil(span / max / /** @type {number} */ (STEPS.at(-1))) * /** @type {number} */ (STEPS.at(-1));
@@ -25,12 +34,16 @@ const LABEL = 300;
 const LANE = 56;
 const TOP = 40;
 
-/** Back-to-back spans as one [start, end] (end null: still not closed). */
+/**
+ * Back-to-back spans as one [start, end] (end null: still not closed).
+ * @param {ReportSpan[]} spans
+ */
 function outages(spans) {
+  /** @type {[number, number | null | undefined][]} */
   const out = [];
   for (const s of spans) {
     const last = out.at(-1);
-    if (last && last[1] !== null && last[1] >= s.start) last[1] = s.end;
+    if (last && last[1] != null && last[1] >= s.start) last[1] = s.end;
     else out.push([s.start, s.end]);
   }
   return out;
@@ -38,7 +51,7 @@ function outages(spans) {
 
 /**
  * The timeline as an inline SVG, worded for `locale` (en when absent).
- * @param {any} report
+ * @param {Report} report
  * @param {{locale?: string}} [opts]
  */
 export function timelineSvg(report, { locale } = {}) {
@@ -49,6 +62,7 @@ export function timelineSvg(report, { locale } = {}) {
     return pa.localeCompare(pb) || Number(a.providerWide) - Number(b.providerWide) || a.channel.localeCompare(b.channel);
   });
   const plotW = W - LABEL - 20;
+  /** @param {number} t */
   const x = (t) => LABEL + ((Math.min(Math.max(t, report.fromMs), report.toMs) - report.fromMs) / Math.max(1, report.toMs - report.fromMs)) * plotW;
   const laneY = new Map(lanes.map((c, i) => [c.channel, TOP + i * LANE]));
   const height = TOP + lanes.length * LANE + 30;
@@ -86,7 +100,7 @@ export function timelineSvg(report, { locale } = {}) {
     for (const f of c.failovers) {
       const mid = 16 + (LANE - 26) / 2;
       const y0 = /** @type {number} */ (laneY.get(c.channel)) + mid;
-      const y1 = laneY.has(f.to) ? /** @type {number} */ (laneY.get(f.to)) + mid : y0 + LANE / 2;
+      const y1 = f.to != null && laneY.has(f.to) ? /** @type {number} */ (laneY.get(f.to)) + mid : y0 + LANE / 2;
       const xf = x(f.at);
       const dir = y1 >= y0 ? 1 : -1;
       parts.push(`<g class="failover"><title>${esc(w('failoverTip', { at: formatTime(f.at), from: c.channel, to: f.to, code: f.code }))}</title>`
@@ -95,7 +109,7 @@ export function timelineSvg(report, { locale } = {}) {
     }
   }
   for (const g of report.giveUps) {
-    const y = (laneY.get(g.channel) ?? TOP) + 16 + (LANE - 26) / 2;
+    const y = (laneY.get(g.channel ?? '') ?? TOP) + 16 + (LANE - 26) / 2;
     const xg = x(g.at);
     parts.push(`<g class="giveup"><title>${esc(w('giveUpTip', { at: formatTime(g.at), reason: g.reason, code: g.code }))}</title>`
       + `<circle cx="${xg}" cy="${y}" r="8.5"/><path d="M${xg - 5} ${y - 5} L${xg + 5} ${y + 5} M${xg - 5} ${y + 5} L${xg + 5} ${y - 5}"/></g>`);
@@ -147,15 +161,22 @@ td.mono{font-family:ui-monospace,monospace;font-size:13px;white-space:nowrap}.st
 @media (prefers-color-scheme:dark){body{color:#e4e7ec;background:#0f1115}.sub,.card span,.none{color:#9aa3b2}
 .card,.panel,table{background:#16181d;border-color:#2c313a}th{background:#1d2027;color:#c3c9d4}th,td{border-bottom-color:#262a31}.stock{color:#ff9a9a}}`;
 
-/** The whole page. */
+/**
+ * The whole page.
+ * @param {Report} report
+ */
 export function renderReportHtml(report, { title = 'dsh-resilience report' } = {}) {
   const t = report.totals;
+  /**
+   * @param {number} n
+   * @param {string} label
+   */
   const card = (n, label) => `<div class="card"><b>${esc(n)}</b><span>${esc(label)}</span></div>`;
   const incidents = report.incidents.length === 0
     ? '<p class="none">none: no breaker opened in this window</p>'
     : `<table><tr><th>#</th><th>channel</th><th>start → end</th><th>cause</th><th>what it cost, and what the stock host would have done</th></tr>${
       report.incidents.map((inc, i) => `<tr><td>${i + 1}</td><td class="mono">${esc(inc.channel)}</td><td>${esc(formatTime(inc.start))} → ${
-        esc(inc.ongoing ? 'still open' : formatTime(inc.end).slice(11))}<br>${esc(formatDuration(inc.durationMs))}</td><td>${esc(inc.cause)} (${esc(inc.class)})</td><td>${
+        esc(inc.ongoing || inc.end == null ? 'still open' : formatTime(inc.end).slice(11))}<br>${esc(formatDuration(inc.durationMs))}</td><td>${esc(inc.cause)} (${esc(inc.class)})</td><td>${
         esc(incidentNumbers(inc))}<br><span class="stock">${esc(stockLine(inc.stock))}</span></td></tr>`).join('')}</table>`;
   const rows = channelRows(report);
   const channels = `<table><tr>${rows[0].map((h) => `<th>${esc(h)}</th>`).join('')}</tr>${
@@ -166,7 +187,7 @@ export function renderReportHtml(report, { title = 'dsh-resilience report' } = {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="color-scheme" content="light dark">
 <title>${esc(title)}</title><style>${STYLE}</style></head><body>
 <h1>${esc(title)}</h1>
-<div class="sub">${esc(formatTime(report.fromMs))} → ${esc(formatTime(report.toMs))} UTC · ${esc(formatDuration(report.toMs - report.fromMs))} · ${report.logs} ${report.logs === 1 ? 'log' : 'logs'} merged · ${report.records} records</div>
+<div class="sub">${esc(formatTime(report.fromMs))} → ${esc(formatTime(report.toMs))} UTC · ${esc(formatDuration(report.toMs - report.fromMs))} · ${report.logs} ${report.logs === 1 ? 'log' : 'logs'} merged · ${report.records} records${report.skipped > 0 ? ` · ${esc(skippedText(report))}` : ''}</div>
 <div class="cards">${card(t.incidents, 'incidents')}${card(t.failovers, 'failovers')}${card(t.sessions, 'sessions affected')}${card(t.stockTurnsFailed, 'turns the stock host would have failed')}${card(t.giveUps, 'give-ups')}</div>
 <div class="panel">${timelineSvg(report)}</div>
 <h2>Incidents</h2>${incidents}

@@ -4,9 +4,13 @@
 // generation is read too when it is there. `--text` prints the text form
 // (what `/resilience report` prints) instead; `--from`/`--to` (ISO times)
 // set the window, which is otherwise the logs' first to last record.
-import { existsSync, readFileSync } from 'node:fs';
-import { computeReport, parseAuditText, renderReportText } from '../host-shim/report.js';
+// The module computes the report (build/dsh-resilience.wasm: `make wasm`);
+// the logs are read as streams, so a log of any size reports.
+import { existsSync } from 'node:fs';
+import { compileModule } from '../host-shim/engine.js';
+import { renderReportText } from '../host-shim/report.js';
 import { renderReportHtml } from '../host-shim/report-html.js';
+import { reportOfLogs } from '../host-shim/report-logs.js';
 
 const args = process.argv.slice(2);
 const opt = (name) => {
@@ -26,13 +30,9 @@ if (text) args.splice(args.indexOf('--text'), 1);
 const window = { fromMs: opt('--from'), toMs: opt('--to') };
 const paths = args.flatMap((a) => a.split(',')).filter(Boolean);
 if (paths.length === 0) fail('no audit log given');
+for (const p of paths) if (!existsSync(p)) fail(`${p}: no such file`);
 
-const logs = paths.map((p) => {
-  if (!existsSync(p)) fail(`${p}: no such file`);
-  const body = (existsSync(`${p}.1`) ? readFileSync(`${p}.1`, 'utf8') + '\n' : '') + readFileSync(p, 'utf8');
-  const { records, bad } = parseAuditText(body);
-  if (bad > 0) process.stderr.write(`report: ${p}: ${bad} unreadable lines skipped\n`);
-  return records;
-});
-const report = computeReport(logs, window);
+const compiled = await compileModule().catch((e) => fail(`the module does not load (make wasm): ${e.message}`));
+const report = await reportOfLogs(compiled, paths.map((p) => [`${p}.1`, p]), window);
+if (report.skipped > 0) process.stderr.write(`report: ${report.skipped} unreadable or malformed records skipped\n`);
 process.stdout.write(text ? renderReportText(report) + '\n' : renderReportHtml(report));

@@ -1,10 +1,21 @@
-// The report (report.js): small hand-made logs, each a table row with the
-// numbers it must give, then the recorded dead-primary log.
+// The report: small hand-made logs, each a table row with the numbers it
+// must give, then the recorded dead-primary log. The module computes
+// (policy/report, whose golden tests hold every number); these check the
+// shim's half: reading, batching, and the words (report.js, report-html.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { computeReport, parseAuditText, renderReportText, stockBackoffMs, stockOutcome } from '../report.js';
+import { compileModule } from '../engine.js';
+import { renderReportText } from '../report.js';
 import { parseWindow } from '../report-command.js';
+import { reportOfLines, reportOfLogs } from '../report-logs.js';
+
+const compiled = await compileModule();
+/**
+ * The report over hand-made logs (each a list of records, or of lines).
+ * @param {(object | string)[][]} logs
+ * @param {{fromMs?: number, toMs?: number}} [window]
+ */
+const report = (logs, window) => reportOfLines(compiled, logs.map((rs) => () => rs.map((r) => (typeof r === 'string' ? r : JSON.stringify(r)))), window);
 
 const T0 = Date.parse('2026-12-01T00:00:00Z');
 const at = (s) => new Date(T0 + s * 1000).toISOString();
@@ -33,7 +44,7 @@ const OUTAGE = [
   circuit(40, 'open', A), circuit(70, 'half-open', A, 'cooled-down'), circuit(71, 'closed', A, 'recovered'),
 ];
 
-test('incidents from hand-made logs', () => {
+test('incidents from hand-made logs', async () => {
   const rows = [
     {
       name: 'no records: nothing to report',
@@ -64,7 +75,7 @@ test('incidents from hand-made logs', () => {
     },
   ];
   for (const row of rows) {
-    const r = computeReport(row.logs, row.window);
+    const r = await report(row.logs, row.window);
     assert.equal(r.incidents.length, row.want.incidents.length, row.name);
     row.want.incidents.forEach((w, i) => {
       for (const [k, v] of Object.entries(w)) assert.deepEqual(r.incidents[i][k], v, `${row.name}: incident ${i} ${k}`);
@@ -73,7 +84,7 @@ test('incidents from hand-made logs', () => {
   }
 });
 
-test('availability: open and half-open time over the window, the provider breaker counted too', () => {
+test('availability: open and half-open time over the window, the provider breaker counted too', async () => {
   const rows = [
     { name: 'a channel down 61 s of 100 s', logs: [OUTAGE], channel: 'p/a', want: 0.39 },
     { name: 'its failover target never down', logs: [OUTAGE], channel: 'q/b', want: 1 },
@@ -82,56 +93,45 @@ test('availability: open and half-open time over the window, the provider breake
       circuit(50, 'closed', { provider: 'p', model: '*' }, 'recovered')]], channel: 'p/a', want: 0.8 },
   ];
   for (const row of rows) {
-    const c = computeReport(row.logs, { fromMs: T0, toMs: T0 + 100_000 }).channels.find((x) => x.channel === row.channel);
+    const c = (await report(row.logs, { fromMs: T0, toMs: T0 + 100_000 })).channels.find((x) => x.channel === row.channel);
     assert.ok(Math.abs(c.availability - row.want) < 1e-9, `${row.name}: ${c.availability}`);
   }
 });
 
-test('the stock host: its budget per failure, and the turns it would have failed', () => {
-  assert.equal(stockBackoffMs(), 500 + 1000 + 2000 + 4000 + 8000);
-  const rows = [
-    { name: 'a rate limit is retried 5 times over 15.5 s', code: 'RATE_LIMIT', want: { retries: 5, budgetMs: 15_500 } },
-    { name: 'QUOTA is not retried', code: 'QUOTA', want: { retries: 0, budgetMs: 0 } },
-    { name: 'a Retry-After over its cap ends the turn', code: 'RATE_LIMIT', o: { retryAfterMs: 60_000 }, want: { retries: 0, budgetMs: 0 } },
-    { name: 'a hung stream costs the idle timeout per attempt', code: 'TIMEOUT', o: { hung: true }, want: { retries: 5, budgetMs: 15_500 + 6 * 300_000 } },
-  ];
-  for (const row of rows) {
-    const got = stockOutcome(row.code, row.o);
-    assert.deepEqual({ retries: got.retries, budgetMs: got.budgetMs }, row.want, row.name);
-  }
+test('the stock host: the turns it would have failed', async () => {
   // s1 failed first at 8 s and s2 at 20 s; the outage ran to 71 s: both turns past 15.5 s of retries.
-  const long = computeReport([OUTAGE], { fromMs: T0, toMs: T0 + 100_000 }).incidents[0].stock;
+  const long = (await report([OUTAGE], { fromMs: T0, toMs: T0 + 100_000 })).incidents[0].stock;
   assert.deepEqual([long.turnsFailed, long.turnsHit, long.code], [2, 2, 'RATE_LIMIT']);
   // Closed after 10 s: the stock host's retries would have outlasted it.
-  const short = computeReport([[...failA(8, 's1'), circuit(9, 'open', A), circuit(18, 'closed', A, 'recovered')]]).incidents[0].stock;
+  const short = (await report([[...failA(8, 's1'), circuit(9, 'open', A), circuit(18, 'closed', A, 'recovered')]])).incidents[0].stock;
   assert.deepEqual([short.turnsFailed, short.turnsHit], [0, 1]);
 });
 
-test('time to first token: answered streams only, per channel', () => {
+test('time to first token: answered streams only, per channel', async () => {
   const log = [
     request(0, 's'), open(0, A), chunk(0, A, 1), settled(2, 's'),
     request(3, 's'), open(3, A), chunk(3, A, 3.5), settled(4, 's'),
     request(5, 's'), open(5, A), chunk(5, A, 5.1), error(5.5, 's'), // an error finish is a chunk too, but no token
     request(6, 's'), open(6, A), chunk(6, A, 9), settled(10, 's'),
   ];
-  const c = computeReport([log]).channels.find((x) => x.channel === 'p/a');
+  const c = (await report([log])).channels.find((x) => x.channel === 'p/a');
   assert.deepEqual([c.requests, c.failures, c.ttftCount, c.ttftP50Ms, c.ttftP95Ms], [4, 1, 3, 1000, 3000]);
 });
 
-test('give-ups list what the session tried', () => {
+test('give-ups list what the session tried', async () => {
   const log = [
     ...failA(0, 's'), circuit(1, 'open', A), failover(1, 's'),
     request(2, 's', B), open(2, B), error(2.5, 's', 'SERVER', 'q'),
     { at: at(3), type: 'give-up', agent: 's', channel: B, reason: 'no-routable-fallback', code: 'SERVER' },
   ];
-  const r = computeReport([log]);
+  const r = await report([log]);
   assert.deepEqual(r.giveUps.map((g) => [g.reason, g.code, g.channel, g.tried.map((x) => `${x.channel} ${x.code}`)]),
     [['no-routable-fallback', 'SERVER', 'q/b', ['p/a RATE_LIMIT', 'q/b SERVER']]]);
   assert.match(renderReportText(r), /no-routable-fallback \(SERVER\) on q\/b; tried p\/a \(RATE_LIMIT\), q\/b \(SERVER\)/);
 });
 
-test('the text shows the numbers the report holds', () => {
-  const r = computeReport([OUTAGE], { fromMs: T0, toMs: T0 + 100_000 });
+test('the text shows the numbers the report holds', async () => {
+  const r = await report([OUTAGE], { fromMs: T0, toMs: T0 + 100_000 });
   const text = renderReportText(r);
   assert.match(text, /1 incident, 2 sessions affected, 2 failovers, 0 give-ups; the stock host would have failed 2 turns/);
   assert.match(text, /#1 p\/a {2}2026-12-01 00:00:10 → 00:01:11 \(1 min 1 s\) {2}cause RATE_LIMIT \(transient\)/);
@@ -141,15 +141,46 @@ test('the text shows the numbers the report holds', () => {
   assert.match(text, /q\/b +100% +2 +0 +0 +200 ms +200 ms/);
 });
 
-test('input: bad lines are counted, windows parsed', () => {
-  const { records, bad } = parseAuditText('{"at":"2026-12-01T00:00:00Z","type":"boot"}\nnot json\n{"type":"no-time"}\n\n');
-  assert.deepEqual([records.length, bad], [1, 2]);
+test('windows parsed', () => {
   assert.deepEqual(['24h', '7d', '90h', '0h', 'week', undefined].map((w) => parseWindow(w)), [86_400_000, 604_800_000, 324_000_000, undefined, undefined, 86_400_000]);
 });
 
+test('records it cannot use are skipped and counted, never thrown', async () => {
+  const log = [
+    '{"at":"2026-12-01T00:00:00Z","type":"boot"}', 'not json', '{"type":"no-time"}', '', 'null',
+    { at: at(1), type: 'input', export: 'restore', health: { channels: [null, { channel: A, state: 'open' }] } },
+    { at: at(2), type: 'failover', agent: 's', to: B, code: 'SERVER' },
+    input(3, { kind: 'stream-check', openedMs: T0 + 3000, chunks: 0 }),
+    ...OUTAGE,
+  ];
+  const r = await report([log], { fromMs: T0, toMs: T0 + 100_000 });
+  assert.deepEqual([r.records, r.skipped], [OUTAGE.length + 1, 6], 'the blank line is nothing');
+  assert.equal(r.incidents.length, 1, 'the good records still report');
+  assert.match(renderReportText(r), /\n\n6 records skipped: unreadable or malformed$/);
+  const { renderReportHtml } = await import('../report-html.js');
+  assert.match(renderReportHtml(r), / · 6 records skipped: unreadable or malformed<\/div>/);
+});
+
+test('logs are read as streams: a line past the bound is cut and skipped, a torn one skipped, CRLF read', async (t) => {
+  const { mkdtemp, rm, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { auditLines } = await import('../report-logs.js');
+  const dir = await mkdtemp(join(tmpdir(), 'dshr-report-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'audit.jsonl');
+  const long = JSON.stringify({ at: at(0), type: 'boot', pad: 'x'.repeat(3 << 20) });
+  await writeFile(path, [long, ...OUTAGE.map((r) => JSON.stringify(r)), '{"at":"2026-12-0'].join('\r\n'));
+  const lines = [];
+  for await (const l of auditLines([join(dir, 'absent'), path], 1 << 20)) lines.push(l);
+  assert.equal(lines.length, OUTAGE.length + 2);
+  assert.equal(Buffer.byteLength(lines[0]), (1 << 20) + 1, 'cut to a byte over the bound, never held whole');
+  const r = await reportOfLogs(compiled, [[path]], { fromMs: T0, toMs: T0 + 100_000 });
+  assert.deepEqual([r.records, r.skipped, r.incidents.length], [OUTAGE.length, 2, 1]);
+});
+
 test('the recorded dead-primary log: a 429 burst trips the primary, one failover to the secondary', async () => {
-  const text = await readFile(new URL('../../testhost/testdata/dead-primary-audit.jsonl', import.meta.url), 'utf8');
-  const r = computeReport([parseAuditText(text).records]);
+  const r = await reportOfLogs(compiled, [[new URL('../../testhost/testdata/dead-primary-audit.jsonl', import.meta.url).pathname]]);
   assert.equal(r.incidents.length, 1);
   const [inc] = r.incidents;
   assert.deepEqual([inc.channel, inc.cause, inc.sessions, inc.failovers, inc.failedRequests, inc.ongoing],
@@ -160,7 +191,7 @@ test('the recorded dead-primary log: a 429 burst trips the primary, one failover
   assert.deepEqual([byName['deepseek-official/deepseek-v4-flash'].requests, byName['mock/mock-b'].requests, byName['mock/mock-b'].ttftP50Ms], [3, 1, 96]);
 });
 
-test('who counts: routed-round sessions, concurrent streams, provider breakers', () => {
+test('who counts: routed-round sessions, concurrent streams, provider breakers', async () => {
   const P = { provider: 'p', model: '*' };
   const A2 = { provider: 'p', model: 'a2' };
   const log = [
@@ -171,7 +202,7 @@ test('who counts: routed-round sessions, concurrent streams, provider breakers',
     request(5, 'z', A), open(5, B), chunk(5, B, 5.5), settled(6, 'z'),
     circuit(100, 'closed', A, 'recovered'), circuit(100, 'closed', A2, 'recovered'), circuit(100, 'closed', P, 'recovered'),
   ];
-  const r = computeReport([log], { fromMs: T0, toMs: T0 + 200_000 });
+  const r = await report([log], { fromMs: T0, toMs: T0 + 200_000 });
   assert.deepEqual(r.incidents.map((i) => [i.channel, i.failedRequests, i.sessions, i.stock.turnsHit, i.stock.turnsFailed]),
     [['p/a', 1, 2, 2, 2], ['p/a2', 1, 1, 1, 1]], 'the provider breaker is a lane, not an incident');
   assert.deepEqual(r.channels.map((c) => [c.channel, c.failures]), [['p/*', 0], ['p/a', 1], ['p/a2', 1], ['q/b', 0]]);
@@ -180,7 +211,7 @@ test('who counts: routed-round sessions, concurrent streams, provider breakers',
 
 test('the HTML page holds the text\'s numbers and a lane per channel', async () => {
   const { renderReportHtml, ticks } = await import('../report-html.js');
-  const r = computeReport([OUTAGE], { fromMs: T0, toMs: T0 + 100_000 });
+  const r = await report([OUTAGE], { fromMs: T0, toMs: T0 + 100_000 });
   const html = renderReportHtml(r);
   const text = renderReportText(r);
   for (const line of text.split('\n').filter((l) => /sessions \d|stock host:/.test(l))) assert.ok(html.includes(line.trim()), line);
@@ -194,7 +225,7 @@ test('the HTML page holds the text\'s numbers and a lane per channel', async () 
 
 test('the timeline follows the theme: colours by class and token, a dark palette, no fixed fills', async () => {
   const { renderReportHtml, timelineSvg } = await import('../report-html.js');
-  const r = computeReport([OUTAGE], { fromMs: T0, toMs: T0 + 100_000 });
+  const r = await report([OUTAGE], { fromMs: T0, toMs: T0 + 100_000 });
   const svg = timelineSvg(r);
   assert.doesNotMatch(svg, /\sfill="/, 'every fill comes from the style, so a theme can change it');
   assert.match(svg, /@media \(prefers-color-scheme:dark\)\{svg\.dshr-timeline\{[^}]*--bg:#16181d/);
@@ -211,7 +242,7 @@ test('the timeline speaks the viewer\'s language: every word in both, no English
     for (const k of PICTURE_WORD_KEYS) assert.notEqual(w(k), en(k), `${lang} words ${k} its own way`);
   }
   const withGiveUp = [...OUTAGE, { at: at(90), type: 'give-up', agent: 's2', channel: A, reason: 'recovery-timeout', code: 'SERVER', class: 'transient' }];
-  const r = computeReport([withGiveUp], { fromMs: T0, toMs: T0 + 100_000 });
+  const r = await report([withGiveUp], { fromMs: T0, toMs: T0 + 100_000 });
   const zh = timelineSvg(r, { locale: 'zh-CN' });
   assert.match(zh, /aria-label="各通道熔断状态时间线"/);
   // The words a reader sees or hovers: text and titles, less channel names, codes, reasons and times.
@@ -226,11 +257,11 @@ test('the timeline speaks the viewer\'s language: every word in both, no English
   for (const ms of [12, 4200, 42_000, 61_000, 3 * 3600_000 + 5 * 60_000, NaN]) assert.equal(pictureDuration('en', ms), formatDuration(ms));
 });
 
-test('an open breaker adopted from the health file starts an outage the log never saw open', () => {
+test('an open breaker adopted from the health file starts an outage the log never saw open', async () => {
   const restore = { at: at(5), type: 'input', export: 'restore', nowMs: T0 + 5000,
     health: { channels: [{ channel: A, state: 'open', failures: 3, opens: 1, openUntilMs: T0 + 60_000, lastCode: 'SERVER' },
       { channel: B, state: 'closed', failures: 1 }] } };
-  const r = computeReport([[restore, circuit(60, 'half-open', A, 'cooled-down'), circuit(61, 'closed', A, 'recovered')]], { fromMs: T0, toMs: T0 + 100_000 });
+  const r = await report([[restore, circuit(60, 'half-open', A, 'cooled-down'), circuit(61, 'closed', A, 'recovered')]], { fromMs: T0, toMs: T0 + 100_000 });
   assert.deepEqual(r.incidents.map((i) => [i.channel, i.start, i.end, i.cause]), [['p/a', T0 + 5000, T0 + 61_000, 'SERVER']]);
 });
 
@@ -252,7 +283,7 @@ test('the command and the web endpoint read both generations over the window', a
   const day = await reportCommand(path, undefined, now);
   assert.equal(day.kind, 'success');
   assert.match(day.text, /#1 p\/a {2}2026-12-01 00:00:10 → 00:01:11/);
-  assert.match(day.text, /\(1 unreadable audit lines skipped\)/);
+  assert.match(day.text, /1 record skipped: unreadable or malformed$/, 'the torn last line');
   // A window that ends before the outage: nothing to show.
   assert.match((await reportCommand(path, '1h', T0 + 5000)).text, /none: no breaker opened/);
   assert.deepEqual(await reportCommand(path, 'often', now), { kind: 'error', text: '"often" is not a window: use /resilience report [24h|7d] (or <n>h, <n>d)' });
@@ -273,26 +304,26 @@ test('the command and the web endpoint read both generations over the window', a
   assert.ok(JSON.stringify(long).length < 400, 'the refusal does not echo the input');
 });
 
-test('a breaker one host adopted ends when another host closes it', () => {
+test('a breaker one host adopted ends when another host closes it', async () => {
   const restore = (s, ch) => ({ at: at(s), type: 'input', export: 'restore', nowMs: T0 + s * 1000,
     health: { channels: [{ channel: ch, state: 'open', failures: 3, openUntilMs: T0 + 60_000, lastCode: 'SERVER' }] } });
   const hostA = [circuit(10, 'open', A, 'SERVER'), circuit(70, 'half-open', A, 'cooled-down'), circuit(71, 'closed', A, 'recovered')];
   const hostB = [restore(20, A)]; // B learnt of it from the shared store and was told of the close the same way
-  const r = computeReport([hostA, hostB], { fromMs: T0, toMs: T0 + 100_000 });
+  const r = await report([hostA, hostB], { fromMs: T0, toMs: T0 + 100_000 });
   assert.deepEqual(r.incidents.map((i) => [i.start, i.end, i.seenOpening]), [[T0 + 10_000, T0 + 71_000, true]]);
-  const alone = computeReport([hostB], { fromMs: T0, toMs: T0 + 100_000 });
+  const alone = await report([hostB], { fromMs: T0, toMs: T0 + 100_000 });
   assert.deepEqual(alone.incidents.map((i) => [i.start, i.ongoing, i.seenOpening]), [[T0 + 20_000, true, false]]);
   assert.match(renderReportText(alone), /cause SERVER \(\?\) \(opened earlier than this log shows\)/);
 });
 
-test('a stalled channel: the stock host would have waited out the idle timeout on every attempt', () => {
+test('a stalled channel: the stock host would have waited out the idle timeout on every attempt', async () => {
   const log = [
     request(0, 's'), open(0, A),
     { at: at(180), type: 'stall', route: A, purpose: undefined, bound: 'first-chunk', silenceMs: 180_000, limitMs: 180_000, chunks: 0 },
     error(180, 's', 'TIMEOUT'), circuit(180, 'open', A, 'stall'), failover(180, 's'), ...okB(180, 's'), settled(181, 's'),
     circuit(900, 'half-open', A, 'cooled-down'), circuit(901, 'closed', A, 'recovered'),
   ];
-  const [inc] = computeReport([log]).incidents;
+  const [inc] = (await report([log])).incidents;
   assert.deepEqual([inc.cause, inc.stock.code, inc.stock.budgetMs, inc.lostMs, inc.stock.turnsFailed], ['stall', 'TIMEOUT', 15_500 + 6 * 300_000, 180_000, 0]);
-  assert.match(renderReportText(computeReport([log])), /stock host: 5 retries over ~30 min 16 s, each attempt hangs for the 300 s idle timeout, then the turn fails with TIMEOUT: 0 of 1 turns/);
+  assert.match(renderReportText(await report([log])), /stock host: 5 retries over ~30 min 16 s, each attempt hangs for the 300 s idle timeout, then the turn fails with TIMEOUT: 0 of 1 turns/);
 });
