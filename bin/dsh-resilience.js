@@ -63,7 +63,7 @@ async function main(argv) {
   } catch (e) {
     return fail(`dsh-resilience migrate: ${e.message}`, 2);
   }
-  const result = migrate(rows);
+  const result = await migrate(rows);
   process.stdout.write(`${renderMigration(result)}\n`);
   if (result.errors.length > 0) return 1;
   const check = await checkRow(result.row);

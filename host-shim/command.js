@@ -45,7 +45,7 @@ export async function migrateText(ctx, homePatch) {
     rows = await readPatchFiles([homePatch]).catch(() => []);
     where = homePatch;
   }
-  const result = migrate(rows);
+  const result = await migrate(rows);
   const check = result.errors.length === 0 ? await checkRow(result.row) : {};
   const verdict = check.ok === false ? `\n\nThe module refuses this row: ${check.error}` : '';
   return { ok: result.errors.length === 0 && check.ok !== false, text: `From ${where}:\n\n${renderMigration(result)}${verdict}` };

@@ -1,6 +1,6 @@
 // The migration's input and output as text: rows from cordis.patch.yml files
 // (composed the way the host composes them), and the printed result (a YAML
-// patch ready to paste, then the table). migrate.js stays pure.
+// patch ready to paste, then the table). The mapping is migrate.js's.
 
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -8,7 +8,6 @@ import { fileURLToPath } from 'node:url';
 import { tableLines } from './text.js';
 import { realpathSync } from 'node:fs';
 import { join, delimiter } from 'node:path';
-import { pluginOf } from './migrate.js';
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isExpr = (v) => isObject(v) && typeof v.__jsExpr === 'string';
@@ -128,7 +127,10 @@ function inline(v) {
 
 const show = (v) => (v === undefined ? '' : isExpr(v) ? `!!js ${v.__jsExpr}` : JSON.stringify(v));
 
-/** The table: old key -> our key and value, or no equivalent and what instead. */
+/**
+ * The table: old key -> our key and value, or no equivalent and what instead.
+ * @param {import('./migrate.js').MigrationLine[]} table
+ */
 export function renderTable(table) {
   const rows = [['plugin', 'old key', 'old value', 'new key', 'new value', 'note']];
   for (const t of table) rows.push([t.plugin, t.key, show(t.value), t.to ?? '(none)', t.to ? show(t.toValue) : '', t.note]);
@@ -140,6 +142,7 @@ export function renderTable(table) {
 /**
  * The whole printout: the patch to paste (our row, and the old rows turned
  * off so two plugins do not handle one failure), then the table.
+ * @param {import('./migrate.js').Migration} migration
  */
 export function renderMigration({ row, table, errors, sources }) {
   if (sources.filter((s) => s.plugin !== 'dsh-resilience').length === 0) {
@@ -161,5 +164,3 @@ export function renderMigration({ row, table, errors, sources }) {
   ];
   return [...patch, '', table_].join('\n');
 }
-
-export { pluginOf };

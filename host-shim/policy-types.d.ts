@@ -1382,6 +1382,79 @@ export interface QuotaReport {
 }
 
 /**
+ * One row of the composed config (or of a patch file), as the host's
+ * loader has it: `migrate` reads the rows of the plugins dsh-resilience
+ * replaces and our own, and ignores the others.
+ */
+export interface MigrateRow {
+  id?: string | null;
+  /** The row's module name. */
+  name?: string | null;
+  /**
+   * The row's config as JSON text: free-form, so not a WIT type. A `!!js`
+   * scalar is `{"__jsExpr": "<text>"}` and is carried over as written.
+   */
+  configJson?: string | null;
+  disabled?: boolean | null;
+}
+
+/**
+ * At most 1000 rows; a row's config at most 1 MiB of text nesting at most
+ * 32 levels, a string in it at most 16 KiB.
+ */
+export interface MigrateInput {
+  rows: MigrateRow[];
+}
+
+/** One old key and what it became. */
+export interface MigrateLine {
+  /**
+   * The package whose row held the key (`dsh-resilience` for a key our
+   * bounds raised along with another).
+   */
+  plugin: string;
+  id?: string | null;
+  /**
+   * The old key, `(row)` for what the row itself means, `(from <key>)`
+   * for a key raised along with another.
+   */
+  key: string;
+  /**
+   * The old value as JSON text; absent on a `(row)` line for what a row
+   * means by being there (reconnect's: persistent).
+   */
+  valueJson?: string | null;
+  /**
+   * Our key path (`quota.longTermDelayMs`); absent: no equivalent, and
+   * `note` says what the user gets instead.
+   */
+  to?: string | null;
+  /** The value `to` is set to, as JSON text; present with `to`. */
+  toValueJson?: string | null;
+  note: string;
+}
+
+/** A row the migration read. */
+export interface MigrateSource {
+  plugin: string;
+  id?: string | null;
+  disabled: boolean;
+}
+
+/** A migration: our row, every old key, and what was refused. */
+export interface Migrated {
+  /**
+   * The `resilience` row's config as JSON text; printed only when
+   * `errors` is empty.
+   */
+  rowJson: string;
+  table: MigrateLine[];
+  /** Contradictions and values no key of ours can carry, each naming its keys. */
+  errors: string[];
+  sources: MigrateSource[];
+}
+
+/**
  * A report over audit logs (policy/report): `report-begin`, then every
  * log's lines through `report-feed` in the order its `need` asks, then
  * `report-end`. Times in a report are s64: a log may hold any time.
@@ -1555,6 +1628,12 @@ export interface PolicyExports {
   'inspect': { input: InspectQuery; output: QuotaReport };
   /** A session as the web chip shows it (policy/view.go). Changes nothing. */
   'view': { input: ViewQuery; output: SessionView };
+  /**
+   * The rows of the plugins dsh-resilience replaces, as one `resilience`
+   * row and a table of every old key (`dsh-resilience migrate`,
+   * policy/migrate). Pure: changes nothing.
+   */
+  'migrate': { input: MigrateInput; output: Migrated };
   /** Begins a report over audit logs; replaces one left unfinished. */
   'report-begin': { input: ReportWindow; output: ReportLimits };
   /**

@@ -25,7 +25,7 @@ const rowsOf = (yaml) => parsePatch(yaml).then((list) => rowsFromPatches([list])
 
 for (const name of FIXTURES) {
   test(`${name}: the documented row migrates to the expected row and table, and the module takes it`, async () => {
-    const result = migrate(await readPatchFiles([fixture(name, 'patch.yml')]));
+    const result = await migrate(await readPatchFiles([fixture(name, 'patch.yml')]));
     const text = `${renderMigration(result)}\n`;
     if (process.env.UPDATE_GOLDEN) {
       await writeFile(fixture(name, 'expected.json'), `${JSON.stringify({ row: result.row, table: result.table }, null, 2)}\n`);
@@ -60,14 +60,14 @@ test('the CLI prints the same text and exits 0; contradictory rows exit 1 with b
 });
 
 test('all five rows at once: each contradiction is refused naming both keys; agreeing keys pass', async () => {
-  const result = migrate(await readPatchFiles(FIXTURES.map((n) => fixture(n, 'patch.yml'))));
+  const result = await migrate(await readPatchFiles(FIXTURES.map((n) => fixture(n, 'patch.yml'))));
   const pairs = result.errors.map((e) => [...e.matchAll(/(dsh-[\w-]+) key "(\w+)"/g)].map((m) => `${m[1]}.${m[2]}`));
   assert.deepEqual(pairs, [
     ['dsh-model-failover.fallbacks', 'dsh-daruma.channels'],
     ['dsh-model-failover.modelCircuitThreshold', 'dsh-daruma.failureBudget'],
     ['dsh-model-failover.modelCooldownMs', 'dsh-daruma.cooldownMs'],
   ]);
-  const agreeing = migrate(await readPatchFiles(['reconnect', 'quota-retry', 'tool-retry'].map((n) => fixture(n, 'patch.yml'))));
+  const agreeing = await migrate(await readPatchFiles(['reconnect', 'quota-retry', 'tool-retry'].map((n) => fixture(n, 'patch.yml'))));
   assert.deepEqual(agreeing.errors, []);
   new Policy(compiled, agreeing.row, quiet); // eslint-disable-line no-new
 });
@@ -79,11 +79,11 @@ test('our own row merges in: a key it shares with an old row must agree', async 
 - id: tool-retry
   config: { retryTools: [web_fetch], maxAttempts: 5 }
 `);
-  const result = migrate(rows);
+  const result = await migrate(rows);
   assert.deepEqual(result.errors, ['dsh-plugin-tool-retry key "maxAttempts" sets tools.maxAttempts to 5, but dsh-resilience key "tools" sets it to 2: keep one of them']);
 
   // The shim's own keys ride along, and the module check leaves them to the shim, as activation does.
-  const shimKeys = migrate(await rowsOf(`
+  const shimKeys = await migrate(await rowsOf(`
 - id: resilience
   config: { stateDir: state, healthRefreshMs: 2000, notify: [] }
 - id: dsh-daruma
@@ -95,7 +95,7 @@ test('our own row merges in: a key it shares with an old row must agree', async 
 });
 
 test('unknown keys, disabled rows and shapes the module would refuse are named, never dropped', async () => {
-  const result = migrate(await rowsOf(`
+  const result = await migrate(await rowsOf(`
 - id: dsh-daruma
   config: { channels: [{ provider: p, model: a }], tripOnRetryExhausted: true }
 - id: dsh-reconnect
@@ -107,7 +107,7 @@ test('unknown keys, disabled rows and shapes the module would refuse are named, 
   assert.match(result.table.find((t) => t.plugin === 'dsh-reconnect').note, /disabled: nothing of it is migrated/);
   assert.equal(result.row.backoffMaxMs, undefined);
 
-  const bad = migrate(await rowsOf(`
+  const bad = await migrate(await rowsOf(`
 - id: tool-retry
   config: { retryTools: ['*'] }
 - id: llm-quota-retry
@@ -116,13 +116,13 @@ test('unknown keys, disabled rows and shapes the module would refuse are named, 
   assert.deepEqual(bad.errors.map((e) => e.replace(/:.*/, '')), [
     'dsh-plugin-tool-retry key "retryTools"', 'dsh-llm-quota-retry key "pools"', 'dsh-llm-quota-retry key "balances"']);
   assert.match(bad.errors[1], /main\[0\]\.weight: no equivalent/);
-  const fraction = migrate(await rowsOf('- { id: dsh-daruma, config: { failureBudget: 2.5 } }'));
+  const fraction = await migrate(await rowsOf('- { id: dsh-daruma, config: { failureBudget: 2.5 } }'));
   assert.deepEqual(fraction.errors, ['dsh-daruma key "failureBudget": must be a whole number, not 2.5']);
   assert.match(bad.errors[2], /argv/);
 });
 
 test('values our bounds would refuse become the nearest accepted ones, in the table', async () => {
-  const result = migrate(await rowsOf(`
+  const result = await migrate(await rowsOf(`
 - id: model-failover
   config: { fallbacks: [{ provider: p, model: b }], modelCooldownMs: 3600000, tripCodes: [RATE_LIMIT, SERVER, INVALID_CREDENTIAL] }
 - id: dsh-reconnect
@@ -143,7 +143,7 @@ test('values our bounds would refuse become the nearest accepted ones, in the ta
 });
 
 test('a !!js value is carried over as written, for the host to evaluate', async () => {
-  const result = migrate(await rowsOf(`
+  const result = await migrate(await rowsOf(`
 - id: dsh-daruma
   config: { cooldownMs: !!js "Number(process.env.COOLDOWN)" }
 `));
@@ -159,4 +159,57 @@ test('/resilience migrate reads the rows the host loaded', async () => {
   assert.equal(out.ok, true);
   assert.match(out.text, /^From the rows this host loaded:/);
   assert.ok(out.text.includes((await readFile(fixture('daruma', 'expected.txt'), 'utf8')).split('\n\n')[0]));
+});
+
+test('keys named like Object.prototype members are ordinary keys: listed, not migrated, and nothing is polluted', async () => {
+  // As the host's YAML reader gives them: js-yaml defines `__proto__` as an own key.
+  const rows = await rowsOf(`
+- id: resilience
+  config:
+    __proto__: !!js "globalThis.polluted = 1"
+- id: dsh-daruma
+  config:
+    channels: [{ provider: p, model: a }]
+    __proto__: { __jsExpr: "x" }
+    constructor: 1
+    toString: x
+    isPrototypeOf: true
+    hasOwnProperty: [1]
+    valueOf: { a: 1 }
+`);
+  assert.ok(Object.hasOwn(rows[0].config, '__proto__'), 'the reader kept __proto__ as a key');
+  const result = await migrate(rows);
+  assert.equal(/** @type {any} */ ({}).__jsExpr, undefined, 'Object.prototype is untouched');
+  assert.equal(Object.getPrototypeOf(result.row), Object.prototype);
+  assert.deepEqual(result.errors, []);
+  assert.deepEqual(result.row.chain, [{ provider: 'p', model: 'a' }], 'the chain is kept');
+  for (const key of ['__proto__', 'constructor', 'toString', 'isPrototypeOf', 'hasOwnProperty', 'valueOf']) {
+    const line = result.table.find((t) => t.plugin === 'dsh-daruma' && t.key === key);
+    assert.ok(line, `${key} is in the table`);
+    assert.equal(line.to, null);
+    assert.match(line.note, /not a key dsh-daruma documents: not migrated/);
+  }
+  // Our own row's __proto__ is a key of the printed row (the module names it when the row loads).
+  assert.ok(Object.hasOwn(result.row, '__proto__'));
+  assert.match(renderMigration(result), /__proto__: !!js globalThis.polluted = 1/);
+  assert.equal(/** @type {any} */ ({}).__jsExpr, undefined);
+});
+
+test('a balance script\'s secret written into env is named in the table, not quoted', async () => {
+  const result = await migrate(await rowsOf(`
+- id: llm-quota-retry
+  config:
+    balances:
+      - provider: p
+        script: [node, balance.mjs]
+        env: { REGION: eu-west-1, OPENAI_API_KEY: sk-proj-Ab3dEf6hIj9kLm2nOp5q }
+`));
+  assert.deepEqual(result.errors, []);
+  assert.deepEqual(/** @type {any} */ (result.row.quota).balances[0].env,
+    [{ name: 'REGION', value: 'eu-west-1' }, { name: 'OPENAI_API_KEY', value: 'sk-proj-Ab3dEf6hIj9kLm2nOp5q' }]);
+  const warnings = result.table.filter((t) => t.note.startsWith('warning:'));
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0].note, /\[0\]\.env OPENAI_API_KEY looks like a secret .* !!js process\.env\.OPENAI_API_KEY/);
+  assert.doesNotMatch(warnings[0].note, /sk-proj/);
+  assert.match(renderMigration(result), /warning: \[0\]\.env OPENAI_API_KEY/);
 });
