@@ -6,6 +6,8 @@
 // by every write) still tells which choice came last. An unreadable file is
 // ignored (and audited): no backup is the safe default.
 import { StateFile } from './store.js';
+import { setBackupEvent } from './events.js';
+import { channelId } from './channel.js';
 
 const file = (path, audit = () => {}) => new StateFile(path, { audit, setAside: { type: 'backup-set-aside' } });
 const valid = (c) => typeof c?.provider === 'string' && c.provider !== '' && typeof c?.model === 'string' && c.model !== '';
@@ -31,4 +33,65 @@ export async function saveBackup(path, channel, audit) {
     channel: channel ? { provider: channel.provider, model: channel.model } : null,
     v: (Number.isSafeInteger(doc?.v) ? doc.v : 0) + 1,
   }));
+}
+
+/** @import { Channel } from './policy-types.js' */
+
+/**
+ * The one write path for the backup: `/resilience backup`, the web chip and
+ * the settings card all come here, so they never disagree. The module
+ * decides with it (set-backup); this keeps the file it outlives the process
+ * in, and what was last set, for the pages that show it.
+ */
+export class Backup {
+  /**
+   * @param {object} o
+   * @param {string} o.path - backup.json.
+   * @param {import("@deepseek-ai/cordis").Context} o.ctx - the host's llm service resolves a model.
+   * @param {(event: any) => unknown} o.step - tells the module (undefined: it failed).
+   * @param {(record: object) => void} o.report
+   * @param {(record: object) => void} o.decided - the dock's last decision.
+   * @param {(llm: any, channel: Channel) => unknown} o.describe - asks the host about the new target.
+   * @param {AbortSignal} o.signal
+   */
+  constructor({ path, ctx, step, report, decided, describe, signal }) {
+    this.path = path;
+    this.ctx = ctx;
+    this.step = step;
+    this.report = report;
+    this.decided = decided;
+    this.describe = describe;
+    this.signal = signal;
+    /** @type {Channel | undefined} */
+    this.value = undefined;
+  }
+
+  /** Reads what the last process left. */
+  async load() {
+    this.value = await loadBackup(this.path, this.report);
+    return this.value;
+  }
+
+  /**
+   * Sets (or clears) the backup. A model the host cannot resolve is refused
+   * (it would end the turn with UNKNOWN_MODEL).
+   * @param {Channel | undefined} channel
+   * @param {string} source - command, web or settings.
+   * @returns {Promise<string | undefined>} why it was refused, or undefined.
+   */
+  async set(channel, source) {
+    const llm = this.ctx.get('llm');
+    if (channel && llm) {
+      const known = await llm.resolveModelInfo(channel.provider, channel.model, this.signal).then(() => true, () => false);
+      if (!known) return `dsh-resilience: the host knows no model ${channel.provider}/${channel.model}`;
+    }
+    if (!this.step(setBackupEvent(channel))) return 'dsh-resilience: the policy module failed; see the audit log';
+    this.value = channel;
+    const record = { type: 'backup', channel: channel ? channelId(channel) : null, source };
+    this.report(record);
+    this.decided(record);
+    await saveBackup(this.path, channel, this.report).catch((e) => this.report({ type: 'backup-not-saved', reason: String(e.message).slice(0, 200) }));
+    if (channel && llm) this.describe(llm, channel);
+    return undefined;
+  }
 }

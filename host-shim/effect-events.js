@@ -57,3 +57,19 @@ export function eventSubscriber(ctx, logger) {
     emitCompat(ctx, event, fx, logger);
   };
 }
+
+/**
+ * Emits a Cordis event; a listener that throws is logged, never the emitter's failure.
+ * @param {import("@deepseek-ai/cordis").Context} ctx
+ * @param {{warn(...args: unknown[]): void}} logger
+ * @returns {(event: string, payload: object) => void}
+ */
+export function safeEmit(ctx, logger) {
+  return (event, payload) => {
+    try {
+      ctx.emit(event, payload);
+    } catch (e) {
+      logger.warn('a %s listener failed: %s', event, /** @type {any} */ (e)?.message ?? e);
+    }
+  };
+}
