@@ -1,7 +1,7 @@
 // dsh-model-failover's Cordis events, emitted beside this plugin's own, so a
 // plugin written against that one keeps hearing the same names and payloads
 // after its user switches. The one place that maps our events to theirs:
-// effects.js and the probe settle in index.js hand every emit through here.
+// effects.js and the probe settle in shell.js hand every emit through here.
 //
 // Their documented payloads:
 //   model-failover/circuit-opened  {provider, model, level: 'model'|'platform'}

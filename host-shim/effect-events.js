@@ -16,7 +16,7 @@ export const EVENTS = /** @type {const} */ ({
   failover: 'dsh-resilience/failover',
   giveUp: 'dsh-resilience/give-up',
   spill: 'dsh-resilience/spill',
-  probe: 'dsh-resilience/probe', // announced with its outcome, when the probe settles (index.js)
+  probe: 'dsh-resilience/probe', // announced with its outcome, when the probe settles (shell.js)
   stall: 'dsh-resilience/stall',
   slow: 'dsh-resilience/slow',
   toolRetry: 'dsh-resilience/tool-retry',

@@ -1,7 +1,7 @@
 // @ts-check
 // The shell's subscriber: the effects that ask this process to act (a
 // wake timer, a probe, a held wait cut short, health saved and shared).
-// The actions themselves are the composition root's (index.js); this maps
+// The actions themselves are the Shell's (shell.js); this maps
 // effect kinds to them, and nothing else.
 
 /** @import { Channel, Effect } from './policy-types.js' */

@@ -24,7 +24,7 @@ let compiling;
  * Compiles the module once per process; every activation shares it. Started
  * first thing at activation and not awaited there, so it overlaps the rest of
  * activation and the host's boot (or, on a cold start, at the bring-up's
- * kick: index.js).
+ * kick: lifetime.js).
  * Read at once, not through fs/promises: while the host boots, libuv's four
  * threads are busy with its files, and the 4.5 MB came back ~150 ms after
  * activation in 512 KB round trips through that queue; from the page cache

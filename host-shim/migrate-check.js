@@ -1,10 +1,10 @@
 // Whether the policy module accepts a migrated row: the same check activation
-// makes (policy.js), so a printed row that would be refused says so at once.
+// makes (engine.js), so a printed row that would be refused says so at once.
 
 import { access } from 'node:fs/promises';
-import { compileModule, Policy, WASM_PATH } from './policy.js';
+import { compileModule, Engine as Policy, WASM_PATH } from './engine.js';
 
-// The keys index.js checks itself (SHIM_KEYS there); the module never sees them.
+// The keys the shim keeps for itself (row.js splitConfig); the module never sees them.
 const SHIM_KEYS = ['stateDir', 'healthRefreshMs', 'healthPruneMs', 'shared', 'notify', 'notice', 'enabled'];
 const hasExpr = (v) => v !== null && typeof v === 'object' && (typeof v.__jsExpr === 'string' || Object.values(v).some(hasExpr));
 

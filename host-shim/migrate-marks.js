@@ -51,7 +51,7 @@ export function markRecords(marks, channels, nowMs) {
 /**
  * Folds an old `quota-marks.json` into the module's health once.
  * @param {string} path - the old marks file.
- * @param {import('./policy.js').Policy} policy
+ * @param {import('./engine.js').Engine} policy
  * @param {(record: object) => void} report - the audit log.
  * @returns {Promise<boolean>} whether health changed (the caller saves and shares it).
  */

@@ -32,7 +32,7 @@ export class QuotaRules {
   /**
    * @param {object} o
    * @param {object} o.ctx - the plugin's context (ctx.get reaches optional services).
-   * @param {import('./policy.js').Policy} o.policy
+   * @param {import('./engine.js').Engine} o.policy
    * @param {(event: object) => object|undefined} o.decide - one policy step with its effects carried out.
    * @param {string} o.settingsPath - the per-session settings file.
    * @param {(record: object) => void} o.report - the audit log.
@@ -44,7 +44,7 @@ export class QuotaRules {
     // For the type checker only: the fields Object.assign just set.
     /** @type {any} */
     this.ctx;
-    /** @type {import('./policy.js').Policy} */
+    /** @type {import('./engine.js').Engine} */
     this.policy;
     /** @type {(event: object) => any} */
     this.decide;

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // A multi-hour audit log from the real policy module, for the report's
 // picture and docs: agents run turns against a scripted world of outages on a
-// virtual clock; every decision is the wasm module's own (host-shim/policy.js)
+// virtual clock; every decision is the wasm module's own (host-shim/engine.js)
 // and every record is the shim's own (effects.js), stamped with virtual time.
 // The host's part is played as the stock host plays it: dsh-llm-retry's
 // defaults (5 retries, 0.5 s doubling to 10 s), then the plugin after it.
 //   node scripts/synth-audit.mjs [--hours 6] [--seed 7] > audit.jsonl
 // Needs build/dsh-resilience.wasm (`make wasm`).
-import { compileModule, Policy } from '../host-shim/policy.js';
+import { compileModule, Engine as Policy } from '../host-shim/engine.js';
 import { carryOut } from '../host-shim/effects.js';
 
 const arg = (name, dflt) => {

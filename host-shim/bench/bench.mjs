@@ -3,7 +3,7 @@
 // calls. The inputs are testhost's (testdata/bench-inputs.jsonl), so the
 // numbers compare with the native and wazero benchmarks.
 import { readFileSync } from 'node:fs';
-import { compileModule, Policy } from '../policy.js';
+import { compileModule, Engine as Policy } from '../engine.js';
 
 const N = Number(process.env.BENCH_CALLS ?? 20_000);
 const MEMORY_CALLS = Number(process.env.BENCH_MEMORY_CALLS ?? 1_000_000);

@@ -11,7 +11,7 @@
 // machine's preemption, and the cases' runs take turns; the first run's own
 // p99 is printed as raw.
 import { readFileSync } from 'node:fs';
-import { compileModule, Policy } from '../policy.js';
+import { compileModule, Engine as Policy } from '../engine.js';
 
 const RUNS = Number(process.env.BENCH_SCALE_RUNS ?? 5);
 const CASES = ['1x2', '1x100', '4096x100', '10000x100'];

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HealthStore } from '../health.js';
-import { compileModule, Policy } from '../policy.js';
+import { compileModule, Engine as Policy } from '../engine.js';
 
 const CHAIN = [{ provider: 'p', model: 'a' }, { provider: 'p', model: 'b' }];
 const quiet = { warn() {} };

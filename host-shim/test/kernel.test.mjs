@@ -1,7 +1,7 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { compileModule } from '../policy.js';
+import { compileModule } from '../engine.js';
 import { ModuleError, ModuleInstance, TrapError } from '../kernel.js';
 
 const CHAIN = [{ provider: 'p', model: 'a' }, { provider: 'p', model: 'b' }];

@@ -11,7 +11,7 @@ import { migrate } from '../migrate.js';
 import { parsePatch, readPatchFiles, renderMigration, rowsFromPatches } from '../migrate-text.js';
 import { migrateText } from '../command.js';
 import { parseCommandLine } from '../command-line.js';
-import { compileModule, Policy } from '../policy.js';
+import { compileModule, Engine as Policy } from '../engine.js';
 import { checkRow } from '../migrate-check.js';
 
 const FIXTURES = ['daruma', 'reconnect', 'quota-retry', 'tool-retry', 'model-failover'];

@@ -1,7 +1,7 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { compileModule, inputRecord, Policy } from '../policy.js';
+import { compileModule, inputRecord, Engine as Policy } from '../engine.js';
 
 const CHAIN = [{ provider: 'p', model: 'a' }, { provider: 'p', model: 'b' }];
 const quiet = { warn() {} };
@@ -62,7 +62,7 @@ test('a module error answer is reported once and counted after', () => {
 });
 
 test('a rebuilt instance is told everything the old one knew: health, the backup, model info', async () => {
-  const { TrapError } = await import('../policy.js');
+  const { TrapError } = await import('../engine.js');
   const CH3 = [...CHAIN, { provider: 'q', model: 'c' }];
   const backup = { provider: 'v/x', model: 'm' };
   const p = new Policy(compiled, { chain: CH3, cooldownMs: 5000 }, quiet);

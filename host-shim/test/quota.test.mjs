@@ -4,7 +4,7 @@ import { access, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseReading } from '../balance.js';
-import { compileModule, Policy } from '../policy.js';
+import { compileModule, Engine as Policy } from '../engine.js';
 import { QuotaRules } from '../quota.js';
 import { describeSession, poolCommand, quotaCommand, routesTable } from '../quota-commands.js';
 import { webChoose, webSet, webView } from '../quota-web.js';
@@ -176,7 +176,7 @@ test('an exhaustion mark is in the provider\'s health record: a second process t
 });
 
 test('a rebuilt (trapped) or reconfigured module keeps the marks: they come with the health it is restored from', async () => {
-  const { TrapError } = await import('../policy.js');
+  const { TrapError } = await import('../engine.js');
   const policy = new Policy(compiled, ROW, quiet);
   const now = Date.now();
   policy.decide(now, { kind: 'request', agent: 'x', proposed: { provider: 'pa', model: 'm' } });

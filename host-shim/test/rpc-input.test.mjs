@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compileModule, Policy } from '../policy.js';
+import { compileModule, Engine as Policy } from '../engine.js';
 import { QuotaRules } from '../quota.js';
 import { excerpt, hostKnowsSession, sessionIdProblem } from '../rpc-input.js';
 import { reasonOf, WebHalf } from '../web.js';

@@ -9,7 +9,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { carryOut } from '../effects.js';
-import { compileModule, Policy } from '../policy.js';
+import { compileModule, Engine as Policy } from '../engine.js';
 import { QuotaRules } from '../quota.js';
 
 const quiet = { warn() {}, info() {} };

@@ -2,7 +2,7 @@
 // policy modules, as two hosts on different machines, sharing only Redis.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileModule, Policy } from '../policy.js';
+import { compileModule, Engine as Policy } from '../engine.js';
 import { loadRedisClient, SharedHealth } from '../shared-redis.js';
 import { clientLoader, startRedis } from '../../e2e/redis/redis-server.mjs';
 

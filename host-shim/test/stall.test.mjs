@@ -4,7 +4,7 @@
 import { afterEach, before, beforeEach, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { carryOut } from '../effects.js';
-import { compileModule, Policy } from '../policy.js';
+import { compileModule, Engine as Policy } from '../engine.js';
 import { StallWatcher } from '../stall.js';
 import { streamCheckEvent } from '../events.js';
 

@@ -25,7 +25,7 @@ async function round(dir) {
     s.set(key, 'quota', 'off');
     await s.set(key, 'pool', 'spare');
   } else if (kind === 'marks') {
-    const { compileModule, Policy } = await import('../policy.js');
+    const { compileModule, Engine: Policy } = await import('../engine.js');
     const { HealthStore } = await import('../health.js');
     const policy = new Policy(await compileModule(), { probes: false, pools: [{ name: 'main', routes: [{ provider: key, model: 'm' }] }] }, { warn() {} });
     const health = new HealthStore(join(dir, 'health.json'), policy, audit);

@@ -6,7 +6,7 @@ import { afterEach, before, beforeEach, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { carryOut, EVENTS } from '../effects.js';
-import { compileModule, Policy } from '../policy.js';
+import { compileModule, Engine as Policy } from '../engine.js';
 import { retryDeadlineResult, toolAuditRecord, toolRetryListener, withNote } from '../tools.js';
 import { toolResultEvent } from '../events.js';
 import { Waits } from '../wait.js';
