@@ -19,29 +19,46 @@ const { makeReportView } = require('./report.cjs');
 const { ensureStyle } = require('./style.cjs');
 const { useMenuKeys, fromKeyboard } = require('./keys.cjs');
 
+/**
+ * @import { ClientContext } from './shell.cjs'
+ * @import { Candidates } from './menu.cjs'
+ * @import { Translate } from './i18n.cjs'
+ */
+
+/**
+ * What the composer's slot hands the chip: the session, in one of two forms.
+ * @typedef {object} ChipProps
+ * @property {string} [sessionId]
+ * @property {{id?: string}} [session]
+ */
+
 const DOCK_ID = 'dsh-resilience:dock';
 const REPORT_ID = 'dsh-resilience:report';
 
 // The tones' colours are in style.cjs, by data-tone (the host's tokens, light
 // and dark); the chip wraps rather than clips, so a long channel name shows whole.
+/** @param {string} tone */
 function chipStyle(tone) {
   return { cursor: tone === 'off' ? 'not-allowed' : 'pointer' };
 }
 
+/** @param {ClientContext} ctx */
 function makeChip(ctx) {
   const ReportView = makeReportView(ctx);
+  /** @param {ChipProps | undefined} props */
   return function ResilienceChip(props) {
     const React = react();
     const h = React.createElement;
     const locale = useLocale(ctx);
+    /** @type {Translate} */
     const t = (k, v) => translate(locale, k, v);
     const session = (props && (props.sessionId || (props.session && props.session.id))) || undefined;
     const live = useLiveStatus(ctx, session);
     const [open, setOpen] = React.useState(false);
-    const [answer, setAnswer] = React.useState(undefined);
-    const [problem, setProblem] = React.useState(undefined);
+    const [answer, setAnswer] = React.useState(/** @type {Candidates | undefined} */ (undefined));
+    const [problem, setProblem] = React.useState(/** @type {string | undefined} */ (undefined));
     const [report, setReport] = React.useState(false);
-    const chipRef = React.useRef(null);
+    const chipRef = React.useRef(/** @type {HTMLButtonElement | null} */ (null));
     const byKeyboard = React.useRef(false);
     useTick(true);
     ensureStyle();
@@ -85,6 +102,7 @@ function makeChip(ctx) {
         });
       }
     } catch { /* the backup part stays usable */ }
+    /** @param {string} id */
     const onSelect = async (id) => {
       if (id === DOCK_ID) return; // the dock is shown as the menu's footer item: not a choice
       if (id === REPORT_ID) { setOpen(false); setReport(true); return; }

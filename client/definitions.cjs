@@ -9,31 +9,115 @@
 
 const { failureOf, failureState, routeOf, routeState, turnErrorOf, turnEndState, whereOf } = require('./rows.cjs');
 
+/**
+ * @import { EngineLocation, FailureState, RouteState, RowKind, SessionEvent, TurnEndState } from './rows.cjs'
+ */
+
 const NODE_KIND = 'dsh-resilience-row';
 const FAILURE = 'dsh-resilience-failure';
 const ROUTE = 'dsh-resilience-route';
 const TURN_END = 'dsh-resilience-turn-end';
 
+/**
+ * The state each definition keeps, by its kind.
+ * @typedef {{[FAILURE]: FailureState, [ROUTE]: RouteState, [TURN_END]: TurnEndState}} States
+ */
+
+/**
+ * What a row node carries: the row's kind and its node's state.
+ * @typedef {{kind: RowKind, state: RouteState | TurnEndState}} RowData
+ */
+
+/**
+ * What the conversation runtime hands a definition's hooks, as far as they read it.
+ * @template S
+ * @typedef {object} NodeContext
+ * @property {string} key
+ * @property {string} id
+ * @property {S | undefined} state
+ * @property {{location?: EngineLocation}} [start]
+ */
+
+/**
+ * A matched event, and where the engine places it.
+ * @typedef {{event: SessionEvent, location?: EngineLocation}} Match
+ */
+
+/**
+ * The runtime's reader of earlier nodes: the latest node of a kind, if any.
+ * @typedef {{previous(kind: string): {state?: unknown} | undefined}} Reader
+ */
+
+/**
+ * A row node, as the chat renders it (rowview.cjs).
+ * @typedef {object} ViewNode
+ * @property {string} key
+ * @property {typeof NODE_KIND} kind
+ * @property {string} id
+ * @property {'chat'} target
+ * @property {number} anchorSeq
+ * @property {EngineLocation} location
+ * @property {'visible'} visibility
+ * @property {RowData} data
+ */
+
+/**
+ * A conversation definition (the runtime's node definition, as this plugin fills it in).
+ * @template S
+ * @typedef {object} Definition
+ * @property {keyof States} kind
+ * @property {'chat'} [target]
+ * @property {(event: SessionEvent) => {id: string, role: 'start'} | null} match
+ * @property {(context: NodeContext<S>, match: Match, reader: Reader) => S | undefined} start
+ * @property {(context: NodeContext<S>) => S | undefined} update
+ * @property {(context: NodeContext<S>) => ViewNode | null} [buildViewNode]
+ */
+
+/** @typedef {Definition<FailureState> | Definition<RouteState> | Definition<TurnEndState>} AnyDefinition */
+
+/**
+ * `f`, answering `fallback` where it would throw.
+ * @template {unknown[]} A
+ * @template T, R
+ * @param {R} fallback
+ * @param {(...args: A) => T} f
+ * @returns {(...args: A) => T | R}
+ */
 function guard(fallback, f) {
-  /** @this {unknown} */
-  return function guarded() {
+  /**
+   * @this {unknown}
+   * @param {A} args
+   */
+  return function guarded(...args) {
     try {
-      return f.apply(this, arguments);
+      return f.apply(this, args);
     } catch {
       return fallback;
     }
   };
 }
 
+/**
+ * The state of the latest node of `kind`, if any.
+ * @template {keyof States} K
+ * @param {Reader | undefined} reader
+ * @param {K} kind
+ * @returns {States[K] | undefined}
+ */
 const prevState = (reader, kind) => {
   try {
     const p = reader && reader.previous(kind);
-    return p ? p.state : undefined;
+    return p ? /** @type {States[K] | undefined} */ (p.state) : undefined; // what this kind's own start returned
   } catch {
     return undefined;
   }
 };
 
+/**
+ * @param {NodeContext<unknown>} context
+ * @param {RowData} data
+ * @returns {ViewNode}
+ */
 function node(context, data) {
   const s = data.state;
   return {
@@ -45,6 +129,7 @@ function node(context, data) {
   };
 }
 
+/** @type {[Definition<FailureState>, Definition<RouteState>, Definition<TurnEndState>]} */
 const definitions = [
   {
     kind: FAILURE,

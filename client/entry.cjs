@@ -11,6 +11,13 @@ const { makeRowView } = require('./rowview.cjs');
 const { makeSettingsCard } = require('./settings-card.cjs');
 const { definitions, NODE_KIND } = require('./definitions.cjs');
 
+/** @import { ClientContext } from './shell.cjs' */
+
+/**
+ * Runs `f`; a throw is told on the console and goes no further.
+ * @param {string} label - what `f` registers
+ * @param {() => void} f
+ */
 function attempt(label, f) {
   try {
     f();
@@ -21,6 +28,7 @@ function attempt(label, f) {
   }
 }
 
+/** @param {ClientContext} ctx */
 function apply(ctx) {
   attempt('composer chip', () => ctx.slots.inject('conversation.input.right', () => ctx.slots.register(
     { name: 'conversation.input.right', id: 'dsh-resilience-chip', order: 100, label: 'dsh-resilience' }, makeChip(ctx))));
@@ -36,6 +44,7 @@ function apply(ctx) {
 module.exports = {
   name: 'dsh-resilience',
   inject: ['slots'],
+  /** @param {ClientContext} ctx */
   apply(ctx) {
     attempt('client', () => apply(ctx));
   },

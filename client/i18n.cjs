@@ -4,6 +4,16 @@
 // missing in Chinese falls back to English, a missing key shows itself.
 'use strict';
 
+/**
+ * A string's values for its `{name}` placeholders.
+ * @typedef {Record<string, unknown>} Vars
+ */
+/**
+ * translate() bound to a locale.
+ * @typedef {(key: string, vars?: Vars) => string} Translate
+ */
+
+/** @type {Readonly<Record<string, string>>} */
 const en = {
   'chip.backup': 'Backup: {channel}',
   'chip.next': 'Next: {channel}',
@@ -159,6 +169,7 @@ const en = {
   'report.timeline': 'Breaker states per channel over time',
 };
 
+/** @type {Readonly<Record<string, string>>} */
 const zh = {
   'chip.backup': '备用：{channel}',
   'chip.next': '下一个：{channel}',
@@ -316,19 +327,36 @@ const zh = {
 
 const STRINGS = { en, zh };
 
-/** The shell's locale id (`zh`, `zh-CN`, `en`, ...) to one we ship. */
+/**
+ * The shell's locale id (`zh`, `zh-CN`, `en`, ...) to one we ship.
+ * @param {unknown} active
+ * @returns {'zh' | 'en'}
+ */
 function pickLocale(active) {
   return /^zh\b/i.test(String(active ?? '')) ? 'zh' : 'en';
 }
 
-/** `t('zh', 'row.return', {channel: 'a/b'})`; `{name}` placeholders. */
+/**
+ * `t('zh', 'row.return', {channel: 'a/b'})`; `{name}` placeholders.
+ * @param {string | undefined} locale
+ * @param {string} key
+ * @param {Vars} [vars]
+ * @returns {string}
+ */
 function translate(locale, key, vars) {
   const dict = STRINGS[pickLocale(locale)];
   const template = dict[key] ?? en[key] ?? key;
   return template.replace(/\{(\w+)\}/g, (m, name) => (vars && vars[name] !== undefined ? String(vars[name]) : m));
 }
 
-/** A translation when the key exists, else `fallback` (a host word we have no copy for shows as is). */
+/**
+ * A translation when the key exists, else `fallback` (a host word we have no copy for shows as is).
+ * @param {string | undefined} locale
+ * @param {string} key
+ * @param {unknown} fallback
+ * @param {Vars} [vars]
+ * @returns {string}
+ */
 function translateOr(locale, key, fallback, vars) {
   return Object.prototype.hasOwnProperty.call(en, key) ? translate(locale, key, vars) : String(fallback);
 }

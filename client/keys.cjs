@@ -10,6 +10,8 @@
 
 const { react } = require('./shell.cjs');
 
+/** @import { RefObject } from 'react' */
+
 const OURS = '[data-testid=dsh-resilience-menu-item], [data-testid=dsh-resilience-dock], [data-dshr-option]';
 
 /** The open menu list that holds our items, if any. */
@@ -18,15 +20,27 @@ function ourMenu() {
   return undefined;
 }
 
+/**
+ * The menu's enabled items (the Menu renders them as buttons).
+ * @param {Element} menu
+ */
 function items(menu) {
-  return [...menu.querySelectorAll('[role=menuitem]')].filter((b) => !b.disabled);
+  return /** @type {HTMLButtonElement[]} */ (Array.from(menu.querySelectorAll('[role=menuitem]'))).filter((b) => !b.disabled);
 }
 
-/** Whether a click came from the keyboard (Enter or Space on a button gives a click of detail 0). */
+/**
+ * Whether a click came from the keyboard (Enter or Space on a button gives a click of detail 0).
+ * @param {{detail: number} | undefined} e
+ */
 function fromKeyboard(e) {
   return !!e && e.detail === 0;
 }
 
+/**
+ * @param {boolean} open
+ * @param {RefObject<HTMLElement | null>} chipRef - what has focus back on close
+ * @param {RefObject<boolean>} [byKeyboard] - whether the menu was opened from the keyboard (else: always)
+ */
 function useMenuKeys(open, chipRef, byKeyboard) {
   const React = react();
   const wasOpen = React.useRef(false);
@@ -54,11 +68,12 @@ function useMenuKeys(open, chipRef, byKeyboard) {
       (chosen || list[0]).focus();
     };
     if (!byKeyboard || byKeyboard.current) frame = requestAnimationFrame(focusFirst);
+    /** @param {KeyboardEvent} e */
     const onKey = (e) => {
       const m = ourMenu();
       if (!m || !m.contains(document.activeElement)) return;
       const list = items(m);
-      const i = list.indexOf(document.activeElement);
+      const i = list.indexOf(/** @type {HTMLButtonElement} */ (document.activeElement));
       let next;
       if (e.key === 'ArrowDown') next = list[(i + 1) % list.length];
       else if (e.key === 'ArrowUp') next = list[(i - 1 + list.length) % list.length];

@@ -8,12 +8,31 @@ const { react, call, service } = require('./shell.cjs');
 
 const MIN_GAP_MS = 1000;
 
-/** `{status, receivedAt, error}`; status undefined until the first answer. */
+/**
+ * @import { ClientContext } from './shell.cjs'
+ * @import { Status } from './status.cjs'
+ */
+
+/**
+ * The latest status answer, when it came, and the last call's error code.
+ * @typedef {object} LiveStatus
+ * @property {Status | undefined} status
+ * @property {number} receivedAt - browser ms
+ * @property {string | undefined} error
+ */
+
+/**
+ * `{status, receivedAt, error}`; status undefined until the first answer.
+ * @param {ClientContext} ctx
+ * @param {string | undefined} session
+ * @returns {LiveStatus}
+ */
 function useLiveStatus(ctx, session) {
   const React = react();
-  const [view, setView] = React.useState({ status: undefined, receivedAt: 0, error: undefined });
+  const [view, setView] = React.useState(/** @type {LiveStatus} */ ({ status: undefined, receivedAt: 0, error: undefined }));
   React.useEffect(() => {
     const stop = new AbortController();
+    /** @type {number | undefined} */
     let since;
     (async () => {
       while (!stop.signal.aborted) {
@@ -41,7 +60,10 @@ function useLiveStatus(ctx, session) {
   return view;
 }
 
-/** Re-renders once a second while `active` (the countdowns). */
+/**
+ * Re-renders once a second while `active` (the countdowns).
+ * @param {boolean} active
+ */
 function useTick(active) {
   const React = react();
   const [, setN] = React.useState(0);

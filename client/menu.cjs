@@ -10,18 +10,71 @@
 const { translate } = require('./i18n.cjs');
 const { windowLabel } = require('./status.cjs');
 
+/**
+ * @import { QuotaView, SlowBreaker } from './status.cjs'
+ * @import { Translate } from './i18n.cjs'
+ */
+
+/**
+ * A model the picker may offer (host-shim/web.js `candidates`).
+ * @typedef {object} Candidate
+ * @property {string} provider
+ * @property {string} model
+ * @property {string} channel - "provider/model"
+ * @property {'chain' | 'backup' | 'adapter'} source
+ * @property {string} [name] - the adapter's name for the model
+ * @property {number} [contextWindow]
+ */
+
+/**
+ * The host's `candidates` answer: every channel it vouched for, and those it could not resolve.
+ * @typedef {object} Candidates
+ * @property {string[]} chain
+ * @property {string | null} backup
+ * @property {Candidate[]} candidates
+ * @property {string[]} unknown
+ */
+
+/** @typedef {{type: 'label', id: string, text: string}} MenuLabel */
+/** @typedef {{type: 'separator', id: string}} MenuSeparator */
+
+/**
+ * A backup choice: `Chain order` (channel null) or a candidate.
+ * @typedef {object} BackupItem
+ * @property {undefined} [type]
+ * @property {string} id
+ * @property {string} label
+ * @property {string | null} channel
+ * @property {string} [hint]
+ * @property {string} [window]
+ * @property {boolean} [slow]
+ */
+
+/**
+ * A quota switch (`quota`) or pool (`pool`) choice.
+ * @typedef {object} QuotaItem
+ * @property {undefined} [type]
+ * @property {string} id
+ * @property {string} label
+ * @property {string} [quota]
+ * @property {string} [pool]
+ * @property {boolean} current
+ */
+
 const CHAIN_ORDER = 'dsh-resilience:chain-order';
 const QUOTA_PREFIX = 'dsh-resilience:quota:';
 const POOL_PREFIX = 'dsh-resilience:pool:';
 
 /**
- * @param {{chain: string[], backup: string|null, candidates: {channel, source, name?, contextWindow?}[], slow?: {channel: string, state: string}[]}} answer
+ * @param {(Candidates & {slow?: SlowBreaker[]}) | undefined} answer
  *   `slow`: the status's slow-call breakers; a slow channel's item says so.
- * @returns {{items: object[], selectedId: string}} plain items; the UI adds the hooks.
+ * @param {string | undefined} locale
+ * @returns {{items: Array<MenuLabel | MenuSeparator | BackupItem>, selectedId: string}} plain items; the UI adds the hooks.
  */
 function menuItems(answer, locale) {
+  /** @type {Translate} */
   const t = (k, v) => translate(locale, k, v);
-  /** @type {object[]} */
+  /** @type {Array<MenuLabel | MenuSeparator | BackupItem>} */
   const items = [{ type: 'label', id: 'heading', text: t('menu.heading') }, { id: CHAIN_ORDER, label: t('menu.chainOrder'), channel: null }];
   if (!answer) return { items: [...items, { type: 'label', id: 'loading', text: t('menu.loading') }], selectedId: CHAIN_ORDER };
   const chain = answer.chain || [];
@@ -37,7 +90,11 @@ function menuItems(answer, locale) {
   return { items, selectedId: answer.backup || CHAIN_ORDER };
 }
 
-/** Whether the slow-call breaker (policy/slow.go) holds `channel` slow: slow, or half-open on its probe. */
+/**
+ * Whether the slow-call breaker (policy/slow.go) holds `channel` slow: slow, or half-open on its probe.
+ * @param {SlowBreaker[] | undefined} slow
+ * @param {string} channel
+ */
 function isSlow(slow, channel) {
   const s = (slow || []).find((x) => x.channel === channel);
   return !!s && (s.state === 'slow' || s.state === 'half-open');
@@ -45,15 +102,18 @@ function isSlow(slow, channel) {
 
 /**
  * The session's quota switch and pool: nothing without quota rules.
- * @param {{enabled, defaultEnabled, source, pool, poolSource, pools: string[]} | undefined} quota
- * @returns {object[]} items; the chosen one of each section has `current: true`.
+ * @param {QuotaView | undefined} quota
+ * @param {string | undefined} locale
+ * @returns {Array<MenuLabel | MenuSeparator | QuotaItem>} items; the chosen one of each section has `current: true`.
  */
 function quotaItems(quota, locale) {
   if (!quota) return [];
+  /** @type {Translate} */
   const t = (k, v) => translate(locale, k, v);
+  /** @param {boolean} b */
   const onOff = (b) => t(b ? 'quota.on' : 'quota.off');
   const switchMode = quota.source === 'session' ? (quota.enabled ? 'on' : 'off') : 'default';
-  /** @type {object[]} */
+  /** @type {Array<MenuLabel | MenuSeparator | QuotaItem>} */
   const items = [
     { type: 'separator', id: 'sep-quota' },
     { type: 'label', id: 'quota-heading', text: t('quota.heading', { state: onOff(quota.enabled), source: t(`quota.source.${quota.source === 'session' ? 'session' : 'default'}`) }) },
@@ -73,7 +133,11 @@ function quotaItems(quota, locale) {
   return items;
 }
 
-/** A menu id as the write it asks for: `{endpoint, value}`, or undefined for a backup choice. */
+/**
+ * A menu id as the write it asks for: `{endpoint, value}`, or undefined for a backup choice.
+ * @param {unknown} id
+ * @returns {{endpoint: 'set-quota' | 'set-pool', value: string} | undefined}
+ */
 function quotaChoice(id) {
   if (typeof id !== 'string') return undefined;
   if (id.startsWith(QUOTA_PREFIX)) return { endpoint: 'set-quota', value: id.slice(QUOTA_PREFIX.length) };
@@ -81,6 +145,11 @@ function quotaChoice(id) {
   return undefined;
 }
 
+/**
+ * A candidate's place in the list: the chain's order, then the backup, then the rest.
+ * @param {string[]} chain
+ * @param {Candidate} c
+ */
 function rank(chain, c) {
   const n = chain.indexOf(c.channel);
   return n >= 0 ? n : chain.length + (c.source === 'backup' ? 0 : 1);

@@ -37,9 +37,14 @@ const REASONS = [
 
 const PROBLEM = /^(?:dsh-resilience: )?config key "([^"]+)": (.*)$/s;
 
+/** @type {Readonly<Record<string, string>>} */
 const PARTS = { provider: '服务商', model: '模型' };
 
-/** What a key is called on the card: its field's label, with a chain entry's place. */
+/**
+ * What a key is called on the card: its field's label, with a chain entry's place.
+ * @param {string | undefined} locale
+ * @param {string} key
+ */
 function keyName(locale, key) {
   const chain = /^chain\[(\d+)\](?:\.(\w+))?$/.exec(key);
   if (chain) return `${translate(locale, 'settings.chain')} #${Number(chain[1]) + 1}${chain[2] ? ` ${PARTS[chain[2]] ?? chain[2]}` : ''}`;

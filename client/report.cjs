@@ -7,21 +7,45 @@
 const { react, primitives, call } = require('./shell.cjs');
 const { translate } = require('./i18n.cjs');
 
+/**
+ * @import { Report } from '../host-shim/policy-types.js'
+ * @import { ClientContext, Result } from './shell.cjs'
+ * @import { Translate } from './i18n.cjs'
+ */
+
+/**
+ * The host's `report` answer (host-shim/report-command.js reportData).
+ * @typedef {object} ReportAnswer
+ * @property {Report} report
+ * @property {string} text - the report as `/resilience report` words it
+ * @property {string} svg - the timeline, the host's own markup
+ */
+
+/**
+ * @typedef {object} ReportProps
+ * @property {string} locale
+ * @property {() => void} onClose
+ */
+
 const WINDOWS = ['24h', '7d'];
 
+/** @param {number} x - a share, 0 to 1 */
 function percent(x) {
   return Number.isFinite(x) ? `${(x * 100).toFixed(x >= 0.9995 ? 0 : 2)}%` : '—';
 }
 
+/** @param {ClientContext} ctx */
 function makeReportView(ctx) {
+  /** @param {ReportProps} props */
   return function ReportView(props) {
     const React = react();
     const h = React.createElement;
     const P = primitives();
     const { locale, onClose } = props;
+    /** @type {Translate} */
     const t = (k, v) => translate(locale, k, v);
     const [win, setWin] = React.useState(WINDOWS[0]);
-    const [answer, setAnswer] = React.useState(undefined);
+    const [answer, setAnswer] = React.useState(/** @type {Result<ReportAnswer> | undefined} */ (undefined));
     React.useEffect(() => {
       const stop = new AbortController();
       setAnswer(undefined);

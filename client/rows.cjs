@@ -17,13 +17,142 @@
 
 const { translate, translateOr } = require('./i18n.cjs');
 
-/** `provider/model` of a `request/header`, or undefined. */
+/**
+ * @import { Channel } from '../host-shim/policy-types.js'
+ * @import { Translate } from './i18n.cjs'
+ */
+
+/**
+ * A host session event, as far as the rows read it. Every event of every
+ * session comes here, so each field is checked before it is used.
+ * @typedef {object} SessionEvent
+ * @property {string} type
+ * @property {number} seq
+ * @property {number} time - epoch ms
+ * @property {EventData} [data]
+ */
+
+/**
+ * The parts of an event's data the rows read, by event type.
+ * @typedef {object} EventData
+ * @property {{config?: {provider?: string, model?: string}}} [header] - `request/header`
+ * @property {string | {kind?: string, error?: {code?: unknown}}} [reason] - `request/header`: why
+ *   this route (`change`, ...); `turn/end`: how the turn ended
+ * @property {{type?: string, reason?: {kind?: string, failure?: {code?: unknown, status?: unknown}}}} [chunk] - `assistant/chunk`
+ * @property {number} [turn]
+ * @property {number} [step]
+ */
+
+/**
+ * Where the engine places an event (the conversation runtime's location).
+ * @typedef {{kind: string, turn?: {turn: number}, step?: {step: number}}} EngineLocation
+ */
+
+/**
+ * A failure node's state.
+ * @typedef {object} FailureState
+ * @property {number} seq
+ * @property {number} time
+ * @property {string} code
+ * @property {number | undefined} status
+ * @property {string} where - `turn:step`
+ * @property {number} count - failures in a row on this route in this step
+ * @property {string | undefined} route
+ */
+
+/**
+ * A route node's state: one per `request/header`, with the row it makes, if any.
+ * @typedef {object} RouteState
+ * @property {number} seq
+ * @property {number} time
+ * @property {string} route
+ * @property {unknown} reason
+ * @property {string | undefined} from
+ * @property {string | undefined} home - the channel a failover left, until it returns
+ * @property {'failover' | 'return' | null} kind
+ * @property {string | undefined} code
+ * @property {number | undefined} status
+ * @property {number | undefined} count
+ */
+
+/**
+ * A give-up candidate's state: a turn that ended in an error.
+ * @typedef {object} TurnEndState
+ * @property {number} seq
+ * @property {number} time
+ * @property {string} code
+ * @property {number | undefined} turn
+ * @property {string | undefined} route
+ * @property {number | undefined} failureTime
+ */
+
+/** @typedef {'failover' | 'return' | 'give-up'} RowKind */
+
+/**
+ * What a row reads of its node's state (a RouteState or a TurnEndState).
+ * @typedef {object} RowState
+ * @property {number} seq
+ * @property {number} time
+ * @property {string} [route]
+ * @property {string} [from]
+ * @property {string} [code]
+ * @property {number} [status]
+ * @property {number} [count]
+ * @property {number} [failureTime]
+ */
+
+/**
+ * A channel a give-up record says was tried: a channel, or the channel with its code and count.
+ * @typedef {string | {channel?: string | Channel, code?: unknown, count?: number, attempts?: number} | null | undefined} TriedEntry
+ */
+
+/**
+ * An audit record as the host's `rows` answer sends it (host-shim/web.js
+ * forPage): channels as "provider/model". Which fields a record has depends
+ * on its type (docs/audit.md).
+ * @typedef {object} AuditRecord
+ * @property {string} type
+ * @property {string} at - ISO time
+ * @property {string} [agent]
+ * @property {string} [channel]
+ * @property {string} [from]
+ * @property {string} [to]
+ * @property {string} [code]
+ * @property {string} [class]
+ * @property {string} [reason]
+ * @property {string} [openUntil] - ISO time
+ * @property {TriedEntry[]} [tried]
+ * @property {number} [failovers]
+ * @property {number} [maxFailovers]
+ * @property {number} [turn]
+ * @property {number} [step]
+ */
+
+/**
+ * A detail line of a row: its label and value (a list shows one item a line).
+ * @typedef {[string, string | string[] | undefined]} Detail
+ */
+
+/**
+ * @typedef {object} RowView
+ * @property {RowKind} kind
+ * @property {string} text
+ * @property {Detail[]} details
+ */
+
+/**
+ * `provider/model` of a `request/header`, or undefined.
+ * @param {SessionEvent | undefined} event
+ */
 function routeOf(event) {
   const cfg = event && event.type === 'request/header' ? event.data && event.data.header && event.data.header.config : undefined;
   return cfg && cfg.provider && cfg.model ? `${cfg.provider}/${cfg.model}` : undefined;
 }
 
-/** The failure of an error finish chunk, or undefined. */
+/**
+ * The failure of an error finish chunk, or undefined.
+ * @param {SessionEvent | undefined} event
+ */
 function failureOf(event) {
   if (!event || event.type !== 'assistant/chunk') return undefined;
   const d = event.data || {};
@@ -33,19 +162,25 @@ function failureOf(event) {
   return { code: String(f.code || 'UNKNOWN'), status: typeof f.status === 'number' ? f.status : undefined, where: `${d.turn}:${d.step}` };
 }
 
-/** The error a turn ended with, or undefined. */
+/**
+ * The error a turn ended with, or undefined.
+ * @param {SessionEvent | undefined} event
+ */
 function turnErrorOf(event) {
   if (!event || event.type !== 'turn/end') return undefined;
-  const r = event.data && event.data.reason;
-  if (!r || r.kind !== 'error') return undefined;
-  return { code: String((r.error && r.error.code) || 'UNKNOWN'), turn: event.data.turn };
+  const d = event.data || {};
+  const r = d.reason;
+  if (!r || typeof r !== 'object' || r.kind !== 'error') return undefined;
+  return { code: String((r.error && r.error.code) || 'UNKNOWN'), turn: d.turn };
 }
 
 /**
  * State of a failure node: the failure, and how many there were in a row on
  * this route in this step (the `×3` of the row).
- * @param prevFailure - the previous failure node's state, if any.
- * @param prevRoute - the latest route node's state, if any.
+ * @param {SessionEvent} event
+ * @param {FailureState | undefined} prevFailure - the previous failure node's state, if any.
+ * @param {RouteState | undefined} prevRoute - the latest route node's state, if any.
+ * @returns {FailureState | undefined}
  */
 function failureState(event, prevFailure, prevRoute) {
   const f = failureOf(event);
@@ -56,10 +191,12 @@ function failureState(event, prevFailure, prevRoute) {
 
 /**
  * State of a route node (one per `request/header`), and what row it makes.
- * @param where - `turn:step` of the header (from the engine's location), if known.
- * @param prevRoute - the previous route node's state (undefined at the start
+ * @param {SessionEvent} event
+ * @param {string | undefined} where - `turn:step` of the header (from the engine's location), if known.
+ * @param {RouteState | undefined} prevRoute - the previous route node's state (undefined at the start
  *   of the history the browser loaded: then `from` is unknown).
- * @param lastFailure - the latest failure node's state.
+ * @param {FailureState | undefined} lastFailure - the latest failure node's state.
+ * @returns {RouteState | undefined}
  */
 function routeState(event, where, prevRoute, lastFailure) {
   const route = routeOf(event);
@@ -68,6 +205,7 @@ function routeState(event, where, prevRoute, lastFailure) {
   if (where === undefined && lastFailure) where = lastFailure.where; // no location: the latest failure's step
   const from = prevRoute ? prevRoute.route : undefined;
   const failedHere = !!lastFailure && (!prevRoute || lastFailure.seq > prevRoute.seq) && lastFailure.where === where;
+  /** @type {RouteState['kind']} */
   let kind = null;
   if (reason === 'change' && from !== route) {
     if (failedHere) kind = 'failover';
@@ -82,12 +220,21 @@ function routeState(event, where, prevRoute, lastFailure) {
   };
 }
 
-/** `turn:step` of an engine location (a header carries no turn or step of its own). */
+/**
+ * `turn:step` of an engine location (a header carries no turn or step of its own).
+ * @param {EngineLocation | undefined} location
+ */
 function whereOf(location) {
   return location && location.kind === 'step' && location.turn && location.step ? `${location.turn.turn}:${location.step.step}` : undefined;
 }
 
-/** State of a give-up candidate: a turn that ended in an error. */
+/**
+ * State of a give-up candidate: a turn that ended in an error.
+ * @param {SessionEvent} event
+ * @param {FailureState | undefined} lastFailure
+ * @param {RouteState | undefined} lastRoute
+ * @returns {TurnEndState | undefined}
+ */
 function turnEndState(event, lastFailure, lastRoute) {
   const err = turnErrorOf(event);
   if (!err) return undefined;
@@ -101,9 +248,15 @@ function turnEndState(event, lastFailure, lastRoute) {
 const MATCH_BEFORE_MS = 120000; // a failover record precedes its header by the waits in between
 const MATCH_SLACK_MS = 2000;
 
-/** The audit record behind a row, if any (records: the host's `rows` answer). */
+/**
+ * The audit record behind a row, if any (records: the host's `rows` answer).
+ * @param {RowKind} kind
+ * @param {RowState} state
+ * @param {AuditRecord[] | undefined} records
+ */
 function matchRecord(kind, state, records) {
   const list = Array.isArray(records) ? records : [];
+  /** @param {AuditRecord} r */
   const at = (r) => Date.parse(r.at);
   let best;
   for (const r of list) {
@@ -117,7 +270,12 @@ function matchRecord(kind, state, records) {
   return best;
 }
 
-/** The breaker that opened on `channel` around a failover record. */
+/**
+ * The breaker that opened on `channel` around a failover record.
+ * @param {string | undefined} channel
+ * @param {AuditRecord | undefined} record
+ * @param {AuditRecord[] | undefined} records
+ */
 function openRecord(channel, record, records) {
   const list = Array.isArray(records) ? records : [];
   const t = record ? Date.parse(record.at) : NaN;
@@ -133,16 +291,23 @@ function openRecord(channel, record, records) {
 /**
  * What one row says: `{kind, text, details: [[label, value]]}`, or null when
  * the row is not to be shown (a give-up or return with no audit record).
+ * @param {RowKind} kind
+ * @param {RowState | undefined} state
+ * @param {AuditRecord[] | undefined} records
+ * @param {string | undefined} locale
+ * @returns {RowView | null}
  */
 function rowView(kind, state, records, locale) {
   if (!state) return null;
+  /** @type {Translate} */
   const t = (k, v) => translate(locale, k, v);
   const record = matchRecord(kind, state, records);
   if (kind === 'failover') {
     const from = state.from || (record && record.from);
     const code = state.code || (record && record.code) || 'UNKNOWN';
-    const times = state.count > 1 ? ` ×${state.count}` : '';
+    const times = (state.count ?? 0) > 1 ? ` ×${state.count}` : '';
     const text = from ? t('row.failover', { from, code, times, to: state.route }) : t('row.failoverNoFrom', { to: state.route, code });
+    /** @type {Detail[]} */
     const details = [[t('row.code'), state.status ? `${code} (${state.status})` : code]];
     if (record && record.class) details.push([t('row.class'), translateOr(locale, `class.${record.class}`, record.class)]);
     const opened = openRecord(from, record, records);
@@ -167,6 +332,7 @@ function rowView(kind, state, records, locale) {
     const text = tried.length > 1
       ? t('row.giveUpTried', { channel, reason, code, tried: tried.join(t('list.sep')) })
       : t('row.giveUp', { channel, reason, code });
+    /** @type {Detail[]} */
     const details = [[t('row.reason'), reason], [t('row.code'), code]];
     if (tried.length) details.push([t('row.tried'), tried]);
     const where = progressText(record, t);
@@ -176,12 +342,16 @@ function rowView(kind, state, records, locale) {
   return null;
 }
 
+/** @param {string | Channel | undefined} c */
 const chan = (c) => (c && typeof c === 'object' ? `${c.provider}/${c.model}` : c);
 
 /**
  * A give-up record's `tried` (what the session tried since its last success),
  * as one line per channel: `p/m (CODE ×2)`. Entries may be channel strings or
  * `{channel, code, count}`; anything else is skipped.
+ * @param {TriedEntry[] | undefined} tried
+ * @param {string | undefined} locale
+ * @returns {string[]}
  */
 function triedList(tried, locale) {
   if (!Array.isArray(tried)) return [];
@@ -199,21 +369,27 @@ function triedList(tried, locale) {
 /**
  * "failover 2/4 · turn 3 step 1" from a failover or give-up record's
  * progress fields, each part only when the record has it; '' when none.
+ * @param {AuditRecord | undefined} record
+ * @param {Translate} t
  */
 function progressText(record, t) {
   if (!record) return '';
   const parts = [];
-  if (record.failovers > 0) {
+  if ((record.failovers ?? 0) > 0) {
     parts.push(t('row.failoverN', { n: record.failovers, max: record.maxFailovers !== undefined ? record.maxFailovers : '?' }));
   }
   if (record.turn !== undefined) parts.push(t(record.step !== undefined ? 'row.turnStep' : 'row.turn', { turn: record.turn, step: record.step }));
   return parts.join(' · ');
 }
 
-/** `HH:MM:SS` of an ISO time, in the browser's zone. */
+/**
+ * `HH:MM:SS` of an ISO time, in the browser's zone.
+ * @param {string} iso
+ */
 function clock(iso) {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return String(iso);
+  /** @param {number} n */
   const p = (n) => String(n).padStart(2, '0');
   return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }

@@ -15,15 +15,48 @@ const LIVE_MS = 120000; // a row this recent may still be waiting for its audit 
 const RETRY_MS = 2000;
 const RETRIES = 15;
 
+/**
+ * @import { SyntheticEvent } from 'react'
+ * @import { ClientContext } from './shell.cjs'
+ * @import { AuditRecord, Detail } from './rows.cjs'
+ * @import { RowData } from './definitions.cjs'
+ */
+
+/**
+ * One session's audit records, and the bookkeeping of their fetch.
+ * @typedef {object} Entry
+ * @property {AuditRecord[] | undefined} records - undefined until the first answer
+ * @property {number} fetchedAt
+ * @property {Promise<void> | undefined} pending - the fetch in flight
+ * @property {boolean} again - a fetch was asked for while one was in flight
+ * @property {ReturnType<typeof setTimeout> | undefined} timer - a fetch waiting out the gap
+ * @property {Set<() => void>} listeners - the rows to render again when records come
+ */
+
+/**
+ * What the chat's node slot hands a row: its session (in one of two forms) and its node.
+ * @typedef {object} RowProps
+ * @property {string} [sessionId]
+ * @property {{id?: string}} [session]
+ * @property {{data?: RowData}} [node]
+ */
+
+/** @param {ClientContext} ctx */
 function recordsStore(ctx) {
-  const bySession = new Map(); // session -> {records, fetchedAt, pending, again, timer, listeners}
+  /** @type {Map<string, Entry>} */
+  const bySession = new Map();
+  /**
+   * @param {string} session
+   * @returns {Entry}
+   */
   const entry = (session) => {
     if (!bySession.has(session)) bySession.set(session, { records: undefined, fetchedAt: 0, pending: undefined, again: false, timer: undefined, listeners: new Set() });
-    return bySession.get(session);
+    return /** @type {Entry} */ (bySession.get(session)); // set just above when missing
   };
   // A request inside the gap, or while one is in flight, is kept for later,
   // not dropped: a row opened just after a fetch that missed its (late) audit
   // line must still get a fetch that can see it.
+  /** @param {string} session */
   const fetch = (session) => {
     const e = entry(session);
     if (e.pending) { e.again = true; return; }
@@ -46,8 +79,10 @@ function recordsStore(ctx) {
   return { entry, fetch };
 }
 
+/** @param {ClientContext} ctx */
 function makeRowView(ctx) {
   const store = recordsStore(ctx);
+  /** @param {RowProps | undefined} props */
   return function ResilienceRow(props) {
     const React = react();
     const h = React.createElement;
@@ -83,6 +118,7 @@ function makeRowView(ctx) {
     // The host's own chevron (the stock retry row's), turned as the row opens.
     let chevron = null;
     try { chevron = h(primitives().IconChevronDownOutline14, { className: 'dshr-chevron' }); } catch { /* text only */ }
+    /** @param {Detail[1]} v */
     const value = (v) => (Array.isArray(v) ? h('ol', { 'data-role': 'tried' }, ...v.map((x, i) => h('li', { key: i }, x))) : v);
     return h('div', {
       'data-testid': 'dsh-resilience-row',
@@ -90,7 +126,7 @@ function makeRowView(ctx) {
       className: 'dshr-row',
     }, view.details.length
       // Opening the details looks again for a record still missing (its audit line may land late).
-      ? h('details', { onToggle: (e) => { if (e.currentTarget.open) store.fetch(session); } },
+      ? h('details', { onToggle: /** @param {SyntheticEvent<HTMLDetailsElement>} e */ (e) => { if (e.currentTarget.open) store.fetch(session); } },
         h('summary', null, chevron, h('span', null, view.text)),
         h('dl', null,
           ...view.details.flatMap(([k, v]) => [h('dt', { key: `${k}-k` }, k), h('dd', { key: `${k}-v` }, value(v))])))

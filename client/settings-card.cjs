@@ -15,7 +15,79 @@ const { localizeProblem } = require('./problem.cjs');
 const { ensureStyle } = require('./style.cjs');
 const { useMenuKeys, fromKeyboard } = require('./keys.cjs');
 
+/**
+ * @import { ReactNode } from 'react'
+ * @import { Channel } from '../host-shim/policy-types.js'
+ * @import { ClientContext } from './shell.cjs'
+ * @import { Translate } from './i18n.cjs'
+ */
+
+/**
+ * The card's part of the settings section (host-shim/web.js TUNABLE): as the
+ * host holds it, or as the card sends it to be checked, where a number that
+ * does not parse is still text for the module to name.
+ * @typedef {object} Section
+ * @property {number | string | null} [failureThreshold]
+ * @property {number | string | null} [cooldownMs]
+ * @property {number | string | null} [backoffMaxMs]
+ * @property {string | null} [recovery]
+ * @property {boolean | null} [persistent]
+ * @property {Channel[] | null} [chain]
+ */
+
+/**
+ * The card's fields as edited: numbers as typed, channels as "provider/model".
+ * @typedef {object} Draft
+ * @property {string} failureThreshold
+ * @property {string} cooldownMs
+ * @property {string} backoffMaxMs - '' leaves it unset (the module's default)
+ * @property {string} recovery
+ * @property {boolean} persistent
+ * @property {string[]} chain
+ */
+
+/** @typedef {'failureThreshold' | 'cooldownMs' | 'backoffMaxMs'} NumberField */
+/** @typedef {keyof Draft} Field */
+
+/**
+ * The host's settings scope snapshot (dsh-client-runtime SettingsScopeSnapshot), as the card reads it.
+ * @typedef {object} SettingsSnapshot
+ * @property {'loading' | 'ready' | 'unavailable'} status
+ * @property {Section | undefined} value - the section the host resolved
+ * @property {Section | undefined} [base] - the layer under the user's: what a field reverts to once cleared
+ * @property {unknown} [user] - the user's own layer: a key there is overridden
+ */
+
+/**
+ * The host's settings scope of one namespace (dsh-client-runtime SettingsScope).
+ * @typedef {object} SettingsScope
+ * @property {() => SettingsSnapshot} getSnapshot
+ * @property {(listener: () => void) => () => void} subscribe
+ * @property {(field: string, value: unknown) => Promise<void>} set
+ * @property {(field: string) => Promise<void>} unset
+ */
+
+/** @typedef {{bind(spec: {namespace: string}): SettingsScope}} SettingsScopeBinder */
+
+/**
+ * A message on the card: under the field it names, else in the footer.
+ * @typedef {{kind: 'info' | 'ok' | 'error', text: string, field?: string}} Note
+ */
+
+/**
+ * @typedef {object} PickerProps
+ * @property {string} id
+ * @property {string} field - its `data-field`
+ * @property {string} label
+ * @property {string} value - the chosen option's id
+ * @property {string} [placeholder] - shown while no option is chosen
+ * @property {Array<{id: string, label: string}>} options
+ * @property {(id: string) => void} onChange
+ */
+
+/** @type {NumberField[]} */
 const NUMBERS = ['failureThreshold', 'cooldownMs', 'backoffMaxMs'];
+/** @type {Field[]} */
 const FIELDS = [...NUMBERS, 'recovery', 'persistent', 'chain'];
 /** dsh-reconnect's presets for the longest single wait (backoffMaxMs), in ms. */
 const WAIT_PRESETS = [1000, 2000, 5000, 10000, 30000, 60000, 120000];
@@ -27,15 +99,26 @@ const DEFAULT = 'default';
 /** The module's caps for an unset backoffMaxMs (policy/config.go), shown in the option's label only. */
 const DEFAULT_WAIT_MS = { plain: 30000, persistent: 60000 };
 
-/** The preset a draft's wait is (its ms as text), DEFAULT when unset, or CUSTOM. */
+/**
+ * The preset a draft's wait is (its ms as text), DEFAULT when unset, or CUSTOM.
+ * @param {string | undefined} text
+ */
 function waitChoice(text) {
   const v = String(text ?? '').trim();
   if (v === '') return DEFAULT;
   return WAIT_PRESETS.map(String).includes(v) ? v : CUSTOM;
 }
 
+/**
+ * @param {unknown} a
+ * @param {unknown} b
+ */
 const sameJson = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
+/**
+ * @param {Section | undefined} value
+ * @returns {Draft}
+ */
 function draftOf(value) {
   const v = value || {};
   return {
@@ -48,8 +131,12 @@ function draftOf(value) {
   };
 }
 
-/** The draft as a settings section; numbers that do not parse go through as text for the module to name. */
+/**
+ * The draft as a settings section; numbers that do not parse go through as text for the module to name.
+ * @param {Draft} draft
+ */
 function sectionOf(draft) {
+  /** @type {Section} */
   const out = {};
   for (const k of NUMBERS) out[k] = /^\s*-?\d+\s*$/.test(draft[k]) ? Number(draft[k]) : draft[k];
   if (String(draft.backoffMaxMs ?? '').trim() === '') delete out.backoffMaxMs; // unset: the module's default for the mode
@@ -59,19 +146,25 @@ function sectionOf(draft) {
   return out;
 }
 
-/** A field the module's refusal names (`config key "cooldownMs": ...`), if it is one of the card's. */
+/**
+ * A field the module's refusal names (`config key "cooldownMs": ...`), if it is one of the card's.
+ * @param {unknown} problem
+ */
 function fieldOf(problem) {
   const m = /config key "(\w+)"/.exec(String(problem || ''));
-  return m && FIELDS.includes(m[1]) ? m[1] : undefined;
+  return m && /** @type {readonly string[]} */ (FIELDS).includes(m[1]) ? m[1] : undefined;
 }
 
-/** A choice among a few values: the host's Button opening the host's Menu (no native select). */
+/**
+ * A choice among a few values: the host's Button opening the host's Menu (no native select).
+ * @param {PickerProps} props
+ */
 function Picker(props) {
   const React = react();
   const h = React.createElement;
   const P = primitives();
   const [open, setOpen] = React.useState(false);
-  const ref = React.useRef(null);
+  const ref = React.useRef(/** @type {HTMLSpanElement | null} */ (null));
   const byKeyboard = React.useRef(false);
   useMenuKeys(open, ref, byKeyboard);
   const chosen = props.options.find((o) => o.id === props.value);
@@ -91,7 +184,9 @@ function Picker(props) {
   });
 }
 
+/** @param {ClientContext} ctx */
 function makeSettingsCard(ctx) {
+  /** @type {SettingsScope | null | undefined} */
   let scope;
   const bound = () => {
     if (!scope) {
@@ -105,18 +200,19 @@ function makeSettingsCard(ctx) {
     const h = React.createElement;
     const P = primitives();
     const locale = useLocale(ctx);
+    /** @type {Translate} */
     const t = (k, v) => translate(locale, k, v);
     const s = bound();
-    const subscribe = React.useCallback((fn) => (s ? s.subscribe(fn) : () => {}), [s]);
+    const subscribe = React.useCallback(/** @param {() => void} fn */ (fn) => (s ? s.subscribe(fn) : () => {}), [s]);
     const read = React.useCallback(() => (s ? s.getSnapshot() : undefined), [s]);
     const snap = React.useSyncExternalStore(subscribe, read, read);
     const [open, setOpen] = React.useState(false);
-    const [draft, setDraft] = React.useState(undefined);
-    const [resets, setResets] = React.useState([]); // fields staged to re-inherit the row's base
-    const [backup, setBackup] = React.useState(undefined);
-    const [savedBackup, setSavedBackup] = React.useState(undefined); // what the host has: written only when changed
-    const [cands, setCands] = React.useState(undefined);
-    const [note, setNote] = React.useState(undefined); // {kind, text, field?}
+    const [draft, setDraft] = React.useState(/** @type {Draft | undefined} */ (undefined));
+    const [resets, setResets] = React.useState(/** @type {string[]} */ ([])); // fields staged to re-inherit the row's base
+    const [backup, setBackup] = React.useState(/** @type {string | undefined} */ (undefined));
+    const [savedBackup, setSavedBackup] = React.useState(/** @type {string | undefined} */ (undefined)); // what the host has: written only when changed
+    const [cands, setCands] = React.useState(/** @type {string[] | undefined} */ (undefined));
+    const [note, setNote] = React.useState(/** @type {Note | undefined} */ (undefined));
     const [custom, setCustom] = React.useState(false); // the wait's own ms field shown for a preset value
     ensureStyle();
     React.useEffect(() => {
@@ -137,6 +233,7 @@ function makeSettingsCard(ctx) {
     const dirty = !!draft && !!saved && (!sameJson(draft, saved) || resets.length > 0 || (backup !== undefined && backup !== savedBackup));
     const title = t('settings.title');
     const toggle = () => setOpen((o) => !o);
+    /** @param {ReactNode[]} children */
     const wrap = (children) => h('li', { 'data-testid': 'dsh-resilience-settings', className: 'dshr-card', 'data-open': open ? '' : undefined },
       h('div', {
         className: 'dshr-head', role: 'button', tabIndex: 0, 'data-role': 'card-header',
@@ -152,16 +249,31 @@ function makeSettingsCard(ctx) {
     if (!s || !snap || snap.status === 'unavailable') return wrap([h('p', { key: 'u', className: 'dshr-fhint' }, t('settings.unavailable'))]);
     if (!draft) return wrap([h('p', { key: 'l', className: 'dshr-fhint' }, '…')]);
 
-    const set = (k, v) => { setNote(undefined); setResets((r) => r.filter((x) => x !== k)); setDraft((d) => ({ ...d, [k]: v })); };
+    // Edits happen only on a shown draft: `d` is there.
+    /**
+     * @template {Field} K
+     * @param {K} k
+     * @param {Draft[K]} v
+     */
+    const set = (k, v) => { setNote(undefined); setResets((r) => r.filter((x) => x !== k)); setDraft((d) => /** @type {Draft} */ ({ ...d, [k]: v })); };
+    /** @param {string} k */
     const overridden = (k) => !resets.includes(k) && !!(snap.user && typeof snap.user === 'object' && Object.prototype.hasOwnProperty.call(snap.user, k));
+    /** @param {string} k */
     const reset = (k) => {
       setNote(undefined);
+      /** @type {Record<string, unknown>} */
       const base = draftOf(snap.base || {});
-      setDraft((d) => ({ ...d, [k]: base[k] }));
+      setDraft((d) => /** @type {Draft} */ ({ ...d, [k]: base[k] }));
       setResets((r) => (r.includes(k) ? r : [...r, k]));
     };
     // One field as the stock cards lay it out: label (and the override badge
     // with its reset), the control, then the hint, or the message in its place.
+    /**
+     * @param {string} k
+     * @param {string} label
+     * @param {ReactNode} control
+     * @param {string} [hint]
+     */
     const field = (k, label, control, hint) => {
       const bad = note && note.kind === 'error' && note.field === k;
       return h('div', { key: k, className: 'dshr-field', 'data-invalid': bad ? '' : undefined },
@@ -173,12 +285,18 @@ function makeSettingsCard(ctx) {
         bad ? h('p', { className: 'dshr-invalid', id: `dshr-${k}-msg`, role: 'alert', 'data-role': 'note', 'data-kind': 'error' }, note.text)
           : hint ? h('p', { className: 'dshr-fhint', id: `dshr-${k}-msg` }, hint) : null);
     };
+    /** @param {string} k */
     const bad = (k) => !!(note && note.kind === 'error' && note.field === k);
+    /** @param {NumberField} k */
     const input = (k) => field(k, t(`settings.${k}`), h(P.Input, {
       id: `dshr-${k}`, 'data-field': k, value: draft[k], inputMode: 'numeric',
       'aria-invalid': bad(k) ? 'true' : undefined, 'aria-describedby': `dshr-${k}-msg`,
       onChange: (e) => set(k, e.target.value),
     }), t(`settings.hint.${k}`));
+    /**
+     * @param {number} i
+     * @param {number} d - places to move, up when negative
+     */
     const move = (i, d) => { const c = draft.chain.slice(); const [x] = c.splice(i, 1); c.splice(i + d, 0, x); set('chain', c); };
     const chainRows = draft.chain.map((c, i) => h('li', { key: c, 'data-channel': c },
       h('span', { className: 'dshr-cname', title: c }, `${i + 1}. ${c}`),
@@ -193,11 +311,13 @@ function makeSettingsCard(ctx) {
       const checked = await call(ctx, 'validate', { section });
       const problem = checked && checked.ok ? checked.value.problem : (checked && checked.error && checked.error.message) || '?';
       if (problem) { setNote({ kind: 'error', text: localizeProblem(locale, problem), field: fieldOf(problem) }); return; }
+      // The section the host holds: a draft is only made once it has come.
+      const held = /** @type {Section} */ (value);
       try {
         for (const k of FIELDS) {
-          if (resets.includes(k) || (section[k] === undefined && value[k] !== undefined)) await s.unset(k);
+          if (resets.includes(k) || (section[k] === undefined && held[k] !== undefined)) await s.unset(k);
           else if (section[k] === undefined) continue;
-          else if (!sameJson(section[k], value[k])) await s.set(k, section[k]);
+          else if (!sameJson(section[k], held[k])) await s.set(k, section[k]);
         }
         setResets([]);
         if (backup !== undefined && backup !== savedBackup) {
@@ -226,6 +346,7 @@ function makeSettingsCard(ctx) {
     };
     const discard = () => { setNote(undefined); setResets([]); setDraft(saved); setBackup(savedBackup); };
     const footNote = note && !(note.kind === 'error' && note.field) ? note : undefined;
+    /** @param {number} ms */
     const waitLabel = (ms) => (ms >= 60000 ? t('settings.wait.min', { n: ms / 60000 }) : t('settings.wait.s', { n: ms / 1000 }));
     const choice = custom ? CUSTOM : waitChoice(draft.backoffMaxMs);
     const wait = field('backoffMaxMs', t('settings.backoffMaxMs'), h('div', { style: { display: 'flex', gap: 6, flexWrap: 'wrap', minWidth: 0 } },
