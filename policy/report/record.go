@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/dsh-resilience/dsh-resilience/policy/jsondepth"
 	"github.com/tidwall/gjson"
 )
 
@@ -78,7 +79,7 @@ func readLine(line []byte) (r record, blank, ok bool) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return record{}, true, false
 	}
-	if tooDeep(line, maxDepth) || !gjson.ValidBytes(line) {
+	if jsondepth.TooDeep(line, maxDepth) || !gjson.ValidBytes(line) {
 		return record{}, false, false
 	}
 	v := gjson.ParseBytes(line)
