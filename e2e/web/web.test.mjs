@@ -169,7 +169,7 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
     await page.getByRole('button', { name: 'Close', exact: true }).click();
   });
 
-  test('after a restart that takes the cold start, the card is there without a reload', async () => {
+  test('after a restart that takes the cold start, the card is there without a reload and the chip says what it said', async () => {
     // A home whose last run was quiet: its module left the word for a cold
     // start, so the restarted host brings the module up only behind a request.
     const quiet = await makeWebHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY] } });
@@ -185,6 +185,8 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
       fp.script(PRIMARY.model, [{ kind: 'success', text: 'a quiet answer' }]);
       await send(page, 'Quiet');
       await page.getByText('a quiet answer').waitFor({ timeout: 30_000 });
+      const next = `Next: ${SECONDARY.provider}/${SECONDARY.model}`;
+      await until(async () => (await page.locator(CHIP).innerText()) === next, `the chip before the restart (${next})`);
       seenErrors.push(...errors);
       errors = [];
       await web.stop();
@@ -195,6 +197,10 @@ describe('the web client in the real web UI', { concurrency: false }, () => {
       await openPluginSettings(page);
       await screenshot(page.locator(CARD), 'settings-card-after-cold-restart');
       await page.getByRole('button', { name: 'Close', exact: true }).click();
+      // The same session's chip says what it said: the module, brought up
+      // by the page's first question, answers for a session it has not met.
+      await openSession(page, 'Quiet');
+      await until(async () => (await page.locator(CHIP).innerText()) === next, `the chip after the restart as before it (${next})`);
     } finally {
       home = oldHome;
       seenErrors.push(...errors);
