@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 // dsh-resilience migrate [cordis.patch.yml ...] [--profile <name>]
 //
 // Reads the rows of dsh-daruma, dsh-reconnect, dsh-llm-quota-retry,
@@ -17,17 +18,22 @@ import { checkRow } from '../host-shim/migrate-check.js';
 
 const USAGE = 'usage: dsh-resilience migrate [cordis.patch.yml ...] [--profile <name>]';
 
+/** @param {string} p */
 const exists = (p) => access(p).then(() => true, () => false);
 
 /**
  * The files the host composes for a profile, in its order: each bundle's own
  * layer (`dsh.profile.bundles`, where a plugin's row and its defaults are),
  * the profile's cordis.patch.yml, then the home's.
+ * @param {string} profile
+ * @returns {Promise<string[]>}
  */
 async function profileFiles(profile) {
   const home = process.env.DSH_HOME || join(homedir(), '.dsh');
   const dir = join(home, 'profiles', profile);
+  /** @type {string[]} */
   const files = [];
+  /** @type {{dsh?: {profile?: {bundles?: string[]}}}} the profile's package.json, as far as it is read */
   const manifest = await readFile(join(dir, 'package.json'), 'utf8').then(JSON.parse, () => ({}));
   for (const bundle of manifest.dsh?.profile?.bundles ?? []) {
     for (const modules of [join(dir, 'node_modules'), join(home, 'profiles', 'node_modules')]) {
@@ -40,15 +46,21 @@ async function profileFiles(profile) {
     }
   }
   files.push(join(dir, 'cordis.patch.yml'), join(home, 'cordis.patch.yml'));
+  /** @type {string[]} */
   const out = [];
   for (const f of files) if (await exists(f)) out.push(f);
   return out;
 }
 
+/**
+ * @param {string[]} argv - the arguments after the script's name
+ * @returns {Promise<number>} the exit code
+ */
 async function main(argv) {
   const [cmd, ...rest] = argv;
   if (cmd !== 'migrate') return fail(USAGE, 2);
   let profile = 'web';
+  /** @type {string[]} */
   const files = [];
   for (let i = 0; i < rest.length; i++) {
     if (rest[i] === '--profile' && rest[i + 1]) profile = rest[++i];
@@ -66,6 +78,7 @@ async function main(argv) {
   const result = await migrate(rows);
   process.stdout.write(`${renderMigration(result)}\n`);
   if (result.errors.length > 0) return 1;
+  /** @type {{ok?: boolean, error?: string, skipped?: string}} */
   const check = await checkRow(result.row);
   if (check.ok === false) {
     process.stderr.write(`dsh-resilience migrate: the module refuses this row: ${check.error}\n`);
@@ -75,6 +88,11 @@ async function main(argv) {
   return 0;
 }
 
+/**
+ * Says why on stderr and answers the exit code.
+ * @param {string} text
+ * @param {number} code
+ */
 function fail(text, code) {
   process.stderr.write(`${text}\n`);
   return code;

@@ -4,17 +4,20 @@
 // never costs the record. They see what the log sees, nothing the policy
 // did not already say.
 
+/** @import { AuditRecord } from './audit-types.js' */
+
 /**
  * Wraps an audit writer (AuditLog or a tap of it) so each record also goes to
  * `listeners`, with the time the log gives it.
  * @param {{write: (r: object) => Promise<void>, flush: () => Promise<void>, failures?: number}} log
- * @param {((record: object) => void)[]} listeners
+ * @param {((record: AuditRecord) => void)[]} listeners
  */
 export function tapAudit(log, listeners) {
   return {
+    /** @param {object} record */
     write: (record) => {
       const written = log.write(record);
-      const seen = { at: new Date().toISOString(), ...record };
+      const seen = /** @type {AuditRecord} */ ({ at: new Date().toISOString(), ...record }); // the writer checked its type
       for (const listen of listeners) {
         try {
           listen(seen);

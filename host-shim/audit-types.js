@@ -83,5 +83,16 @@ export const AUDIT_TYPES = Object.freeze({
   'audit-lost': 'audit lines dropped while the log could not be written (only the newest 100 wait): how many',
 });
 
-/** Whether `type` is a defined audit record type. */
+/**
+ * An audit record as the tap's listeners see it (audit-tap.js): its `type`,
+ * the time the log gave it, and the fields that type carries, each checked
+ * by the reader that uses it.
+ * @typedef {{type: string, at?: string, [field: string]: unknown}} AuditRecord
+ */
+
+/**
+ * Whether `type` is a defined audit record type.
+ * @param {unknown} type
+ * @returns {type is string}
+ */
 export const isAuditType = (type) => typeof type === 'string' && Object.hasOwn(AUDIT_TYPES, type);

@@ -33,23 +33,38 @@ export const DEFAULT_AUDIT_MAX_BYTES = 5 * 1024 * 1024;
 export const MAX_PENDING = 100;
 
 export class AuditLog {
+  /**
+   * @param {string} path
+   * @param {number} [maxBytes] - the size at which the log rotates.
+   * @param {{strict?: boolean}} [o] - strict: an undefined record type throws.
+   */
   constructor(path, maxBytes = DEFAULT_AUDIT_MAX_BYTES, { strict = process.env.DSH_RESILIENCE_AUDIT_STRICT === '1' } = {}) {
     this.path = path;
     this.maxBytes = maxBytes;
     this.strict = strict;
+    /** @type {Set<string>} */
     this.unknownTypes = new Set();
-    this.size = undefined; // the file's size after this process's last line
+    /** @type {number | undefined} the file's size after this process's last line */
+    this.size = undefined;
     this.failures = 0;
-    this.queue = Promise.resolve(); // keeps lines in order
-    this.pending = []; // lines not yet written (the disk was full), oldest first
+    /** @type {Promise<void>} keeps lines in order */
+    this.queue = Promise.resolve();
+    /** @type {string[]} lines not yet written (the disk was full), oldest first */
+    this.pending = [];
     this.lost = 0; // lines dropped from pending while it was full
     this.torn = false; // a part line could not be taken back: start the next on its own
   }
 
+  /**
+   * Queues one record as a line; resolves once it is written (or has failed).
+   * @param {object} record - with a `type` defined in audit-types.js.
+   * @returns {Promise<void>}
+   */
   write(record) {
-    if (!isAuditType(record?.type)) {
-      if (this.strict) throw new TypeError(`dsh-resilience: audit record type ${JSON.stringify(record?.type)} is not defined in audit-types.js`);
-      this.unknownTypes.add(String(record?.type));
+    const type = /** @type {{type?: unknown} | undefined} */ (record)?.type;
+    if (!isAuditType(type)) {
+      if (this.strict) throw new TypeError(`dsh-resilience: audit record type ${JSON.stringify(type)} is not defined in audit-types.js`);
+      this.unknownTypes.add(String(type));
     }
     const line = JSON.stringify({ at: new Date().toISOString(), ...record }) + '\n';
     this.queue = this.queue.then(async () => {
@@ -71,6 +86,7 @@ export class AuditLog {
     return this.queue;
   }
 
+  /** @param {string} line */
   async append(line) {
     if (this.size === undefined) {
       await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
@@ -98,7 +114,10 @@ export class AuditLog {
     }
   }
 
-  /** Rotates if the file itself (other processes' lines included) is full. */
+  /**
+   * Rotates if the file itself (other processes' lines included) is full.
+   * @param {number} bytes - the line about to be written.
+   */
   async rotate(bytes) {
     await withLock(`${this.path}.lock`, async () => {
       const size = await stat(this.path).then((s) => s.size, () => 0);

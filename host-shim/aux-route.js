@@ -16,10 +16,13 @@ import { auxRequestEvent } from './events.js';
 /** The purposes routed; any other call (a probe, a plugin's own) goes where it was sent. */
 export const ROUTED_PURPOSES = new Set(['compaction', 'session-title']);
 
+/** @import { GenerateOptions } from '@deepseek-ai/dsh-llm' */
+/** @import { Event, Verdict } from './policy-types.js' */
+
 /**
- * @param {any} options - the call, as the waterfall hands it over (frozen).
- * @param {any} verdict - the module's answer to its aux-request.
- * @returns {object | undefined} the copy to send instead, when swapped.
+ * @param {GenerateOptions} options - the call, as the waterfall hands it over (frozen).
+ * @param {Verdict | undefined} verdict - the module's answer to its aux-request.
+ * @returns {GenerateOptions | undefined} the copy to send instead, when swapped.
  */
 export function swappedCopy(options, verdict) {
   if (verdict?.kind !== 'swap') return undefined;
@@ -29,11 +32,12 @@ export function swappedCopy(options, verdict) {
 }
 
 /**
- * @param {any} ctx - the plugin's Cordis context.
- * @param {(event: object) => any} decide - the policy step; its verdict.
+ * @param {import('./host.js').Context} ctx - the plugin's Cordis context.
+ * @param {(event: Event) => Verdict | undefined} decide - the policy step; its verdict.
  * @param {(record: object) => void} report - the audit log.
  */
 export function routeAuxCalls(ctx, decide, report) {
+  /** @type {WeakSet<object>} the copies this sent: passed through */
   const copies = new WeakSet();
   ctx.on('llm/stream', afterHostLlm((options, next) => {
     if (copies.has(options) || !ROUTED_PURPOSES.has(options?.purpose) || isAgentLoopRequest(options)) return next();

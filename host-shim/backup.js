@@ -9,14 +9,28 @@ import { StateFile } from './store.js';
 import { setBackupEvent } from './events.js';
 import { channelId } from './channel.js';
 
+/**
+ * @param {string} path
+ * @param {(record: object) => void} [audit]
+ */
 const file = (path, audit = () => {}) => new StateFile(path, { audit, setAside: { type: 'backup-set-aside' } });
+/**
+ * @param {{provider?: unknown, model?: unknown} | null | undefined} c
+ * @returns {c is {provider: string, model: string}}
+ */
 const valid = (c) => typeof c?.provider === 'string' && c.provider !== '' && typeof c?.model === 'string' && c.model !== '';
 
-/** @returns {Promise<{provider: string, model: string} | undefined>} */
+/**
+ * @param {string} path
+ * @param {(record: object) => void} audit
+ * @returns {Promise<{provider: string, model: string} | undefined>}
+ */
 export async function loadBackup(path, audit) {
+  /** @typedef {{channel?: {provider?: unknown, model?: unknown} | null} | null | undefined} BackupDoc - the file's JSON, checked below */
+  /** @type {BackupDoc} */
   let doc;
   try {
-    doc = await file(path, audit).load();
+    doc = /** @type {BackupDoc} */ (await file(path, audit).load());
   } catch (e) {
     audit({ type: 'backup-ignored', reason: String(e?.message ?? e).slice(0, 200) });
     return undefined;
@@ -27,11 +41,16 @@ export async function loadBackup(path, audit) {
   return undefined;
 }
 
-/** Writes the choice (undefined: no backup); throws when it cannot. */
+/**
+ * Writes the choice (undefined: no backup); throws when it cannot.
+ * @param {string} path
+ * @param {{provider: string, model: string} | undefined} channel
+ * @param {(record: object) => void} audit
+ */
 export async function saveBackup(path, channel, audit) {
   await file(path, audit).update((doc) => ({
     channel: channel ? { provider: channel.provider, model: channel.model } : null,
-    v: (Number.isSafeInteger(doc?.v) ? doc.v : 0) + 1,
+    v: (Number.isSafeInteger(/** @type {{v?: unknown} | null | undefined} */ (doc)?.v) ? /** @type {{v: number}} */ (doc).v : 0) + 1,
   }));
 }
 

@@ -19,7 +19,11 @@ export const channelId = (c) => ({ provider: c.provider, model: c.model });
  */
 export const channelText = (c) => `${c.provider}/${c.model}`;
 
-/** Whether two optional channels are the same channel (both absent counts). */
+/**
+ * Whether two optional channels are the same channel (both absent counts).
+ * @param {{provider: string, model: string} | null | undefined} a
+ * @param {{provider: string, model: string} | null | undefined} b
+ */
 export const sameChannel = (a, b) => (!a && !b) || (!!a && !!b && a.provider === b.provider && a.model === b.model);
 
 /**

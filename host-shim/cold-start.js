@@ -57,7 +57,7 @@ export class ColdStart {
    */
   async allows(configJson) {
     try {
-      const doc = await this.file.load();
+      const doc = /** @type {{config?: unknown, coldPass?: unknown} | null | undefined} */ (await this.file.load()); // checked next
       if (typeof doc?.config === 'string') this.onDisk = { config: doc.config, coldPass: doc.coldPass === true };
     } catch {
       return false;
@@ -65,7 +65,11 @@ export class ColdStart {
     return this.onDisk?.config === configJson && this.onDisk.coldPass;
   }
 
-  /** Whether the file says something else than `coldPass` for `configJson`. */
+  /**
+   * Whether the file says something else than `coldPass` for `configJson`.
+   * @param {string} configJson
+   * @param {boolean} coldPass
+   */
   differs(configJson, coldPass) {
     return this.onDisk === undefined || this.onDisk.config !== configJson || this.onDisk.coldPass !== coldPass;
   }
@@ -73,6 +77,8 @@ export class ColdStart {
   /**
    * Writes the module's word for `configJson` when the file says otherwise.
    * Call holding the health file's lock (HealthStore's `saved`).
+   * @param {string} configJson
+   * @param {boolean} coldPass
    */
   async note(configJson, coldPass) {
     if (!this.differs(configJson, coldPass)) return;

@@ -16,7 +16,15 @@ import { COMMANDS, parseCommandLine } from './command-line.js';
 import { poolCommand, quotaCommand, routesTable } from './quota-commands.js';
 
 /** @typedef {import('@deepseek-ai/dsh-commands').CommandResult} CommandResult */
+/** @import { Channel, Health, ResolvedConfig } from './policy-types.js' */
 
+/**
+ * The breakers' table: the chain, the backup, and each channel's health.
+ * @param {ResolvedConfig} resolved
+ * @param {Health | undefined} health - undefined when the module failed
+ * @param {Channel | undefined} backup
+ * @param {number} nowMs - the module's clock
+ */
 export function renderTable(resolved, health, backup, nowMs) {
   const rows = [['channel', 'state', 'failures', 'opens', 'open until / next probe', 'last code']];
   for (const h of health?.channels ?? []) {
@@ -34,6 +42,9 @@ export function renderTable(resolved, health, backup, nowMs) {
 /**
  * `/resilience migrate`: the rows the host loaded (its Loader's entries), or,
  * where the host does not expose them, the home's cordis.patch.yml.
+ * @param {unknown} ctx - the plugin's context (migrate-text.js loaderRows)
+ * @param {string} homePatch - the home's cordis.patch.yml
+ * @returns {Promise<{ok: boolean, text: string}>}
  */
 export async function migrateText(ctx, homePatch) {
   // Loaded when asked: the migration tables are not on the host's start-up path.
@@ -46,6 +57,7 @@ export async function migrateText(ctx, homePatch) {
     where = homePatch;
   }
   const result = await migrate(rows);
+  /** @type {{ok?: boolean, error?: string, skipped?: string}} */
   const check = result.errors.length === 0 ? await checkRow(result.row) : {};
   const verdict = check.ok === false ? `\n\nThe module refuses this row: ${check.error}` : '';
   return { ok: result.errors.length === 0 && check.ok !== false, text: `From ${where}:\n\n${renderMigration(result)}${verdict}` };
@@ -97,7 +109,7 @@ export async function answer(agent, cmd, deps) {
 
 /**
  * Registers `/resilience` and the aliases while the host's commands service exists.
- * @param {any} ctx
+ * @param {import('./host.js').Context} ctx
  * @param {CommandDeps} deps
  */
 export function installCommands(ctx, deps) {

@@ -27,17 +27,38 @@ export const COMPAT_EVENTS = {
   probe: 'model-failover/probe',
 };
 
+/** @import { Channel } from './policy-types.js' */
+/** @import { Context } from './host.js' */
+
+/**
+ * The fields of our events' payloads a mirrored event carries: an effect's
+ * (circuit, failover), or a probe's outcome (shell.js).
+ * @typedef {object} CompatSource
+ * @property {Channel} [channel]
+ * @property {Channel} [from]
+ * @property {Channel} [to]
+ * @property {string} [agent]
+ * @property {boolean} [ok]
+ * @property {string} [message]
+ * @property {string} [code]
+ */
+
+/** @typedef {(event: string, payload: object) => [string, object] | undefined} CompatMapper */
+
 const PROVIDER_MODEL = '*';
+/** @param {{provider?: unknown, model?: unknown} | undefined} c */
 const route = (c) => ({ provider: String(c?.provider ?? ''), model: String(c?.model ?? '') });
 
 /**
  * A mapper holding the little it must remember (the last model of each
  * provider seen opening, for a platform circuit's `model`).
- * @returns {(event: string, payload: object) => [string, object] | undefined}
+ * @returns {CompatMapper}
  */
 export function modelFailoverMapper() {
+  /** @type {Map<string, string>} provider -> the model last seen opening */
   const lastOpened = new Map();
-  return (event, p) => {
+  return (event, payload) => {
+    const p = /** @type {CompatSource} */ (payload);
     switch (event) {
       case EVENTS.circuitOpened: {
         const c = route(p.channel);
@@ -65,20 +86,34 @@ export function modelFailoverMapper() {
   };
 }
 
+/**
+ * A context's `emit` for an event the host's declarations do not name (the
+ * quota plugin's and dsh-model-failover's events, which this plugin emits
+ * under their names): Cordis types `emit` by the declared names only.
+ * @param {Pick<Context, 'emit'>} ctx
+ */
+export const undeclared = (ctx) => /** @type {{emit(name: string, payload: object): void}} */ (/** @type {unknown} */ (ctx));
+
 // One mapper per plugin instance (its ctx), so a reload starts clean.
+/** @type {WeakMap<object, CompatMapper>} a context's mapper */
 const mappers = new WeakMap();
 
 /**
  * Emits the mirrored event, if any, after ours. A listener's throw is logged
  * and never reaches the caller (the decision is already taken).
+ * @param {Pick<Context, 'emit'>} ctx
+ * @param {string} event - our event's name
+ * @param {object} payload - our event's payload
+ * @param {{warn?: (...args: unknown[]) => void}} [logger]
  */
 export function emitCompat(ctx, event, payload, logger) {
   let map = mappers.get(ctx);
   if (!map) mappers.set(ctx, (map = modelFailoverMapper()));
+  /** @type {[string, object] | undefined} */
   let mapped;
   try {
     mapped = map(event, payload);
-    if (mapped) ctx.emit(mapped[0], mapped[1]);
+    if (mapped) undeclared(ctx).emit(mapped[0], mapped[1]);
   } catch (e) {
     logger?.warn?.('a %s listener failed: %s', mapped?.[0] ?? event, e?.message ?? e);
   }

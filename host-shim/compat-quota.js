@@ -17,13 +17,20 @@
 /** The flags a caller reads for "in a long-term retry". */
 export const WAITING = Object.freeze({ pending: true, retrying: true });
 
-/** The fields a `left` event adds: the flags off, its time and the wait's length. */
+/**
+ * The fields a `left` event adds: the flags off, its time and the wait's length.
+ * @param {number} enteredAtMs
+ * @param {number} leftAtMs
+ */
 export function leftFields(enteredAtMs, leftAtMs) {
   const durationMs = Number.isFinite(enteredAtMs) && enteredAtMs > 0 ? Math.max(0, leftAtMs - enteredAtMs) : undefined;
   return { pending: false, retrying: false, at: leftAtMs, durationMs };
 }
 
-/** The service's `setPool` argument as the shell's own: null is the opt-out. */
+/**
+ * The service's `setPool` argument as the shell's own: null is the opt-out.
+ * @param {unknown} pool - as the service's caller gave it
+ */
 export function servicePoolArg(pool) {
   if (pool === null) return 'off';
   if (pool === undefined) return 'default';

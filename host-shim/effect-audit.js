@@ -31,18 +31,21 @@ const routeId = (r) => ({ ...channelId(r), ...(r.reasoningEffort ? { reasoningEf
 /**
  * Where a failover or give-up happened: the agent's turn and step (the host's)
  * and its failover count against the bound (the module's), each only when known.
+ * @param {{agent: string, failovers?: number | null}} fx - a failover or give-up effect
  * @param {Pick<AuditEnv, 'where' | 'maxFailovers'>} env
  */
 function progress(fx, env) {
+  /** @type {{turn?: number, step?: number, failovers?: number, maxFailovers?: number}} */
   const out = {};
   try {
     const where = env.where?.(fx.agent) ?? {};
     if (where.turn !== undefined) out.turn = where.turn;
     if (where.step !== undefined) out.step = where.step;
-    if (fx.failovers > 0) {
-      out.failovers = fx.failovers;
+    const failovers = /** @type {number} */ (fx.failovers); // absent or null: not above 0
+    if (failovers > 0) {
+      out.failovers = failovers;
       const max = env.maxFailovers?.();
-      if (Number.isSafeInteger(max)) out.maxFailovers = max;
+      if (Number.isSafeInteger(max)) out.maxFailovers = /** @type {number} */ (max);
     }
   } catch {
     // a record without its place is still the record

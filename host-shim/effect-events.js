@@ -4,7 +4,7 @@
 // under its name too (compat-events.js). A failing listener never changes a
 // decision.
 
-import { emitCompat } from './compat-events.js';
+import { emitCompat, undeclared } from './compat-events.js';
 
 /** @import { Effect } from './policy-types.js' */
 /** @import { Context } from './host.js' */
@@ -67,7 +67,7 @@ export function eventSubscriber(ctx, logger) {
 export function safeEmit(ctx, logger) {
   return (event, payload) => {
     try {
-      ctx.emit(event, payload);
+      undeclared(ctx).emit(event, payload);
     } catch (e) {
       logger.warn('a %s listener failed: %s', event, /** @type {any} */ (e)?.message ?? e);
     }

@@ -19,6 +19,7 @@ import { setBackupEvent } from './events.js';
 
 export const WASM_PATH = fileURLToPath(new URL('../build/dsh-resilience.wasm', import.meta.url));
 
+/** @type {Promise<WebAssembly.Module> | undefined} */
 let compiling;
 /**
  * Compiles the module once per process; every activation shares it. Started
@@ -52,6 +53,7 @@ export function compileModule(path = WASM_PATH) {
  * which reads as "not set": sent as strings, the module refuses them naming
  * the key (wit/policy.wit, the JSON mapping).
  */
+/** @param {string} _key @param {unknown} value */
 const nonFinite = (_key, value) => (typeof value === 'number' && !Number.isFinite(value) ? String(value) : value);
 
 /**
@@ -70,6 +72,7 @@ export class DisposedError extends Error {
 
 /** A config the module refused: the user's to fix, so it is never failed open. */
 export class ConfigError extends Error {
+  /** @param {string} message */
   constructor(message) {
     super(message);
     this.name = 'ConfigError';
@@ -113,7 +116,8 @@ export class Engine {
     // every new instance: the last set-backup, and model info per channel.
     /** @type {Event | undefined} */
     this.backupEvent = undefined;
-    this.modelInfo = new Map(); // JSON of the channel -> model-info event
+    /** @type {Map<string, Event>} JSON of the channel -> model-info event */
+    this.modelInfo = new Map();
     /**
      * The session settings for an instance running `resolved`: the quota
      * shell supplies them (exhaustion marks come with the health).
@@ -122,7 +126,8 @@ export class Engine {
     this.settings = () => [];
     /** @type {Array<(out: StepOutput, event: Event) => void>} */
     this.subscribers = [];
-    this.failures = new Map(); // kind -> count, for "log once"
+    /** @type {Map<string, number>} kind -> count, for "log once" */
+    this.failures = new Map();
     this.disposed = false;
     /** @type {ModuleInstance | undefined} */
     this.instance = undefined;
@@ -235,6 +240,8 @@ export class Engine {
    * Live reconfigure: a new instance on `config`, brought up with the running
    * one's channel health; agent-level state (homes, failover counts) starts
    * afresh, as the next request re-learns it.
+   * @param {object} config - the policy's part of the config row, as the user wrote it.
+   * @returns {ResolvedConfig}
    * @throws {ConfigError} the module's message when it refuses the config; nothing changes then.
    */
   reconfigure(config) {
@@ -248,6 +255,7 @@ export class Engine {
 
   /**
    * Checks a policy config with the module itself, changing nothing.
+   * @param {object} config
    * @returns {string | undefined} the module's message when it refuses the config.
    */
   check(config) {
@@ -420,14 +428,20 @@ export class Engine {
     }
   }
 
+  /**
+   * Logs and audits a failure once per kind; a trap also rebuilds the instance.
+   * @param {unknown} error - whatever the call threw.
+   * @param {string} what - the call that failed: an event kind or an export.
+   */
   fail(error, what) {
-    const kind = `${error?.name ?? 'Error'}:${what}`;
+    const thrown = /** @type {{name?: string, message?: string} | null | undefined} */ (error); // most often an Error
+    const kind = `${thrown?.name ?? 'Error'}:${what}`;
     const n = (this.failures.get(kind) ?? 0) + 1;
     this.failures.set(kind, n);
     if (n === 1) {
-      const message = String(error?.message ?? error);
+      const message = String(thrown?.message ?? error);
       this.logger.warn('dsh-resilience: policy module failed on %s; the host decides (logged once per kind): %s', what, message);
-      this.report({ type: 'module-failure', what, error: error?.name ?? 'Error', message: message.slice(0, 500) });
+      this.report({ type: 'module-failure', what, error: thrown?.name ?? 'Error', message: message.slice(0, 500) });
     }
     if (error instanceof TrapError) this.rebuild();
   }
@@ -466,7 +480,12 @@ export class Engine {
   }
 }
 
-/** A health document (JSON text) as the restore input at nowMs (WIT `restore-input`). */
+/**
+ * A health document (JSON text) as the restore input at nowMs (WIT `restore-input`).
+ * @param {string} json
+ * @param {number} nowMs
+ * @returns {string}
+ */
 function restoreInput(json, nowMs, live = false) {
   const health = JSON.parse(json);
   const isObject = health !== null && typeof health === 'object' && !Array.isArray(health);
@@ -479,6 +498,10 @@ function restoreInput(json, nowMs, live = false) {
  * a night's log can be replayed under another config. It carries no prompt
  * text, tool arguments or credentials: events hold none, and a tool
  * failure's message (which may quote the tool's input) is left out, its code kept.
+ */
+/**
+ * @param {number} nowMs
+ * @param {Event} event
  */
 export function inputRecord(nowMs, event) {
   if (event.kind === 'tool-result' && event.failure) {

@@ -258,4 +258,5 @@ export function toolResultEvent(exec, result, attempt, rand, timeoutMs) {
   return ev;
 }
 
+/** @param {unknown} content - a tool result's content blocks */
 const firstText = (content) => (Array.isArray(content) ? content.find((b) => b?.type === 'text')?.text : undefined);

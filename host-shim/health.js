@@ -24,6 +24,8 @@ import { ModuleError, TrapError } from './kernel.js';
 import { identity, KEEP_SET_ASIDE, MAX_STATE_BYTES, StateFile, TooLarge } from './store.js';
 import { now as clockNow } from './clock.js';
 
+/** @import { ChannelHealth } from './policy-types.js' */
+
 export const DEFAULT_REFRESH_MS = 5_000;
 /** Closed records older than this are forgotten: a day says nothing about now. */
 export const DEFAULT_PRUNE_MS = 24 * 3600 * 1000;
@@ -48,11 +50,16 @@ export class HealthStore {
     this.audit = audit;
     this.pruneMs = pruneMs;
     this.now = now;
-    this.seen = undefined; // identity (inode, mtime, size) of the version last merged or written
-    this.queue = Promise.resolve(); // one read or write at a time
+    /** @type {string | undefined} identity (inode, mtime, size) of the version last merged or written */
+    this.seen = undefined;
+    /** @type {Promise<void>} one read or write at a time */
+    this.queue = Promise.resolve();
     this.failures = 0;
-    this.trouble = undefined; // why the store cannot work, while it cannot (audited once)
+    /** @type {string | undefined} why the store cannot work, while it cannot (audited once) */
+    this.trouble = undefined;
     this.closed = false;
+    /** @type {Promise<void> | undefined} the refresh under way, which a later one joins */
+    this.refreshing = undefined;
   }
 
   /**
@@ -123,7 +130,12 @@ export class HealthStore {
     await this.queue;
   }
 
-  /** Closed records older than pruneMs (by their change and their last counted failure) carry nothing worth keeping. */
+  /**
+   * Closed records older than pruneMs (by their change and their last counted failure) carry nothing worth keeping.
+   * @template {Partial<ChannelHealth> | null | undefined} C - a record as the module wrote it, or as a file holds it (checked by the module)
+   * @param {C[]} channels
+   * @returns {C[]}
+   */
   prune(channels) {
     const horizon = this.now() - this.pruneMs;
     return channels.filter((c) => !(c?.state === 'closed' && Math.max(Number(c?.changedAtMs ?? 0), Number(c?.lastFailureMs ?? 0)) < horizon));
@@ -133,7 +145,9 @@ export class HealthStore {
    * Reads the file (at most maxBytes) and merges it into the module. A file
    * that cannot be taken is set aside; `locked` says whether we hold the lock
    * (a set-aside must, so it never renames a good file another process just
-   * wrote). Returns the identity of the version read.
+   * wrote). Returns the version read.
+   * @param {boolean} locked
+   * @returns {Promise<{text: string, ino: number, id: string} | undefined>}
    */
   async mergeFile(locked) {
     let read;
@@ -165,7 +179,12 @@ export class HealthStore {
     return read;
   }
 
-  /** Runs one read or write after the last; a closed store runs nothing. */
+  /**
+   * Runs one read or write after the last; a closed store runs nothing.
+   * @param {'read' | 'write'} op
+   * @param {() => Promise<void>} task
+   * @returns {Promise<void>}
+   */
   serial(op, task) {
     if (this.closed) return this.queue;
     const run = this.queue.then(async () => {

@@ -4,11 +4,16 @@
 // LlmError (handing back an original failure). Absent (an older host, or a
 // test without the package), each caller falls back to what it can do alone.
 
+/** @import { Failure } from './policy-types.js' */
+
+/** @typedef {typeof import('@deepseek-ai/dsh-llm')} HostLlm */
+
+/** @type {Promise<HostLlm | undefined> | undefined} */
 let loading;
 let settled = false;
-/** @type {any} */
+/** @type {HostLlm | undefined} */
 let loaded;
-/** @returns {Promise<any>} the module, or undefined when it cannot be loaded. */
+/** @returns {Promise<HostLlm | undefined>} the module, or undefined when it cannot be loaded. */
 export function hostLlm() {
   loading ??= import('@deepseek-ai/dsh-llm').catch(() => undefined).then((m) => {
     loaded = m;
@@ -21,7 +26,10 @@ export function hostLlm() {
 /** The module if it has loaded by now (undefined before, or when it cannot be loaded). */
 export const hostLlmNow = () => loaded;
 
-/** Whether the host's agent loop marked this request (false while its package is not loaded). */
+/**
+ * Whether the host's agent loop marked this request (false while its package is not loaded).
+ * @param {import('@deepseek-ai/dsh-llm').GenerateOptions} options - the llm.stream call.
+ */
 export function isAgentLoopRequest(options) {
   return typeof loaded?.isAgentLoopRequest === 'function' && loaded.isAgentLoopRequest(options);
 }
@@ -56,12 +64,15 @@ async function* late(ready, open) {
  * agent/request-error waterfall, it ends the turn with that failure, because
  * the loop reports an LlmError's own failure (and any other error as UNKNOWN).
  * Undefined when the host's class is not available.
+ * @param {Failure} failure
  */
 export async function hostFailure(failure) {
   const LlmError = (await hostLlm())?.LlmError;
   if (typeof LlmError !== 'function') return undefined;
+  /** @type {{status?: number, providerRetryAfterMs?: number}} */
   const options = {};
-  if (Number.isInteger(failure.status) && failure.status >= 100 && failure.status <= 599) options.status = failure.status;
-  if (failure.providerRetryAfterMs > 0) options.providerRetryAfterMs = failure.providerRetryAfterMs;
+  const { status, providerRetryAfterMs } = /** @type {{status?: number, providerRetryAfterMs?: number}} */ (failure); // null fails each test below
+  if (Number.isInteger(status) && /** @type {number} */ (status) >= 100 && /** @type {number} */ (status) <= 599) options.status = status;
+  if (/** @type {number} */ (providerRetryAfterMs) > 0) options.providerRetryAfterMs = providerRetryAfterMs;
   return new LlmError(failure.message || failure.code, failure.code, options);
 }

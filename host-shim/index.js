@@ -45,7 +45,7 @@ import { now as clockNow } from './clock.js';
 export { resolveStateDir };
 export const name = 'dsh-resilience';
 // Nothing is required: llm (probes, model info) and commands are used when present.
-export const inject = [];
+export const inject = /** @type {string[]} */ ([]);
 
 /**
  * @param {import("@deepseek-ai/cordis").Context} ctx
@@ -74,7 +74,7 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
   const createRedisClient = sharedRedis ? await sharedRedis.loadRedisClient() : undefined;
   const logger = ctx.logger('dsh-resilience');
   // The web client's host half (web.js): it follows the module's effects, so the page follows decisions live.
-  const web = new WebHalf({
+  /** @type {WebHalf} */ const web = new WebHalf({
     auditPath: join(stateDir, 'audit.jsonl'), rowPolicyConfig: policyConfig, sessionsDir: join(dshHome(), 'sessions'),
     backup: () => backup.value, setBackup: (channel, source) => backup.set(channel, source), applyConfig: (next) => applyConfig(next),
     whenUp: () => life.whenUp(), upSettled: () => life.upSettled(),
@@ -98,9 +98,10 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
   const quota = new QuotaRules({ ctx, policy: engine, decide: step, settingsPath: join(stateDir, 'quota-sessions.json'), report, emit, lifetime: signal });
   web.deps.quota = quota;
   const shell = new Shell({ ctx, engine, step, report, web, emit, logger, health, signal });
-  const models = new ModelInfo({ ctx, engine, step, web, backup: () => backup.value, signal });
-  const backup = new Backup({ path: join(stateDir, 'backup.json'), ctx, step, report, decided: (r) => web.decided(r), describe: (llm, c) => models.describe(llm, c), signal });
+  /** @type {ModelInfo} */ const models = new ModelInfo({ ctx, engine, step, web, backup: () => backup.value, signal });
+  /** @type {Backup} */ const backup = new Backup({ path: join(stateDir, 'backup.json'), ctx, step, report, decided: (r) => web.decided(r), describe: (llm, c) => models.describe(llm, c), signal });
   // Effects are the only way out of the module: each goes, in order, to these subscribers (effects.js).
+  /** @type {import('./effects.js').Subscriber[]} */
   const subscribers = [
     { role: 'web view', view: true, effect: (fx) => web.effect(fx) },
     { role: 'shell', effect: shellSubscriber(shell) },

@@ -14,14 +14,19 @@ import { wasiImports, WasiExit } from './wasi.js';
 
 /** A call that trapped: the instance is dead and must be replaced. */
 export class TrapError extends Error {
+  /**
+   * @param {unknown} cause - what the call threw.
+   * @param {string} [output] - what the guest wrote to stdout and stderr.
+   */
   constructor(cause, output) {
-    super(`wasm trap: ${cause?.message ?? cause}${output ? ` (guest said: ${output.slice(0, 500)})` : ''}`, { cause });
+    super(`wasm trap: ${/** @type {{message?: string} | undefined} */ (cause)?.message ?? cause}${output ? ` (guest said: ${output.slice(0, 500)})` : ''}`, { cause });
     this.name = 'TrapError';
   }
 }
 
 /** An export answered with an Extism error: the instance is fine. */
 export class ModuleError extends Error {
+  /** @param {string} message */
   constructor(message) {
     super(message);
     this.name = 'ModuleError';
@@ -37,12 +42,14 @@ class KernelHeap {
     this.mem = new Uint8Array(64 * 1024);
     this.view = new DataView(this.mem.buffer);
     this.top = 8; // offset 0 means "no block"
+    /** @type {Map<number, number>} offset -> length of each block */
     this.lengths = new Map();
   }
   reset() {
     this.top = 8;
     this.lengths.clear();
   }
+  /** @param {number} n */
   alloc(n) {
     const off = this.top;
     const end = off + n;
@@ -58,6 +65,7 @@ class KernelHeap {
     this.lengths.set(off, n);
     return off;
   }
+  /** @param {number} off */
   block(off) {
     const n = this.lengths.get(off);
     if (n === undefined) throw new Error(`extism kernel: no block at ${off}`);
@@ -88,20 +96,32 @@ export class ModuleInstance {
     /** @type {string | undefined} */
     this.error = undefined;
     this.guestOutput = '';
+    /** @type {WebAssembly.Memory | undefined} */
     let memory;
     const heap = this.heap;
+    // Extism's kernel ABI passes offsets and lengths as i64 (a BigInt in JS).
+    /** @param {bigint} x */
     const num = (x) => Number(x);
     const env = {
+      /** @param {bigint} n */
       alloc: (n) => BigInt(heap.alloc(num(n))),
       free: () => {},
+      /** @param {bigint} off */
       length: (off) => BigInt(heap.lengths.get(num(off)) ?? 0),
+      /** @param {bigint} off */
       length_unsafe: (off) => BigInt(heap.lengths.get(num(off)) ?? 0),
+      /** @param {bigint} off */
       load_u8: (off) => heap.mem[num(off)],
+      /** @param {bigint} off */
       load_u64: (off) => heap.view.getBigUint64(num(off), true),
+      /** @param {bigint} off @param {number} v */
       store_u8: (off, v) => { heap.mem[num(off)] = v; },
+      /** @param {bigint} off @param {bigint} v */
       store_u64: (off, v) => { heap.view.setBigUint64(num(off), v, true); },
       input_length: () => BigInt(this.inputLen),
+      /** @param {bigint} off */
       input_load_u8: (off) => this.inputBuf[num(off)],
+      /** @param {bigint} off */
       input_load_u64: (off) => {
         const o = num(off);
         if (o + 8 <= this.inputLen) return this.inputView.getBigUint64(o, true);
@@ -109,17 +129,19 @@ export class ModuleInstance {
         for (let i = Math.min(7, this.inputLen - o - 1); i >= 0; i--) v = (v << 8n) | BigInt(this.inputBuf[o + i]);
         return v;
       },
+      /** @param {bigint} off @param {bigint} n */
       output_set: (off, n) => { this.output = [num(off), num(n)]; },
+      /** @param {bigint} off */
       error_set: (off) => { this.error = off === 0n ? undefined : decoder.decode(heap.block(num(off))); },
       get_log_level: () => 4, // above every level: the module logs nothing through the kernel
       log_debug: () => {}, log_info: () => {}, log_warn: () => {}, log_error: () => {}, log_trace: () => {},
     };
     const imports = {
       'extism:host/env': env,
-      wasi_snapshot_preview1: wasiImports(() => memory, (text) => { this.guestOutput = (this.guestOutput + text).slice(-4096); }),
+      wasi_snapshot_preview1: wasiImports(() => /** @type {WebAssembly.Memory} */ (memory), (text) => { this.guestOutput = (this.guestOutput + text).slice(-4096); }),
     };
     this.instance = new WebAssembly.Instance(compiled, imports);
-    memory = this.instance.exports.memory;
+    memory = /** @type {WebAssembly.Memory} */ (this.instance.exports.memory);
     /** @type {any} the module's exports: its functions, `memory` and `_initialize` */
     this.exports = this.instance.exports;
     // The direct path (plugin/direct.go): the input written into the
@@ -144,6 +166,9 @@ export class ModuleInstance {
    * Calls an export with a JSON string and returns the JSON string it answered.
    * @throws {ModuleError} when the export answered an error.
    * @throws {TrapError} when the instance trapped; it must not be used again.
+   * @param {string} name
+   * @param {string} json
+   * @returns {string}
    */
   call(name, json) {
     const fn = this.exports[name];

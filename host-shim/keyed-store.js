@@ -14,9 +14,29 @@
 // whose clock runs ahead must not overrule the others' settings.
 import { StateFile } from './store.js';
 
-const version = (r) => (Number.isSafeInteger(r?.v) && r.v > 0 ? r.v : 0);
+/**
+ * One change of a record: the current record (undefined: none) in, the new one
+ * out (undefined: drop it).
+ * @template R
+ * @typedef {(record: R | undefined) => R | undefined} Change
+ */
+
+/**
+ * A record's version in the file (0 when it has none).
+ * @param {{v?: unknown} | undefined} r
+ * @returns {number}
+ */
+const version = (r) => (Number.isSafeInteger(r?.v) && /** @type {{v: number}} */ (r).v > 0 ? /** @type {{v: number}} */ (r).v : 0);
+/**
+ * @param {unknown} r
+ * @returns {r is Record<string, unknown>}
+ */
 const isRecord = (r) => r !== null && typeof r === 'object' && !Array.isArray(r);
 
+/**
+ * @template {{v?: number}} R - one record, as the store's owner writes it
+ *   (`v`, its version in the file, is the store's).
+ */
 export class KeyedStore {
   /**
    * @param {string} path
@@ -26,7 +46,7 @@ export class KeyedStore {
    * @param {string} o.field - the document's map of records (`{[field]: {key: record}}`).
    * @param {(record: object) => void} o.audit
    * @param {(record: object) => boolean} [o.valid] - a record on disk worth keeping.
-   * @param {(records: Map<string, object>) => void} [o.prune] - drops records before a write.
+   * @param {(records: Map<string, R>) => void} [o.prune] - drops records before a write.
    * @param {object} [o.file] - StateFile options (lock, maxBytes, now).
    */
   constructor(path, { records, field, audit, valid = () => true, prune = () => {}, file = {} }) {
@@ -36,13 +56,19 @@ export class KeyedStore {
     this.audit = audit;
     this.valid = valid;
     this.prune = prune;
-    this.records = new Map(); // key -> record, as this process last knew it
-    this.dirty = new Map(); // key -> [change(record) -> record | undefined], not yet written
+    /** @type {Map<string, R>} key -> record, as this process last knew it */
+    this.records = new Map();
+    /** @type {Map<string, Change<R>[]>} key -> its changes not yet written, in order */
+    this.dirty = new Map();
+    /** @type {Promise<void>} */
     this.queue = Promise.resolve();
-    this.pending = undefined; // a save queued but not started: later changes join it
-    this.trouble = undefined; // why saving fails, while it does (audited once)
+    /** @type {Promise<void> | undefined} a save queued but not started: later changes join it */
+    this.pending = undefined;
+    /** @type {string | undefined} why saving fails, while it does (audited once) */
+    this.trouble = undefined;
   }
 
+  /** @param {string} key */
   get(key) {
     return this.records.get(key);
   }
@@ -56,14 +82,21 @@ export class KeyedStore {
     this.adopt(this.recordsOf(doc));
   }
 
+  /**
+   * The records a document on disk holds that are worth keeping.
+   * @param {unknown} doc - the file's parsed JSON, whatever it holds (checked here).
+   * @returns {Map<string, R>}
+   */
   recordsOf(doc) {
+    /** @type {Map<string, R>} */
     const out = new Map();
-    const map = doc?.[this.field];
+    const map = /** @type {Record<string, unknown> | null | undefined} */ (doc)?.[this.field];
     if (!isRecord(map)) return out;
-    for (const [key, r] of Object.entries(map)) if (isRecord(r) && this.valid(r)) out.set(key, r);
+    for (const [key, r] of Object.entries(map)) if (isRecord(r) && this.valid(r)) out.set(key, /** @type {R} */ (r)); // `valid` is the owner's check
     return out;
   }
 
+  /** @param {Map<string, R>} disk */
   adopt(disk) {
     for (const [key, r] of disk) {
       if (this.dirty.has(key)) continue; // ours is applied on the next write
@@ -76,6 +109,8 @@ export class KeyedStore {
    * Changes one record (change gets the current record or undefined and
    * returns the new one, or undefined to drop it) here at once and in the
    * file on the next save.
+   * @param {string} key
+   * @param {Change<R>} change
    * @returns {Promise<void>} settles when the change is on disk (or failed, audited).
    */
   change(key, change) {
@@ -90,7 +125,7 @@ export class KeyedStore {
     if (this.pending) return this.pending;
     const run = this.queue.then(async () => {
       this.pending = undefined;
-      /** @type {Map<string, Function[]> | undefined} */
+      /** @type {Map<string, Change<R>[]> | undefined} */
       let taken;
       try {
         await this.file.update((doc) => {

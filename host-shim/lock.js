@@ -38,6 +38,7 @@ export const DEFAULT_STALE_MS = 10_000;
 export const DEFAULT_WAIT_MS = 15_000;
 
 export class LockTimeout extends Error {
+  /** @param {string} path @param {number} ms */
   constructor(path, ms) {
     super(`could not take ${path} within ${ms} ms`);
     this.name = 'LockTimeout';
@@ -47,9 +48,13 @@ export class LockTimeout extends Error {
 const HOST = hostname();
 /** Milliseconds on the machine's monotonic clock (the same in every process of it). */
 const mono = () => Number(process.hrtime.bigint() / 1_000_000n);
+/** @param {number} ms */
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Whether a process with this pid runs on this machine. */
+/**
+ * Whether a process with this pid runs on this machine.
+ * @param {number} pid
+ */
 function alive(pid) {
   try {
     process.kill(pid, 0);
@@ -77,6 +82,12 @@ export async function withLock(path, task, { staleMs = DEFAULT_STALE_MS, waitMs 
   }
 }
 
+/**
+ * @param {string} path
+ * @param {number} staleMs
+ * @param {number} waitMs
+ * @returns {Promise<string>} the lock's content, which names this holder.
+ */
 async function acquire(path, staleMs, waitMs) {
   const started = Date.now();
   for (let round = 0; ; round++) {
@@ -93,6 +104,8 @@ async function acquire(path, staleMs, waitMs) {
 /**
  * Creates the lock file with its content in one step; returns that content
  * (which names this holder: a nonce makes it unique), undefined when taken.
+ * @param {string} path
+ * @returns {Promise<string | undefined>}
  */
 async function create(path) {
   const nonce = randomBytes(6).toString('hex');
@@ -110,7 +123,12 @@ async function create(path) {
   }
 }
 
-/** The lock's text when it is stale (its holder is gone or too old), else undefined. */
+/**
+ * The lock's text when it is stale (its holder is gone or too old), else undefined.
+ * @param {string} path
+ * @param {number} staleMs
+ * @returns {Promise<string | undefined>}
+ */
 async function staleText(path, staleMs) {
   let st, text;
   try {
@@ -134,6 +152,10 @@ async function staleText(path, staleMs) {
   return gone || age >= staleMs ? text : undefined;
 }
 
+/**
+ * @param {string} path
+ * @param {number} staleMs
+ */
 async function recoverStale(path, staleMs) {
   const judged = await staleText(path, staleMs);
   if (judged === undefined) return;
@@ -161,6 +183,10 @@ async function recoverStale(path, staleMs) {
   }
 }
 
+/**
+ * @param {string} path
+ * @param {string} mine - the content this holder wrote.
+ */
 async function release(path, mine) {
   // Only our own lock: after a long stall it may have been taken over.
   const text = await readFile(path, 'utf8').catch(() => undefined);

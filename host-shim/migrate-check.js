@@ -6,9 +6,17 @@ import { compileModule, Engine as Policy, WASM_PATH } from './engine.js';
 
 // The keys the shim keeps for itself (row.js splitConfig); the module never sees them.
 const SHIM_KEYS = ['stateDir', 'healthRefreshMs', 'healthPruneMs', 'shared', 'notify', 'notice', 'enabled'];
-const hasExpr = (v) => v !== null && typeof v === 'object' && (typeof v.__jsExpr === 'string' || Object.values(v).some(hasExpr));
+/**
+ * Whether a value holds a `!!js` expression anywhere.
+ * @param {unknown} v
+ * @returns {boolean}
+ */
+const hasExpr = (v) => v !== null && typeof v === 'object' && (typeof /** @type {{__jsExpr?: unknown}} */ (v).__jsExpr === 'string' || Object.values(v).some(hasExpr));
 
-/** @returns {Promise<{ok: true} | {ok: false, error: string} | {skipped: string}>} */
+/**
+ * @param {Record<string, unknown>} row - the migrated row's config
+ * @returns {Promise<{ok: true} | {ok: false, error: string} | {skipped: string}>}
+ */
 export async function checkRow(row) {
   if (hasExpr(row)) return { skipped: 'the row holds !!js expressions, which only the host evaluates' };
   try {

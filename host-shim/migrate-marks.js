@@ -64,6 +64,7 @@ export async function migrateMarks(path, policy, report, nowMs = clockNow()) {
     if (e?.code !== 'ENOENT') report({ type: 'quota-marks-migrated', file: path, marks: 0, reason: String(e?.message ?? e).slice(0, 200) });
     return false;
   }
+  /** @type {ChannelHealth[]} */
   let records = [];
   let reason;
   try {

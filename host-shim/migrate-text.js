@@ -9,18 +9,34 @@ import { tableLines } from './text.js';
 import { realpathSync } from 'node:fs';
 import { join, delimiter } from 'node:path';
 
+/**
+ * @param {unknown} v
+ * @returns {v is Record<string, unknown>}
+ */
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+/**
+ * A `!!js` expression scalar, kept unevaluated (parsePatch).
+ * @param {unknown} v
+ * @returns {v is {__jsExpr: string}}
+ */
 const isExpr = (v) => isObject(v) && typeof v.__jsExpr === 'string';
+
+/**
+ * A row as a patch or the Loader gives it; its fields are checked where used.
+ * @typedef {{id?: unknown, name?: unknown, config?: unknown, disabled?: unknown, [field: string]: unknown}} Row
+ */
 
 /**
  * The host's YAML reader. The host parses cordis.patch.yml with js-yaml (a
  * dependency of @deepseek-ai/dsh-app-boot): we use the same one, found from
  * where this package is installed, from the host package, or from the `dsh`
  * on PATH, rather than shipping a second YAML parser.
+ * @returns {Promise<any>} js-yaml's module: it ships no types, and the host installs none for it.
  */
 export async function loadJsYaml(env = process.env) {
   // @ts-expect-error js-yaml ships no types; the host installs none for it
   const tries = [() => import('js-yaml')];
+  /** @param {string} path - where the YAML reader is resolved from */
   const from = (path) => () => import(createRequire(path).resolve('js-yaml'));
   try {
     tries.push(from(fileURLToPath(import.meta.resolve('@deepseek-ai/dsh-app-boot'))));
@@ -41,10 +57,14 @@ export async function loadJsYaml(env = process.env) {
   throw new Error('no YAML reader found: run this with the host\'s node, from a DeepSeek Harness install (js-yaml comes with it)');
 }
 
-/** The host's dialect: JSON schema plus `!!js` expression scalars, kept unevaluated. */
+/**
+ * The host's dialect: JSON schema plus `!!js` expression scalars, kept unevaluated.
+ * @param {string} text
+ * @returns {Promise<unknown[]>} the patches
+ */
 export async function parsePatch(text, file = 'cordis.patch.yml') {
   const yaml = await loadJsYaml();
-  const Js = new yaml.Type('tag:yaml.org,2002:js', { kind: 'scalar', resolve: (d) => typeof d === 'string', construct: (d) => ({ __jsExpr: d }) });
+  const Js = new yaml.Type('tag:yaml.org,2002:js', { kind: 'scalar', resolve: (/** @type {unknown} */ d) => typeof d === 'string', construct: (/** @type {string} */ d) => ({ __jsExpr: d }) });
   const doc = yaml.load(text, { schema: yaml.JSON_SCHEMA.extend(Js), filename: file });
   if (doc == null) return [];
   if (!Array.isArray(doc)) throw new Error(`${file}: a cordis.patch.yml is a list of patches`);
@@ -56,9 +76,13 @@ export async function parsePatch(text, file = 'cordis.patch.yml') {
  * rows, `- id: X` replaces the named fields of row X (its whole `config`). A
  * patch naming a row no earlier layer inserted still counts: its plugin's own
  * bundle layer usually inserts it, and its config is what the user wrote.
+ * @param {unknown[][]} lists - each file's patches
+ * @returns {Row[]}
  */
 export function rowsFromPatches(lists) {
+  /** @type {Map<unknown, Row>} id (or a symbol for a row with none) -> the row */
   const rows = new Map();
+  /** @param {unknown[]} list */
   const walk = (list) => {
     for (const patch of list) {
       if (!isObject(patch)) continue;
@@ -74,17 +98,26 @@ export function rowsFromPatches(lists) {
   return [...rows.values()];
 }
 
+/** @param {string[]} files */
 export async function readPatchFiles(files) {
   const lists = [];
   for (const file of files) lists.push(await parsePatch(await readFile(file, 'utf8'), file));
   return rowsFromPatches(lists);
 }
 
-/** The Loader's composed rows, when the host exposes them to the plugin. */
+/**
+ * The Loader's composed rows, when the host exposes them to the plugin.
+ * @param {unknown} ctx - the plugin's context: the Loader service is not one the host declares to plugins.
+ * @returns {Row[] | undefined}
+ */
 export function loaderRows(ctx) {
+  /** @typedef {{get?: (name: string) => unknown, loader?: unknown}} LoaderHost */
+  /** @typedef {{entries?: () => Iterable<Row & {options?: Row}>}} Loader */
+  const host = /** @type {LoaderHost | undefined} */ (ctx);
+  /** @type {Iterable<Row & {options?: Row}> | undefined} */
   let entries;
   try {
-    entries = (ctx?.get?.('loader') ?? ctx?.loader)?.entries?.();
+    entries = /** @type {Loader | undefined} */ (host?.get?.('loader') ?? host?.loader)?.entries?.();
   } catch { /* not reachable from this context */ }
   if (!entries) return undefined;
   return [...entries].map((e) => e.options ?? e).map(({ id, name, config, disabled }) => ({ id, name, config, disabled }));
@@ -92,15 +125,21 @@ export function loaderRows(ctx) {
 
 const PLAIN = /^[A-Za-z_][\w./@+-]*$/;
 const RESERVED = /^(true|false|null|yes|no|on|off|y|n|~)$/i;
+/** @param {unknown} v */
 function scalar(v) {
   if (isExpr(v)) return `!!js ${v.__jsExpr}`;
   if (typeof v === 'string') return PLAIN.test(v) && !RESERVED.test(v) ? v : JSON.stringify(v);
   if (v === undefined) return '~';
   return JSON.stringify(v);
 }
+/** @param {unknown} v */
 const flat = (v) => isObject(v) && !isExpr(v) && Object.values(v).every((x) => !isObject(x) && !Array.isArray(x) || isExpr(x));
 
-/** YAML for a config value: block style, small flat objects inline (`{ provider: p, model: m }`). */
+/**
+ * YAML for a config value: block style, small flat objects inline (`{ provider: p, model: m }`).
+ * @param {unknown} value
+ * @returns {string}
+ */
 export function toYaml(value, indent = '') {
   if (Array.isArray(value)) {
     if (value.length === 0) return ' []';
@@ -119,12 +158,17 @@ export function toYaml(value, indent = '') {
   }
   return ` ${scalar(value)}`;
 }
+/**
+ * @param {unknown} v
+ * @returns {string}
+ */
 function inline(v) {
   if (isObject(v) && !isExpr(v)) return `{ ${Object.entries(v).map(([k, x]) => `${scalar(k)}: ${scalar(x)}`).join(', ')} }`;
   if (Array.isArray(v)) return `[${v.map(inline).join(', ')}]`;
   return scalar(v);
 }
 
+/** @param {unknown} v */
 const show = (v) => (v === undefined ? '' : isExpr(v) ? `!!js ${v.__jsExpr}` : JSON.stringify(v));
 
 /**
@@ -134,6 +178,7 @@ const show = (v) => (v === undefined ? '' : isExpr(v) ? `!!js ${v.__jsExpr}` : J
 export function renderTable(table) {
   const rows = [['plugin', 'old key', 'old value', 'new key', 'new value', 'note']];
   for (const t of table) rows.push([t.plugin, t.key, show(t.value), t.to ?? '(none)', t.to ? show(t.toValue) : '', t.note]);
+  /** @param {string} s */
   const cap = (s) => (s.length > 60 ? `${s.slice(0, 57)}...` : s);
   const cells = rows.map((r) => r.map((c, i) => (i === 2 || i === 4 ? cap(c) : c)));
   return tableLines(cells, { padded: 5 }).join('\n'); // the note runs free

@@ -10,6 +10,26 @@
 
 import { channelText } from './channel.js';
 
+/** @import { Channel } from './policy-types.js' */
+
+/**
+ * The fields of a failover, spill or give-up audit record a notice reads
+ * (effect-audit.js writes them).
+ * @typedef {object} NoticedRecord
+ * @property {string} [type]
+ * @property {Channel} [from]
+ * @property {Channel} [to]
+ * @property {Channel} [channel]
+ * @property {string} [code]
+ * @property {string} [reason]
+ * @property {number} [failures]
+ * @property {number} [failovers]
+ * @property {number} [maxFailovers]
+ * @property {number} [turn]
+ * @property {number} [step]
+ */
+
+/** @type {Record<string, string>} */
 const GIVE_UP_WHY = {
   'no-routable-fallback': 'no channel to fail over to',
   'not-recoverable': 'not a channel fault',
@@ -18,17 +38,24 @@ const GIVE_UP_WHY = {
   'unknown-channel': 'request not routed by this plugin',
 };
 
+/** @param {Channel | undefined} c */
 const name = (c) => (c ? channelText(c) : '?');
 
-/** "failover 2/4 · turn 3 step 1" from a record's progress fields; '' when none. */
+/**
+ * "failover 2/4 · turn 3 step 1" from a record's progress fields; '' when none.
+ * @param {Pick<NoticedRecord, 'failovers' | 'maxFailovers' | 'turn' | 'step'>} r
+ */
 export function progress(r) {
   const parts = [];
-  if (r.failovers > 0) parts.push(`failover ${r.failovers}/${r.maxFailovers ?? '?'}`);
+  if (r.failovers !== undefined && r.failovers > 0) parts.push(`failover ${r.failovers}/${r.maxFailovers ?? '?'}`);
   if (r.turn !== undefined) parts.push(r.step !== undefined ? `turn ${r.turn} step ${r.step}` : `turn ${r.turn}`);
   return parts.join(' · ');
 }
 
-/** The notice line for a failover, spill or give-up audit record, or undefined. */
+/**
+ * The notice line for a failover, spill or give-up audit record, or undefined.
+ * @param {NoticedRecord} r
+ */
 export function noticeLine(r) {
   const where = progress(r);
   if (r.type === 'failover') {
@@ -39,7 +66,7 @@ export function noticeLine(r) {
     return `dsh-resilience: switched ${name(r.from)} → ${name(r.to)} for this request (${r.code} ×${r.failures}; spill)`;
   }
   if (r.type === 'give-up') {
-    return `dsh-resilience: gave up on ${name(r.channel)}: ${GIVE_UP_WHY[r.reason] ?? r.reason} (${[r.code, where].filter(Boolean).join('; ')})`;
+    return `dsh-resilience: gave up on ${name(r.channel)}: ${GIVE_UP_WHY[/** @type {string} */ (r.reason)] ?? r.reason} (${[r.code, where].filter(Boolean).join('; ')})`;
   }
   return undefined;
 }
@@ -52,7 +79,7 @@ export function makeNotice({ enabled, headless, write }) {
   return (record) => {
     if (!enabled) return;
     try {
-      const line = noticeLine(record);
+      const line = noticeLine(/** @type {NoticedRecord} */ (record));
       if (line && headless()) write(`${line}\n`);
     } catch {
       // stderr closed, a strange record: the audit line already has it

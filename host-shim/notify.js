@@ -16,6 +16,35 @@ import { channelText } from './channel.js';
 import { createHmac } from 'node:crypto';
 import { hostname } from 'node:os';
 
+/** @import { Channel } from './policy-types.js' */
+
+/**
+ * The fields of an audit record a notification carries, as the shim writes
+ * them (effect-audit.js): a `return` record's channels are text.
+ * @typedef {object} NotifiedRecord
+ * @property {string} [type]
+ * @property {string} [at]
+ * @property {unknown} [agent]
+ * @property {string} [provider]
+ * @property {Channel | string} [channel]
+ * @property {Channel | string} [from]
+ * @property {Channel | string} [to]
+ * @property {unknown} [code]
+ * @property {unknown} [class]
+ * @property {unknown} [reason]
+ * @property {unknown} [cause]
+ * @property {unknown} [openUntil]
+ * @property {unknown} [pool]
+ * @property {unknown} [nextAttemptAt]
+ */
+
+/**
+ * One notification: its event kind, its rate limit's key, and the JSON body.
+ * @typedef {{kind: string, key: string, body: object}} Notification
+ */
+
+/** A checked `notify` target. @typedef {{url: string, events: string[], secretEnv?: string, timeoutMs: number}} NotifyTarget */
+
 /** Event kinds a target may choose, each with the audit record types that mean it. */
 export const NOTIFY_EVENTS = Object.freeze({
   'provider-open': ['circuit-open'],
@@ -23,6 +52,7 @@ export const NOTIFY_EVENTS = Object.freeze({
   'quota-wait': ['quota-wait-entered'],
   returned: ['return'], // an agent's request went back to the channel it had failed over from
 });
+/** @type {Map<string, string>} audit record type -> the event kind it means */
 const KIND_OF = new Map(Object.entries(NOTIFY_EVENTS).flatMap(([kind, types]) => types.map((t) => [t, kind])));
 
 export const SIGNATURE_HEADER = 'x-dsh-resilience-signature';
@@ -43,18 +73,23 @@ export const STOP_GRACE_MS = 1_000;
 const fail = (key, reason) => {
   throw new Error(`dsh-resilience: config key "${key}": ${reason}`);
 };
+/**
+ * @param {unknown} v
+ * @returns {v is Record<string, unknown>}
+ */
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const TARGET_KEYS = ['url', 'events', 'secretEnv', 'timeoutMs'];
 
 /**
  * Checks the `notify` key.
- * @returns {{url: string, events: string[], secretEnv?: string, timeoutMs: number}[]}
+ * @param {unknown} v - the key's value as the row holds it.
+ * @returns {NotifyTarget[]}
  * @throws {Error} naming the key (`notify[1].url`) and the reason.
  */
 export function checkNotify(v) {
   if (!Array.isArray(v)) fail('notify', 'must be a list of {url, events, secretEnv?, timeoutMs?}');
   if (v.length > 20) fail('notify', 'at most 20 targets');
-  return v.map((t, i) => {
+  return /** @type {unknown[]} */ (v).map((t, i) => {
     const at = `notify[${i}]`;
     if (!isObject(t)) fail(at, 'must be an object {url, events, secretEnv?, timeoutMs?}');
     for (const k of Object.keys(t)) if (!TARGET_KEYS.includes(k)) fail(`${at}.${k}`, `unknown key (known: ${TARGET_KEYS.join(', ')})`);
@@ -73,24 +108,32 @@ export function checkNotify(v) {
     if (t.secretEnv !== undefined && (typeof t.secretEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(t.secretEnv))) {
       fail(`${at}.secretEnv`, 'must be an environment variable name, e.g. DSH_NOTIFY_SECRET (the secret itself never goes in the config)');
     }
-    if (t.timeoutMs !== undefined && !(Number.isInteger(t.timeoutMs) && t.timeoutMs >= 100 && t.timeoutMs <= 60_000)) {
+    const timeoutMs = /** @type {number | undefined} */ (t.timeoutMs); // checked next
+    if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs >= 100 && timeoutMs <= 60_000)) {
       fail(`${at}.timeoutMs`, 'must be an integer between 100 and 60000');
     }
-    return { url: url.href, events: [...t.events], ...(t.secretEnv ? { secretEnv: t.secretEnv } : {}), timeoutMs: t.timeoutMs ?? DEFAULT_TIMEOUT_MS };
+    return { url: url.href, events: [...t.events], ...(t.secretEnv ? { secretEnv: t.secretEnv } : {}), timeoutMs: timeoutMs ?? DEFAULT_TIMEOUT_MS };
   });
 }
 
-/** A record's channel as text: a `return` record already holds it so (effect-audit.js). */
+/**
+ * A record's channel as text: a `return` record already holds it so (effect-audit.js).
+ * @param {Channel | string | undefined} c
+ */
 const recordChannel = (c) => (typeof c === 'string' ? c : c && typeof c === 'object' ? channelText(c) : undefined);
+/** @param {Channel | string | undefined} c */
 const channelObject = (c) => (c && typeof c === 'object' ? { provider: c.provider, model: c.model } : c);
 
 /**
  * The notification an audit record means, or undefined: its kind, the channel
  * it is about (the rate limit's key), and the JSON body. One to one: only
  * fields the record holds (never prompt text; records never hold any).
+ * @param {NotifiedRecord} record
+ * @param {string} [host]
+ * @returns {Notification | undefined}
  */
 export function notification(record, host = hostname()) {
-  const kind = KIND_OF.get(record?.type);
+  const kind = KIND_OF.get(/** @type {string} */ (record?.type)); // no type: no kind
   if (!kind) return undefined;
   // The channel a record is about: the opened or given-up one, the waiting
   // provider, the channel returned to.
@@ -117,7 +160,11 @@ export function notification(record, host = hostname()) {
   return { kind, key: `${kind} ${recordChannel(channel) ?? ''}`, body };
 }
 
-/** The signature header's value for `body` (the exact bytes sent) under `secret`. */
+/**
+ * The signature header's value for `body` (the exact bytes sent) under `secret`.
+ * @param {string} body
+ * @param {string} secret
+ */
 export const sign = (body, secret) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 /**
@@ -127,10 +174,15 @@ export const sign = (body, secret) => `sha256=${createHmac('sha256', secret).upd
 export class RateLimit {
   constructor(windowMs = RATE_WINDOW_MS) {
     this.windowMs = windowMs;
-    this.last = new Map(); // key -> when one was last let through
+    /** @type {Map<string, number>} key -> when one was last let through */
+    this.last = new Map();
   }
 
-  /** Whether a notification for `key` may go at `nowMs` (and counts it if so). */
+  /**
+   * Whether a notification for `key` may go at `nowMs` (and counts it if so).
+   * @param {string} key
+   * @param {number} nowMs
+   */
   allow(key, nowMs) {
     const last = this.last.get(key);
     if (last !== undefined && nowMs - last < this.windowMs) return false;
@@ -142,23 +194,33 @@ export class RateLimit {
   }
 }
 
-/** The wait before try `n` (2, 3, ...): doubling from RETRY_BASE_MS. */
+/**
+ * The wait before try `n` (2, 3, ...): doubling from RETRY_BASE_MS.
+ * @param {number} n
+ */
 export const retryDelayMs = (n, base = RETRY_BASE_MS) => base * 2 ** (n - 2);
 
-/** Whether a receiver's HTTP answer is worth another try. */
+/**
+ * Whether a receiver's HTTP answer is worth another try.
+ * @param {number} status
+ */
 const retryable = (status) => status === 408 || status === 429 || status >= 500;
 
 /**
  * Sends notifications for the records it is shown.
- * @param {object} o
- * @param {ReturnType<typeof checkNotify>} o.targets
- * @param {(record: object) => void} o.report - the audit writer (`notify-failed`)
- * @param {(name: string) => Promise<string | undefined>} o.secret - resolves a secretEnv reference
- * @param {typeof fetch} [o.fetch]
- * @param {() => number} [o.now]
- * @param {number} [o.retryBaseMs]
  */
 export class Notifier {
+  /**
+   * @param {object} o
+   * @param {NotifyTarget[]} o.targets
+   * @param {(record: object) => void} o.report - the audit writer (`notify-failed`)
+   * @param {(name: string) => Promise<string | undefined>} o.secret - resolves a secretEnv reference
+   * @param {typeof fetch} [o.fetch]
+   * @param {() => number} [o.now]
+   * @param {number} [o.retryBaseMs]
+   * @param {number} [o.graceMs] - how long a stopping host lets sends in flight finish
+   * @param {string} [o.host] - the host name the bodies carry
+   */
   constructor({ targets, report, secret, fetch = globalThis.fetch, now = Date.now, retryBaseMs = RETRY_BASE_MS, graceMs = STOP_GRACE_MS, host = hostname() }) {
     this.targets = targets.map((t) => ({ ...t, limit: new RateLimit() }));
     this.report = report;
@@ -170,14 +232,18 @@ export class Notifier {
     this.graceMs = graceMs;
     this.closing = new AbortController(); // no new sends, no more tries
     this.lifetime = new AbortController(); // the sends in flight are cut
+    /** @type {Set<Promise<void>>} */
     this.inflight = new Set();
   }
 
-  /** An audit record was written: hands its notification to each target that wants it. Never throws, never waits. */
+  /**
+   * An audit record was written: hands its notification to each target that wants it. Never throws, never waits.
+   * @param {object} record
+   */
   observe(record) {
     if (this.closing.signal.aborted || this.targets.length === 0) return;
     try {
-      const n = notification(record, this.host);
+      const n = notification(/** @type {NotifiedRecord} */ (record), this.host);
       if (!n) return;
       this.targets.forEach((target, index) => {
         if (!target.events.includes(n.kind) || !target.limit.allow(n.key, this.now())) return;
@@ -188,6 +254,11 @@ export class Notifier {
     } catch { /* a notification never costs a record */ }
   }
 
+  /**
+   * @param {NotifyTarget} target
+   * @param {number} index - the target's place in `notify`, for the failure record
+   * @param {Notification} n
+   */
   async send(target, index, n) {
     const body = JSON.stringify(n.body);
     /** @type {{retry: boolean, text: string} | undefined} */
@@ -203,8 +274,14 @@ export class Notifier {
     this.report({ type: 'notify-failed', target: index, origin: new URL(target.url).origin, event: n.kind, tries, reason: /** @type {{text: string}} */ (reason).text }); // the loop ran at least once
   }
 
-  /** One POST under the target's timeout; undefined when the receiver took it. */
+  /**
+   * One POST under the target's timeout; undefined when the receiver took it.
+   * @param {NotifyTarget} target
+   * @param {string} body
+   * @returns {Promise<{retry: boolean, text: string} | undefined>}
+   */
   async post(target, body) {
+    /** @type {Record<string, string>} */
     const headers = { 'content-type': 'application/json', 'user-agent': 'dsh-resilience' };
     if (target.secretEnv) {
       const secret = await this.secret(target.secretEnv).catch(() => undefined);
@@ -224,7 +301,11 @@ export class Notifier {
     }
   }
 
-  /** Waits `ms` unless stopping first; false when stopping. */
+  /**
+   * Waits `ms` unless stopping first; false when stopping.
+   * @param {number} ms
+   * @returns {Promise<boolean>}
+   */
   pause(ms) {
     const { signal } = this.closing;
     return new Promise((resolve) => {
@@ -243,6 +324,7 @@ export class Notifier {
    */
   async dispose() {
     this.closing.abort();
+    /** @type {NodeJS.Timeout | undefined} */
     let timer;
     const grace = new Promise((resolve) => { timer = setTimeout(resolve, this.graceMs); });
     await Promise.race([Promise.allSettled([...this.inflight]), grace]);

@@ -12,10 +12,13 @@ import { probeResultEvent } from './events.js';
 export const PROBE_MAX_TOKENS = 8;
 export const PROBE_TIMEOUT_MS = 30_000;
 
-/** The host's createUserMessage; a plain message if unavailable. */
+/**
+ * The host's createUserMessage; a plain message if unavailable.
+ * @param {string} text
+ */
 async function userMessage(text) {
   const create = (await hostLlm())?.createUserMessage;
-  const content = [{ type: 'text', text }];
+  const content = [{ type: /** @type {const} */ ('text'), text }];
   return create ? create({ content, source: { kind: 'plugin', plugin: 'dsh-resilience' } }) : { role: 'user', content };
 }
 

@@ -9,7 +9,7 @@ import { now as clockNow } from './clock.js';
 export class Balances {
   /**
    * @param {object} o
-   * @param {object} o.ctx - the plugin's context (the script runner reaches the host through it).
+   * @param {import('./host.js').Context} o.ctx - the plugin's context (the script runner reaches the host through it).
    * @param {() => import('./policy-types.js').ResolvedConfig} o.resolved - the config the module runs now.
    * @param {(event: object) => unknown} o.decide - one policy step with its effects carried out.
    * @param {(record: object) => unknown} o.report - the audit log.
@@ -17,7 +17,7 @@ export class Balances {
    */
   constructor({ ctx, resolved, decide, report, lifetime }) {
     Object.assign(this, { ctx, resolved, decide, report, lifetime });
-    /** @type {object} */
+    /** @type {import('./host.js').Context} */
     this.ctx;
     /** @type {() => import('./policy-types.js').ResolvedConfig} */
     this.resolved;
@@ -27,12 +27,16 @@ export class Balances {
     this.report;
     /** @type {AbortSignal} */
     this.lifetime;
-    this.running = new Map(); // provider -> promise of its balance run
+    /** @type {Map<string, Promise<void>>} provider -> its balance run */
+    this.running = new Map();
     /** @type {NodeJS.Timeout | undefined} */
     this.timer = undefined;
   }
 
-  /** Runs a provider's balance script and hands the reading to the module. */
+  /**
+   * Runs a provider's balance script and hands the reading to the module.
+   * @param {string} provider
+   */
   refresh(provider) {
     const b = this.resolved().quota.balances.find((x) => x.provider === provider);
     if (!b || this.running.has(provider)) return this.running.get(provider);
@@ -50,7 +54,10 @@ export class Balances {
     return run;
   }
 
-  /** The module's next reading time: one timer, replaced by each effect. */
+  /**
+   * The module's next reading time: one timer, replaced by each effect.
+   * @param {number} atMs
+   */
   schedule(atMs) {
     clearTimeout(this.timer);
     this.timer = undefined;

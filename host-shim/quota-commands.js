@@ -10,21 +10,37 @@ import { roughDuration as age, tableLines, timeOrDash as iso } from './text.js';
 /** @import { QuotaRules } from './quota.js' */
 /** @typedef {import('@deepseek-ai/dsh-commands').CommandResult} CommandResult */
 
+/** @import { Agent } from '@deepseek-ai/dsh-agent' */
+/** @import { ProviderReport, Route } from './policy-types.js' */
+
+/** @param {Route | null | undefined} r */
 const routeKey = (r) => (r ? `${channelText(r)}${r.reasoningEffort ? ` (${r.reasoningEffort})` : ''}` : '-');
 
 /** @returns {CommandResult} */
 const moduleFailed = () => ({ kind: 'error', text: 'dsh-resilience: the policy module failed; see the audit log' });
 
-/** `quota on|off|default|status` for the command's agent. */
+/**
+ * `quota on|off|default|status` for the command's agent.
+ * @param {QuotaRules} rules
+ * @param {Agent | undefined} agent
+ * @param {string | undefined} arg
+ */
 export const quotaCommand = (rules, agent, arg) => sessionCommand(rules, agent, arg, 'quota');
 
-/** `pool <pool>|off|default|status` for the command's agent. */
+/**
+ * `pool <pool>|off|default|status` for the command's agent.
+ * @param {QuotaRules} rules
+ * @param {Agent | undefined} agent
+ * @param {string | undefined} arg
+ */
 export const poolCommand = (rules, agent, arg) => sessionCommand(rules, agent, arg, 'pool');
 
 /**
  * A session setting (`quota` or `pool`) from a command: its status, or the
  * setting changed and the status after it.
  * @param {QuotaRules} rules
+ * @param {Agent | undefined} agent
+ * @param {string | undefined} arg
  * @param {'quota' | 'pool'} what
  * @returns {CommandResult}
  */
@@ -39,12 +55,19 @@ export function sessionCommand(rules, agent, arg, what) {
   return { kind: 'success', text: describeSession(rules, id) };
 }
 
-/** The answer to a pool name this row does not have. */
+/**
+ * The answer to a pool name this row does not have.
+ * @param {QuotaRules} rules
+ * @param {unknown} name
+ */
 export function noPool(rules, name) {
   return `no pool "${name}" (pools: ${rules.poolNames().join(', ') || 'none'})`;
 }
 
-/** @param {QuotaRules} rules */
+/**
+ * @param {QuotaRules} rules
+ * @param {string} id - the agent
+ */
 export function describeSession(rules, id) {
   const s = rules.inspect(id)?.session;
   if (!s) return 'dsh-resilience: the policy module failed; see the audit log';
@@ -59,6 +82,7 @@ export function describeSession(rules, id) {
 /**
  * `/resilience routes [pool]`: each pool's routes, readings and marks.
  * @param {QuotaRules} rules
+ * @param {string} [only] - one pool's name
  * @returns {CommandResult}
  */
 export function routesTable(rules, only) {
@@ -82,10 +106,14 @@ export function routesTable(rules, only) {
   return { kind: 'success', text: out.join('\n').trimEnd() };
 }
 
+/**
+ * @param {ProviderReport | undefined} p
+ * @param {number} now - the module's clock
+ */
 function readingText(p, now) {
   if (!p?.hasBalance) return '(no script)';
   const r = p.reading;
   if (!r) return p.refreshing ? '(reading…)' : '(none yet)';
   if (!r.ok) return `missing, ${age(now - r.atMs)} ago`;
-  return `${r.remaining}${p.unit ? ` ${p.unit}` : ''}, ${age(now - r.atMs)} ago${r.remaining < p.minimumRemaining ? ` (< ${p.minimumRemaining})` : ''}`;
+  return `${r.remaining}${p.unit ? ` ${p.unit}` : ''}, ${age(now - r.atMs)} ago${/** @type {number} */ (r.remaining) < /** @type {number} */ (p.minimumRemaining) ? ` (< ${p.minimumRemaining})` : ''}`;
 }

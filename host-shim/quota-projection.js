@@ -8,9 +8,27 @@
 
 import { parseCommandLine } from './command-line.js';
 
+/** @import { ResolvedConfig, Route } from './policy-types.js' */
+
+/**
+ * The fold's state: lossless JSON (the host may checkpoint it).
+ * @typedef {object} ProjectionState
+ * @property {string | null} quota - the session's switch (on, off), null when not set
+ * @property {string | null} pool - its pool's name, or off; null when not set
+ * @property {{provider: string, model: string} | null} route - its last request's route
+ * @property {boolean} poolDefault - the pool was handed back to the row's default
+ */
+
+/**
+ * A session event as the fold reads it: its type, and the few fields of its data it uses.
+ * @typedef {{type: string, data?: {header?: {config?: {provider?: unknown, model?: unknown}}, name?: string, args?: unknown}}} FoldedEvent
+ */
+
+/** @param {Route} r */
 const plainRoute = (r) => (r ? { provider: r.provider, model: r.model, ...(r.reasoningEffort ? { reasoningEffort: r.reasoningEffort } : {}) } : undefined);
 
 /** The running config's pools as the view shows them (none before the module is up). */
+/** @param {ResolvedConfig | undefined} resolved */
 const poolsOf = (resolved) => (resolved?.pools ?? []).map((p) => ({ name: p.name, routes: p.routes.map(plainRoute) }));
 
 /**
@@ -26,10 +44,16 @@ const poolsOf = (resolved) => (resolved?.pools ?? []).map((p) => ({ name: p.name
 export function quotaProjection(running) {
   return {
     key: 'quotaRetry',
-    schema: { parse: (v) => v },
+    schema: { parse: (/** @type {unknown} */ v) => v },
     stateVersion: 1,
     // Lossless JSON only (the host may checkpoint the state): null, never undefined.
+    /** @returns {ProjectionState} */
     init: () => ({ quota: null, pool: null, route: null, poolDefault: false }),
+    /**
+     * @param {ProjectionState} state
+     * @param {FoldedEvent} event
+     * @returns {ProjectionState}
+     */
     apply(state, event) {
       if (event.type === 'request/header') {
         const c = event.data?.header?.config;
@@ -47,6 +71,7 @@ export function quotaProjection(running) {
       }
       return state;
     },
+    /** @param {ProjectionState} state */
     view(state) {
       const resolved = running();
       const pools = poolsOf(resolved);
@@ -58,7 +83,8 @@ export function quotaProjection(running) {
       if (state.pool === 'off') poolSource = 'off';
       else if (state.pool && (!resolved || pools.some((p) => p.name === state.pool))) [pool, poolSource] = [state.pool, 'session'];
       else if (state.route) {
-        const holding = pools.filter((p) => p.routes.some((r) => r.provider === state.route.provider && r.model === state.route.model));
+        const route = state.route;
+        const holding = pools.filter((p) => p.routes.some((r) => r?.provider === route.provider && r?.model === route.model));
         if (holding.length === 1) [pool, poolSource] = [holding[0].name, 'inferred'];
       }
       return { enabled, defaultEnabled, source: state.quota ? 'session' : 'default', pool, poolSource, pools,
@@ -73,6 +99,7 @@ export function quotaProjection(running) {
  * row's default); `poolChoice` is a pool name, `default` (handed back to the
  * row's default), `inherited` (not set here), or null (opted out: the quota
  * plugin's `setPool(session, null)`).
+ * @param {ProjectionState} state
  */
 function choices(state) {
   return {

@@ -6,14 +6,23 @@ import { servicePoolArg } from './compat-quota.js';
 
 /** @import { QuotaRules } from './quota.js' */
 
+/** @import { Route } from './policy-types.js' */
+/** @import { SessionRef } from './quota.js' */
+
+/** @param {Route | null | undefined} r */
 const plainRoute = (r) => (r ? { provider: r.provider, model: r.model, ...(r.reasoningEffort ? { reasoningEffort: r.reasoningEffort } : {}) } : undefined);
 
 /** @param {QuotaRules} rules */
 export function quotaService(rules) {
   return Object.freeze({
+    /** @param {SessionRef} session */
     isRetrying: (session) => { const id = rules.agentOf(session); return id !== undefined && rules.waits.has(id); },
+    /** @param {SessionRef} session */
     stateOf: (session) => rules.stateOf(rules.agentOf(session)),
-    /** Refreshes the pool's stale readings first (bounded by its slowest script), then chooses. */
+    /**
+     * Refreshes the pool's stale readings first (bounded by its slowest script), then chooses.
+     * @param {string} pool - its name
+     */
     async pickRoute(pool) {
       let r = rules.inspect();
       const p = r?.pools.find((x) => x.name === pool);
@@ -25,16 +34,25 @@ export function quotaService(rules) {
       r = rules.inspect();
       return plainRoute(r?.pools.find((x) => x.name === pool)?.choice);
     },
+    /**
+     * @param {SessionRef} session
+     * @param {string | null | undefined} pool - a pool's name; null opts out, undefined is the default
+     */
     setPool(session, pool) {
       const arg = servicePoolArg(pool);
       if (arg !== 'off' && arg !== 'default' && !rules.poolNames().includes(arg)) return false;
       return rules.setPool(rules.agentOf(session), rules.sessionOf(session), arg) === true;
     },
+    /**
+     * @param {SessionRef} session
+     * @param {string | null | undefined} pool
+     */
     assignPool(session, pool) { return this.setPool(session, pool); },
+    /** @param {SessionRef} session */
     poolOf(session) {
       const id = rules.agentOf(session);
       if (id !== undefined) return rules.inspect(id)?.session?.pool;
-      const s = rules.settings.get(rules.sessionOf(session));
+      const s = rules.settings.get(/** @type {string} */ (rules.sessionOf(session))); // none: no settings
       return s?.pool && s.pool !== 'off' ? s.pool : undefined;
     },
     report: () => rules.inspect(),

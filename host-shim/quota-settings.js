@@ -13,14 +13,35 @@
 // and one session's switch and pool set by two hosts both land.
 import { KeyedStore } from './keyed-store.js';
 
+/** @import { Channel } from './policy-types.js' */
+
+/**
+ * A session's own settings, as quota-sessions.json keeps them.
+ * @typedef {object} SessionSettings
+ * @property {number} at - when they last changed (the least recent are dropped first)
+ * @property {string} [parent] - the session it was forked or delegated from
+ * @property {string} [quota] - its quota switch: on or off (none: the default)
+ * @property {string} [pool] - its pool's name, or off (none: the default)
+ * @property {Channel} [home] - where it belongs while failed over, as the module said
+ * @property {Channel} [pick] - the user's model pick, as the module said
+ * @property {number} [v] - the record's version in the file (keyed-store.js)
+ */
+
+/** A setting one write changes. @typedef {'quota' | 'pool' | 'home' | 'pick'} SettingKey */
+
 /** How far up a lineage an inherited setting is looked for. */
 const MAX_DEPTH = 32;
 /** Sessions kept; the least recently set are dropped past it. */
 const MAX_SESSIONS = 10_000;
 
 export class QuotaSettings {
+  /**
+   * @param {string} path - quota-sessions.json
+   * @param {(record: object) => void} audit
+   */
   constructor(path, audit) {
     this.audit = audit;
+    /** @type {KeyedStore<SessionSettings>} */
     this.store = new KeyedStore(path, {
       records: {
         setAside: { type: 'quota-settings-set-aside' }, notRead: { type: 'quota-settings-ignored' },
@@ -45,6 +66,7 @@ export class QuotaSettings {
     return this.store.load();
   }
 
+  /** @param {string} id - a session id */
   get(id) {
     return this.store.get(id);
   }
@@ -52,11 +74,14 @@ export class QuotaSettings {
   /**
    * The session's own settings; on first sight, a snapshot of its nearest
    * ancestor's explicit ones (recorded as the session's own).
-   * @returns {{quota?: string, pool?: string}}
+   * @param {string} id
+   * @param {string} [parent] - the session it was forked or delegated from
+   * @returns {SessionSettings | undefined}
    */
   adopt(id, parent) {
     const held = this.store.get(id);
     if (held) return held;
+    /** @type {SessionSettings} */
     const own = { at: Date.now() };
     if (parent) own.parent = parent;
     let p = parent;
@@ -72,6 +97,7 @@ export class QuotaSettings {
       this.audit({ type: 'quota-settings-inherited', session: id, from: parent, quota: own.quota, pool: own.pool });
     }
     // A setting another host wrote meanwhile is the session's own: it wins.
+    /** @param {SessionSettings | undefined} r */
     const write = (r) => r ?? own;
     if (own.quota !== undefined || own.pool !== undefined || parent) {
       this.store.change(id, write); // kept for the session's own descendants too
@@ -81,10 +107,17 @@ export class QuotaSettings {
     return this.store.get(id);
   }
 
-  /** Sets (value) or clears (undefined) one key of a session's settings and saves. */
+  /**
+   * Sets (value) or clears (undefined) one key of a session's settings and saves.
+   * @template {SettingKey} K
+   * @param {string} id
+   * @param {K} key
+   * @param {SessionSettings[K]} value
+   */
   set(id, key, value) {
     const at = Date.now();
     return this.store.change(id, (r) => {
+      /** @type {SessionSettings} */
       const s = { ...r, at };
       if (value === undefined) delete s[key];
       else s[key] = value;
@@ -92,14 +125,20 @@ export class QuotaSettings {
     });
   }
 
-  /** Sets (value) or clears (undefined) several keys at once, and saves. */
+  /**
+   * Sets (value) or clears (undefined) several keys at once, and saves.
+   * @param {string} id
+   * @param {Partial<Pick<SessionSettings, SettingKey>>} values
+   */
   update(id, values) {
     const at = Date.now();
     return this.store.change(id, (r) => {
+      /** @type {SessionSettings} */
       const s = { ...r, at };
       for (const [key, value] of Object.entries(values)) {
-        if (value === undefined) delete s[key];
-        else s[key] = value;
+        const k = /** @type {SettingKey} */ (key);
+        if (value === undefined) delete s[k];
+        else /** @type {Record<SettingKey, unknown>} */ (s)[k] = value; // Object.entries loses which key holds which type
       }
       return s;
     });

@@ -7,10 +7,12 @@ import { noPool } from './quota-commands.js';
 import { sessionForms } from './rpc-input.js';
 
 /** @import { QuotaRules } from './quota.js' */
+/** @import { SessionSettings } from './quota-settings.js' */
 
 /**
  * The web chip's session id (with or without the host's `session-` prefix) as {agent, session}.
  * @param {QuotaRules} rules
+ * @param {string} id - as the browser sends it
  * @returns {{agent: string | undefined, session: string}}
  */
 export function webSession(rules, id) {
@@ -29,6 +31,7 @@ export function webSession(rules, id) {
  * agent of this process runs yet shows its stored settings over the row's
  * default (the module hears them with its first request).
  * @param {QuotaRules} rules
+ * @param {string | undefined} id - the browser's session id
  */
 export function webView(rules, id) {
   if (!rules.active || !id) return undefined;
@@ -38,6 +41,7 @@ export function webView(rules, id) {
   if (s) {
     return { ...base, enabled: !!s.enabled, source: s.enabledSource === 'session' ? 'session' : 'default', pool: s.pool ?? null, poolSource: s.poolSource ?? 'default' };
   }
+  /** @type {Partial<SessionSettings>} */
   const own = rules.settings.get(session) ?? {};
   return {
     ...base,
@@ -55,7 +59,9 @@ export function webView(rules, id) {
  * projection folds a menu choice like a typed one. Otherwise it is written
  * as webSet does.
  * @param {QuotaRules} rules
+ * @param {string} id - the browser's session id
  * @param {'quota' | 'pool'} what
+ * @param {string} arg
  * @returns {Promise<string | undefined>} why it was refused, if it was.
  */
 export async function webChoose(rules, id, what, arg) {
@@ -79,7 +85,9 @@ export async function webChoose(rules, id, what, arg) {
 /**
  * The web chip's write: `quota` on|off|default or `pool` <pool>|off|default, as the commands do it.
  * @param {QuotaRules} rules
+ * @param {string} id - the browser's session id
  * @param {'quota' | 'pool'} what
+ * @param {string} arg
  */
 export function webSet(rules, id, what, arg) {
   if (!rules.active) return 'no pools or quota configured for this row';

@@ -16,6 +16,26 @@ import { QuotaSettings } from './quota-settings.js';
 import { now as clockNow } from './clock.js';
 import { sameChannel } from './channel.js';
 
+/** @import { Channel, Effect, EffectQuotaRouted, EffectQuotaWait, Event, ResolvedConfig, Route } from './policy-types.js' */
+/** @import { Agent } from '@deepseek-ai/dsh-agent' */
+/** @import { RequestErrorPayload } from './requests.js' */
+
+/**
+ * What the quota shell knows of an agent it serves.
+ * @typedef {object} Tracked
+ * @property {Agent | undefined} agent - the host's agent, as last seen
+ * @property {string | undefined} session - its session's id
+ * @property {number} [turn] - of its last failed request
+ * @property {number} [step]
+ * @property {{code?: string, status?: number}} [failure]
+ * @property {string | null} [pool] - its pool, from its long-term wait
+ */
+
+/**
+ * A session as the service's callers name it: its id, its Session, or its Agent.
+ * @typedef {string | {id?: unknown, session?: {id?: unknown}} | null | undefined} SessionRef
+ */
+
 /** Cordis events, named as the quota plugin named them so its listeners keep working. */
 export const QUOTA_EVENTS = {
   entered: 'llm-quota-retry/entered',
@@ -25,13 +45,15 @@ export const QUOTA_EVENTS = {
 
 // Causes of a quota-routed move that name no failure of the request (policy quota.go).
 const MOVE_CAUSES = new Set(['exhausted', 'outgrown']);
+/** @param {{provider: unknown, model: unknown}} c */
 const plainChannel = (c) => ({ provider: String(c.provider), model: String(c.model) });
+/** @param {Route | null | undefined} r */
 const plainRoute = (r) => (r ? { provider: r.provider, model: r.model, ...(r.reasoningEffort ? { reasoningEffort: r.reasoningEffort } : {}) } : undefined);
 
 export class QuotaRules {
   /**
    * @param {object} o
-   * @param {object} o.ctx - the plugin's context (ctx.get reaches optional services).
+   * @param {import('./host.js').Context} o.ctx - the plugin's context (ctx.get reaches optional services).
    * @param {import('./engine.js').Engine} o.policy
    * @param {(event: object) => object|undefined} o.decide - one policy step with its effects carried out.
    * @param {string} o.settingsPath - the per-session settings file.
@@ -42,7 +64,7 @@ export class QuotaRules {
   constructor({ ctx, policy, decide, settingsPath, report, emit, lifetime }) {
     Object.assign(this, { ctx, policy, decide, report, emit, lifetime });
     // For the type checker only: the fields Object.assign just set.
-    /** @type {any} */
+    /** @type {import('./host.js').Context} */
     this.ctx;
     /** @type {import('./engine.js').Engine} */
     this.policy;
@@ -57,9 +79,12 @@ export class QuotaRules {
     /** @type {AbortSignal} */
     this.lifetime;
     this.settings = new QuotaSettings(settingsPath, report);
-    this.agents = new Map(); // agent id -> {agent, session, turn, step, failure}
-    this.bySession = new Map(); // session id -> agent id
-    this.waits = new Map(); // agent id -> AbortController of its pending long-term wait
+    /** @type {Map<string, Tracked>} agent id -> what is known of it */
+    this.agents = new Map();
+    /** @type {Map<string, string>} session id -> agent id */
+    this.bySession = new Map();
+    /** @type {Map<string, AbortController>} agent id -> the controller of its pending long-term wait */
+    this.waits = new Map();
     this.balances = new Balances({ ctx, resolved: () => this.resolved, decide, report, lifetime });
     // Every instance the engine brings up (after a trap, on a new config)
     // hears the settings of every session it serves. Exhaustion marks are the
@@ -81,7 +106,11 @@ export class QuotaRules {
     await this.settings.load();
   }
 
-  /** Knows the agent, and on first sight sends its session's settings to the module. */
+  /**
+   * Knows the agent, and on first sight sends its session's settings to the module.
+   * @param {Agent | undefined} agent
+   * @returns {Tracked}
+   */
   track(agent) {
     const id = String(agent?.id ?? 'unknown');
     let t = this.agents.get(id);
@@ -93,7 +122,7 @@ export class QuotaRules {
     t = { agent, session };
     this.agents.set(id, t);
     if (session) this.bySession.set(session, id);
-    if (session && this.active) this.settings.adopt(session, agent.session.header?.parentSession);
+    if (session && this.active) this.settings.adopt(session, /** @type {Agent} */ (agent).session.header?.parentSession); // a session: an agent
     for (const event of this.agentEvents(id, session, this.active)) this.decide(event);
     return t;
   }
@@ -101,6 +130,8 @@ export class QuotaRules {
   /**
    * What the module must know of the sessions it serves, for an instance
    * running `resolved` (the engine's bring-up tells each new one).
+   * @param {ResolvedConfig} resolved
+   * @returns {Event[]}
    */
   sessionEvents(resolved) {
     const active = resolved.quota?.active === true;
@@ -109,10 +140,14 @@ export class QuotaRules {
 
   /**
    * One agent's session settings as module events: quota, pool, then home and pick.
-   * @returns {any[]} WIT events (set-quota, set-pool, restore-route)
+   * @param {string} id - the agent
+   * @param {string | undefined} session - its session's id
+   * @param {boolean} active - whether the config has quota rules
+   * @returns {Event[]} WIT events (set-quota, set-pool, restore-route)
    */
   agentEvents(id, session, active) {
     if (!session) return [];
+    /** @type {Event[]} */
     const events = [];
     const s = this.settings.get(session);
     if (s && active) {
@@ -127,6 +162,7 @@ export class QuotaRules {
     return events;
   }
 
+  /** @param {{id?: unknown} | undefined} agent - the host's, disposed */
   forget(agent) {
     const id = String(agent?.id ?? 'unknown');
     const t = this.agents.get(id);
@@ -139,6 +175,8 @@ export class QuotaRules {
   /**
    * Keeps the session's home for a restarted host: the module's failover says
    * where the session belongs while it is away, its return ends that.
+   * @param {string} agentId
+   * @param {Channel | null | undefined} home
    */
   noteHome(agentId, home) {
     const session = this.agents.get(agentId)?.session;
@@ -146,19 +184,30 @@ export class QuotaRules {
     this.settings.set(session, 'home', home ? plainChannel(home) : undefined);
   }
 
-  /** Keeps the session's home and the user's pick, as the module reported both, for a restarted host. */
+  /**
+   * Keeps the session's home and the user's pick, as the module reported both, for a restarted host.
+   * @param {string} agentId
+   * @param {Channel | null | undefined} home
+   * @param {Channel | null | undefined} pick
+   */
   noteRoute(agentId, home, pick) {
     const session = this.agents.get(agentId)?.session;
     if (!session) return;
     this.settings.update(session, { home: home ? plainChannel(home) : undefined, pick: pick ? plainChannel(pick) : undefined });
   }
 
-  /** The session's home as the module last reported it (the web chip's). */
+  /**
+   * The session's home as the module last reported it (the web chip's).
+   * @param {string} sessionId
+   */
   homeOf(sessionId) {
     return this.settings.get(sessionId)?.home;
   }
 
-  /** What the events need of a failed request: its turn, step and failure. */
+  /**
+   * What the events need of a failed request: its turn, step and failure.
+   * @param {RequestErrorPayload} payload
+   */
   noteFailure(payload) {
     const t = this.track(payload.agent);
     Object.assign(t, { turn: payload.turn, step: payload.step, failure: { code: payload.failure?.code, status: payload.failure?.status } });
@@ -170,7 +219,7 @@ export class QuotaRules {
    * The effects the quota shell acts on: the session's home and pick kept
    * for a restarted host, long-term waits held and announced, quota routes
    * announced, balance scripts run on the module's schedule.
-   * @param {import('./policy-types.js').Effect} fx
+   * @param {Effect} fx
    */
   effect(fx) {
     switch (fx.kind) {
@@ -199,7 +248,9 @@ export class QuotaRules {
     }
   }
 
+  /** @param {EffectQuotaWait} fx */
   onWait(fx) {
+    /** @type {Partial<Tracked>} */
     const t = this.agents.get(fx.agent) ?? {};
     const base = { session: t.session, agent: fx.agent, provider: fx.provider, pool: fx.pool, turn: t.turn, step: t.step,
       enteredAt: fx.enteredAtMs, attempts: fx.attempts };
@@ -215,8 +266,10 @@ export class QuotaRules {
     }
   }
 
+  /** @param {EffectQuotaRouted} fx */
   onRouted(fx) {
     if (fx.cause === 'assigned') return; // a command's choice, not a failover
+    /** @type {Partial<Tracked>} */
     const t = this.agents.get(fx.agent) ?? {};
     this.emit(QUOTA_EVENTS.failover, { session: t.session, agent: fx.agent, failure: MOVE_CAUSES.has(fx.cause) ? undefined : t.failure,
       provider: fx.from?.provider, from: plainRoute(fx.from), to: plainRoute(fx.to), pool: fx.pool, turn: t.turn, step: t.step, at: Date.now() });
@@ -229,7 +282,10 @@ export class QuotaRules {
 
   // ---- long-term waits
 
-  /** The controller the session's switch aborts, for the wait the module just entered. */
+  /**
+   * The controller the session's switch aborts, for the wait the module just entered.
+   * @param {string} agentId
+   */
   hold(agentId) {
     let ac = this.waits.get(agentId);
     if (!ac || ac.signal.aborted) {
@@ -239,12 +295,17 @@ export class QuotaRules {
     return ac;
   }
 
+  /**
+   * @param {string} agentId
+   * @param {AbortController} ac - hold()'s, for the wait that ended
+   */
   releaseHold(agentId, ac) {
     if (this.waits.get(agentId) === ac) this.waits.delete(agentId);
   }
 
   // ---- reports
 
+  /** @param {string} [agentId] */
   inspect(agentId) {
     return this.policy.inspect(clockNow(), agentId);
   }
@@ -253,12 +314,14 @@ export class QuotaRules {
    * The frozen long-term wait state of a session (service `stateOf`), or
    * undefined outside a wait: the quota plugin's callers test
    * `stateOf(s) === undefined` for "not waiting" (compat-quota.js).
+   * @param {string | undefined} agentId
    */
   stateOf(agentId) {
     if (agentId === undefined) return undefined;
     const w = this.inspect(agentId)?.session?.wait;
     const pending = this.waits.has(agentId);
     if (!w && !pending) return undefined;
+    /** @type {Partial<Tracked>} */
     const t = this.agents.get(agentId) ?? {};
     return Object.freeze({
       pending, retrying: true, attempts: w?.attempts ?? 0, enteredAt: w?.enteredAtMs, nextAttemptAt: w?.nextAttemptAtMs, at: w?.nextAttemptAtMs,
@@ -266,7 +329,11 @@ export class QuotaRules {
     });
   }
 
-  /** The agent id of a session given as an id, a Session, or an Agent. */
+  /**
+   * The agent id of a session given as an id, a Session, or an Agent.
+   * @param {SessionRef} session
+   * @returns {string | undefined}
+   */
   agentOf(session) {
     if (session == null) return undefined;
     if (typeof session === 'string') return this.bySession.get(session) ?? (this.agents.has(session) ? session : undefined);
@@ -275,6 +342,11 @@ export class QuotaRules {
     return undefined;
   }
 
+  /**
+   * The session id of a session given as an id, a Session, or an Agent.
+   * @param {SessionRef} session
+   * @returns {string | undefined}
+   */
   sessionOf(session) {
     if (typeof session === 'string') return session;
     return session?.session?.id ? String(session.session.id) : session?.id !== undefined ? String(session.id) : undefined;
@@ -288,6 +360,10 @@ export class QuotaRules {
    * chip): on, off, or back to default; false for another word, undefined
    * when the module failed. A session with no agent yet keeps the setting
    * for its first request (track() hands it over).
+   * @param {string | undefined} agentId
+   * @param {string | undefined} sessionId
+   * @param {string} arg
+   * @returns {boolean | undefined}
    */
   setQuota(agentId, sessionId, arg) {
     if (!['on', 'off', 'default'].includes(arg)) return false;
@@ -297,7 +373,13 @@ export class QuotaRules {
     return true;
   }
 
-  /** Puts a session into a pool (name), off, or back to default; false for an unknown pool. */
+  /**
+   * Puts a session into a pool (name), off, or back to default; false for an unknown pool.
+   * @param {string | undefined} agentId
+   * @param {string | undefined} sessionId
+   * @param {string} arg
+   * @returns {boolean | undefined}
+   */
   setPool(agentId, sessionId, arg) {
     if (arg !== 'off' && arg !== 'default' && !this.poolNames().includes(arg)) return false;
     if (agentId !== undefined && !this.decide(setPoolEvent(agentId, arg))) return undefined;
@@ -306,7 +388,10 @@ export class QuotaRules {
     return true;
   }
 
-  /** Notes a setting's save and its audit line, so an answer can wait for both. */
+  /**
+   * Notes a setting's save and its audit line, so an answer can wait for both.
+   * @param {...unknown} writes - promises (or nothing) to wait for
+   */
   wrote(...writes) {
     this.written = Promise.allSettled([this.written, ...writes]).then(() => undefined);
   }
@@ -315,6 +400,9 @@ export class QuotaRules {
    * A command's or the chip's answer, once every setting changed so far is
    * saved and its audit line written: a confirmed setting is on disk, and the
    * log already holds it when the user reads it.
+   * @template T
+   * @param {T} result
+   * @returns {Promise<T>}
    */
   async answered(result) {
     await this.written;

@@ -4,6 +4,9 @@
 // view), so its legend, labels and tooltips are worded here too; the web
 // asks for the viewer's locale. Times and channel names are not translated.
 
+/** @typedef {'en' | 'zh'} PictureLanguage */
+
+/** @type {Record<PictureLanguage, Record<string, string>>} */
 const WORDS = {
   en: {
     aria: 'timeline of breaker states per channel',
@@ -39,14 +42,22 @@ const WORDS = {
   },
 };
 
-/** The language of a locale tag the picture speaks: `zh-CN`, `zh` → zh; anything else → en. */
+/**
+ * The language of a locale tag the picture speaks: `zh-CN`, `zh` → zh; anything else → en.
+ * @param {unknown} locale
+ * @returns {PictureLanguage}
+ */
 export function pictureLanguage(locale) {
   return /^zh\b/i.test(String(locale ?? '')) ? 'zh' : 'en';
 }
 
 const UNITS = { en: { ms: ' ms', s: ' s', min: ' min', h: ' h' }, zh: { ms: ' 毫秒', s: ' 秒', min: ' 分', h: ' 小时' } };
 
-/** A span as the picture says it: `formatDuration` of report.js, in the locale's units. */
+/**
+ * A span as the picture says it: `formatDuration` of report.js, in the locale's units.
+ * @param {unknown} locale
+ * @param {number} ms
+ */
 export function pictureDuration(locale, ms) {
   const u = UNITS[pictureLanguage(locale)];
   if (!Number.isFinite(ms)) return '-';
@@ -59,7 +70,11 @@ export function pictureDuration(locale, ms) {
   return `${Math.floor(m / 60)}${u.h} ${m % 60}${u.min}`;
 }
 
-/** A word function for one locale: `word('available', {pct: '99%'})`. */
+/**
+ * A word function for one locale: `word('available', {pct: '99%'})`.
+ * @param {unknown} locale
+ * @returns {(key: string, vars?: Record<string, unknown>) => string}
+ */
 export function pictureWords(locale) {
   const table = WORDS[pictureLanguage(locale)];
   return (key, vars = {}) => String(table[key] ?? WORDS.en[key] ?? key)

@@ -14,6 +14,15 @@ import { contextTokensOf, requestErrorEvent, requestEvent } from './events.js';
 import { hostFailure } from './host-llm.js';
 import { appendRetry, appendRetryStarted } from './retry-events.js';
 
+/** @import { Events } from '@deepseek-ai/cordis' */
+/** @import { LlmCallConfig } from '@deepseek-ai/dsh-llm' */
+/** @import { RequestErrorAction } from '@deepseek-ai/dsh-agent' */
+/** @import { EffectRetry, EffectSpill, Failure } from './policy-types.js' */
+/** @import { ReasoningEffortId } from '@deepseek-ai/dsh-llm' */
+
+/** What the host hands an `agent/request` listener. @typedef {Parameters<Events['agent/request']>[0]} RequestPayload */
+/** What the host hands an `agent/request-error` listener. @typedef {Parameters<Events['agent/request-error']>[0]} RequestErrorPayload */
+
 const randomDraw = () => Math.floor(Math.random() * 2 ** 53);
 const DISABLED = Symbol('quota wait disabled');
 
@@ -32,9 +41,15 @@ const DISABLED = Symbol('quota wait disabled');
  * @param {Map<string, AbortController>} o.cuts - agent id -> its sleeping wait's cut (effect wait-cut).
  */
 export function requestListeners({ ctx, engine, whenUp, sendCold, quota, web, turns, waits, cuts }) {
+  /** @param {unknown} e @param {string} what */
   const fail = (e, what) => engine.fail(e, what);
 
-  /** The route of one request: the module's swap, or the host's own. */
+  /**
+   * The route of one request: the module's swap, or the host's own.
+   * @param {RequestPayload} payload
+   * @param {() => Promise<LlmCallConfig>} next
+   * @returns {Promise<LlmCallConfig>}
+   */
   async function onRequest(payload, next) {
     const proposed = await next();
     // The turn is protected from its first request: a module still coming up
@@ -54,11 +69,17 @@ export function requestListeners({ ctx, engine, whenUp, sendCold, quota, web, tu
     }
     const swapped = { ...proposed, provider: verdict.provider, model: verdict.model };
     if (verdict.dropReasoningEffort) delete swapped.reasoningEffort;
-    if (verdict.reasoningEffort) swapped.reasoningEffort = verdict.reasoningEffort; // a pool route's own
+    if (verdict.reasoningEffort) swapped.reasoningEffort = /** @type {ReasoningEffortId} */ (verdict.reasoningEffort); // a pool route's own
     web.routed(payload.agent, swapped);
     return swapped;
   }
 
+  /**
+   * A failed request: retried, waited on, failed over, or handed to the host.
+   * @param {RequestErrorPayload} payload
+   * @param {() => Promise<RequestErrorAction>} next
+   * @returns {Promise<RequestErrorAction>}
+   */
   async function onRequestError(payload, next) {
     turns.note(payload); // failover and give-up records say where in the task (turns.js)
     // A request sent cold fails before the bring-up: the engine is brought up for it.
@@ -101,6 +122,8 @@ export function requestListeners({ ctx, engine, whenUp, sendCold, quota, web, tu
    * Ends the turn with the failure that made the agent leave its channel,
    * not the one in hand (a failover target the host could not serve): thrown
    * as the host's LlmError, which the loop reports as it is.
+   * @param {Failure} original
+   * @param {() => Promise<RequestErrorAction>} next
    */
   async function handBack(original, next) {
     const error = await hostFailure(original).catch(() => undefined);
@@ -112,6 +135,8 @@ export function requestListeners({ ctx, engine, whenUp, sendCold, quota, web, tu
    * A spill is a retry without a wait: the session shows it as the stock
    * dsh-llm-retry row would, `llm/retry` (on the channel it goes to) and
    * `llm/retry-started` at once.
+   * @param {RequestErrorPayload} payload
+   * @param {EffectSpill} spill
    */
   function spillRow(payload, spill) {
     try {
@@ -122,7 +147,18 @@ export function requestListeners({ ctx, engine, whenUp, sendCold, quota, web, tu
     }
   }
 
+  /**
+   * Holds the turn for delayMs, then retries; cut short when a channel it may
+   * use is usable again (wait-cut), or ended by the turn, the plugin, or (a
+   * held quota wait) the session's switch.
+   * @param {RequestErrorPayload} payload
+   * @param {number} delayMs
+   * @param {EffectRetry | undefined} effect - the retry effect the wait is for
+   * @param {boolean} held - a long-term quota wait
+   * @returns {Promise<RequestErrorAction | typeof DISABLED>}
+   */
   async function waitThenRetry(payload, delayMs, effect, held) {
+    /** @type {import('@deepseek-ai/dsh-llm-retry').RetryId | undefined} */
     let retryId;
     try {
       retryId = appendRetry(payload, effect, delayMs);
@@ -133,7 +169,7 @@ export function requestListeners({ ctx, engine, whenUp, sendCold, quota, web, tu
     const hold = held ? quota.hold(agentId) : undefined;
     const cut = new AbortController();
     cuts.set(agentId, cut);
-    const signal = AbortSignal.any([payload.signal, hold?.signal, cut.signal].filter(Boolean));
+    const signal = AbortSignal.any(/** @type {AbortSignal[]} */ ([payload.signal, hold?.signal, cut.signal].filter(Boolean)));
     const slept = await waits.sleep(delayMs, signal);
     if (cuts.get(agentId) === cut) cuts.delete(agentId);
     if (hold) quota.releaseHold(agentId, hold);

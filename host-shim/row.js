@@ -6,37 +6,64 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { checkNotify } from './notify.js';
 import { checkShared } from './shared-config.js';
 
-/** Config keys the shim owns; every other key belongs to the policy module. */
+/**
+ * The row's keys the shim owns, as splitConfig checked them.
+ * @typedef {object} ShimConfig
+ * @property {string} [stateDir]
+ * @property {number} [healthRefreshMs]
+ * @property {unknown} [shared] - checked by shared-config.js checkShared
+ * @property {unknown} [notify] - checked by notify.js checkNotify
+ * @property {number} [healthPruneMs]
+ * @property {boolean} [notice]
+ * @property {boolean} [enabled]
+ */
+
+/**
+ * A whole number in [min, max].
+ * @param {unknown} v
+ * @param {number} min
+ * @param {number} max
+ */
+const integerIn = (v, min, max) => Number.isInteger(v) && /** @type {number} */ (v) >= min && /** @type {number} */ (v) <= max;
+
+/**
+ * Config keys the shim owns; every other key belongs to the policy module.
+ * Each check answers true, or why the value is refused.
+ * @type {Record<keyof ShimConfig, (v: unknown) => true | string>}
+ */
 const SHIM_KEYS = {
   stateDir: (v) => typeof v === 'string' && v !== '' || 'must be a non-empty string',
-  healthRefreshMs: (v) => Number.isInteger(v) && v >= 100 && v <= 3_600_000 || 'must be an integer between 100 and 3600000',
+  healthRefreshMs: (v) => integerIn(v, 100, 3_600_000) || 'must be an integer between 100 and 3600000',
   shared: (v) => (checkShared(v), true), // throws naming the nested key
   notify: (v) => (checkNotify(v), true), // throws naming notify[i].url etc.
-  healthPruneMs: (v) => Number.isInteger(v) && v >= 60_000 && v <= 365 * 86_400_000 || 'must be an integer between 60000 (a minute) and 31536000000 (a year)',
+  healthPruneMs: (v) => integerIn(v, 60_000, 365 * 86_400_000) || 'must be an integer between 60000 (a minute) and 31536000000 (a year)',
   notice: (v) => typeof v === 'boolean' || 'must be true or false', // notice.js
   enabled: (v) => typeof v === 'boolean' || 'must be true or false', // off.js
 };
 
 /**
- * @returns {{shim: Record<string, any>, policy: Record<string, any>}}
+ * @param {unknown} config - the row's config, as the host hands it over.
+ * @returns {{shim: ShimConfig, policy: Record<string, unknown>}}
  * @throws {Error} naming the key when a shim key is bad.
  */
 export function splitConfig(config) {
   if (config === null || typeof config !== 'object' || Array.isArray(config)) {
     throw new Error('dsh-resilience: the config row must be an object');
   }
+  /** @type {Record<string, unknown>} */
   const shim = {};
+  /** @type {Record<string, unknown>} */
   const policy = {};
   for (const [key, value] of Object.entries(config)) {
     if (!(key in SHIM_KEYS)) {
       policy[key] = value;
       continue;
     }
-    const ok = SHIM_KEYS[key](value);
+    const ok = SHIM_KEYS[/** @type {keyof ShimConfig} */ (key)](value);
     if (ok !== true) throw new Error(`dsh-resilience: config key "${key}": ${ok}`);
     shim[key] = value;
   }
-  return { shim, policy };
+  return { shim: /** @type {ShimConfig} */ (shim), policy }; // each shim key checked above
 }
 
 export const dshHome = () => process.env.DSH_HOME || join(homedir(), '.dsh');
@@ -46,6 +73,7 @@ export const dshHome = () => process.env.DSH_HOME || join(homedir(), '.dsh');
  * path may start with `~` (the user's home); a relative one is taken against
  * DSH_HOME, not against whatever directory the host was started in, so every
  * host process of one DSH_HOME finds the same files.
+ * @param {string | undefined} configured
  */
 export function resolveStateDir(configured) {
   if (configured === undefined) return join(dshHome(), 'dsh-resilience');

@@ -19,8 +19,12 @@ const EXCERPT = 40;
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 
-/** A short, printable excerpt of any input, for an error message. */
+/**
+ * A short, printable excerpt of any input, for an error message.
+ * @param {unknown} v
+ */
 export function excerpt(v) {
+  /** @type {string} */
   let s;
   try {
     s = typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
@@ -31,10 +35,18 @@ export function excerpt(v) {
   return s.length > EXCERPT ? `"${s.slice(0, EXCERPT)}…"` : `"${s}"`;
 }
 
-/** An own, enumerable property of a plain body: `__proto__` or an inherited key is not one. */
-export const field = (payload, key) => (payload !== null && typeof payload === 'object' && Object.hasOwn(payload, key) ? payload[key] : undefined);
+/**
+ * An own, enumerable property of a plain body: `__proto__` or an inherited key is not one.
+ * @param {unknown} payload
+ * @param {string} key
+ * @returns {unknown}
+ */
+export const field = (payload, key) => (payload !== null && typeof payload === 'object' && Object.hasOwn(payload, key) ? /** @type {Record<string, unknown>} */ (payload)[key] : undefined);
 
-/** Why v is not a session id, or undefined. */
+/**
+ * Why v is not a session id, or undefined.
+ * @param {unknown} v
+ */
 export function sessionIdProblem(v) {
   if (typeof v !== 'string' || v === '') return 'no session';
   if (v.length > MAX_SESSION_ID) return `session id longer than ${MAX_SESSION_ID} characters`;
@@ -50,7 +62,10 @@ export function sessionIdProblem(v) {
  */
 export const sameSession = (agent, session) => !!session && (agent === session || agent === `session-${session}` || `session-${agent}` === session);
 
-/** The forms a browser's session id may take on the host (with or without `session-`). */
+/**
+ * The forms a browser's session id may take on the host (with or without `session-`).
+ * @param {string} id
+ */
 export const sessionForms = (id) => [...new Set([id, `session-${id}`, id.replace(/^session-/, '')])].filter(Boolean);
 
 /**

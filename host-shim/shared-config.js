@@ -18,8 +18,19 @@ const fail = (key, reason) => {
   e.stack = `Error: ${e.message}`; // a config error is the user's to fix: our frames say nothing to them
   throw e;
 };
+/**
+ * @param {unknown} v
+ * @returns {v is Record<string, unknown>}
+ */
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+/**
+ * Throws naming the key unless v is an object holding only `keys`.
+ * @param {unknown} v
+ * @param {string} path - the key's name, for the message
+ * @param {string[]} keys
+ * @returns {asserts v is Record<string, unknown>}
+ */
 function known(v, path, keys) {
   if (!isObject(v)) fail(path, 'must be an object');
   for (const k of Object.keys(v)) if (!keys.includes(k)) fail(`${path}.${k}`, `unknown key (known: ${keys.join(', ')})`);
@@ -30,7 +41,11 @@ const MAX_DB = 2 ** 31 - 1;
 /** A CA bundle larger than this is not a CA bundle. */
 const MAX_CA_BYTES = 1024 * 1024;
 
-/** Checks the URL's parts itself, so no part of a refused URL is quoted back (it may hold a secret). */
+/**
+ * Checks the URL's parts itself, so no part of a refused URL is quoted back (it may hold a secret).
+ * @param {unknown} url
+ * @returns {string} its scheme
+ */
 function checkUrl(url) {
   const key = 'shared.redis.url';
   const m = typeof url === 'string' && /^(rediss?):\/\/([^/?#\s]*)([^?#\s]*)(\?[^#\s]*)?(#\S*)?$/.exec(url);
@@ -49,10 +64,15 @@ function checkUrl(url) {
   return scheme;
 }
 
-/** The PEM text of the CA file at path; throws naming shared.redis.ca. */
+/**
+ * The PEM text of the CA file at path; throws naming shared.redis.ca.
+ * @param {unknown} path
+ * @returns {string}
+ */
 function readCa(path) {
   const key = 'shared.redis.ca';
   if (typeof path !== 'string' || path === '') fail(key, 'must be the path of a PEM file holding the CA certificate(s)');
+  /** @type {string} */
   let text;
   try {
     const buf = readFileSync(path);
@@ -67,6 +87,7 @@ function readCa(path) {
 }
 
 /**
+ * @param {unknown} v - the row's `shared` key.
  * @returns {{redis?: {url: string, keyPrefix: string, tls: boolean, passwordEnv?: string, ca?: string}}}
  * @throws {Error} naming the key and the reason.
  */
@@ -88,11 +109,11 @@ export function checkShared(v) {
   }
   const ca = r.ca !== undefined ? readCa(r.ca) : undefined;
   return {
-    redis: {
-      url: r.url,
-      keyPrefix: r.keyPrefix ?? 'dsh-resilience:',
+    redis: { // each key checked above
+      url: /** @type {string} */ (r.url),
+      keyPrefix: /** @type {string | undefined} */ (r.keyPrefix) ?? 'dsh-resilience:',
       tls: scheme === 'rediss',
-      ...(r.passwordEnv ? { passwordEnv: r.passwordEnv } : {}),
+      ...(r.passwordEnv ? { passwordEnv: /** @type {string} */ (r.passwordEnv) } : {}),
       ...(ca ? { ca } : {}),
     },
   };

@@ -24,6 +24,8 @@
 // keeps working throughout.
 import { later } from './timers.js';
 
+/** @import { ChannelHealth, Health } from './policy-types.js' */
+
 /** Lua: KEYS[1] the provider's hash; ARGV model, record JSON, (unused), expire-at ms, channel. */
 const MERGE = `
 local function n(x) return tonumber(x) or 0 end
@@ -76,11 +78,20 @@ export async function loadRedisClient(load = () => import(CLIENT_PACKAGE)) {
   }
 }
 
+/**
+ * The promise's outcome, or a rejection naming `what` after ms.
+ * @template T
+ * @param {Promise<T>} promise
+ * @param {number} ms
+ * @param {string} what
+ * @returns {Promise<T>}
+ */
 const withTimeout = (promise, ms, what) => new Promise((resolve, reject) => {
   const t = later(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms).unref();
   promise.then((v) => { t.clear(); resolve(v); }, (e) => { t.clear(); reject(e); });
 });
 
+/** @param {ChannelHealth} r */
 const recordKey = (r) => JSON.stringify([r.channel.provider, r.channel.model]);
 
 export class SharedHealth {
@@ -89,8 +100,8 @@ export class SharedHealth {
    * @param {{url: string, keyPrefix?: string, tls?: boolean, ca?: string}} o.options - `shared.redis`.
    * @param {Function} o.createClient - the client package's createClient.
    * @param {() => Promise<string|undefined>} [o.password] - resolves passwordEnv; never logged.
-   * @param {() => {channels: object[]}|undefined} o.snapshot - the module's health now.
-   * @param {(records: object[], live: boolean) => void} o.merge - takes records other hosts wrote;
+   * @param {() => Health | undefined} o.snapshot - the module's health now.
+   * @param {(records: ChannelHealth[], live: boolean) => void} o.merge - takes records other hosts wrote;
    *   live when just published (news, received now), not when read from what Redis holds.
    * @param {(record: object) => void} o.audit
    * @param {number} o.pruneMs - how long a closed record matters.
@@ -105,11 +116,15 @@ export class SharedHealth {
     this.merge = merge;
     this.audit = audit;
     this.pruneMs = pruneMs;
-    this.pending = new Map(); // channel key -> latest record not yet in Redis
-    this.pushed = new Map(); // channel key -> the record Redis is known to hold
+    /** @type {Map<string, ChannelHealth>} channel key -> latest record not yet in Redis */
+    this.pending = new Map();
+    /** @type {Map<string, ChannelHealth>} channel key -> the record Redis is known to hold */
+    this.pushed = new Map();
     this.outage = false;
+    /** @type {Promise<void> | undefined} */
     this.flushing = undefined;
     this.retryMs = RETRY_MIN_MS;
+    /** @type {import('./timers.js').Later | undefined} */
     this.retryTimer = undefined;
     this.closed = false;
     this.writes = 0; // records written (newer than Redis held)
@@ -125,6 +140,7 @@ export class SharedHealth {
       ...(this.options.tls ? { tls: true } : {}),
       ...(this.options.ca ? { ca: this.options.ca } : {}), // shared.redis.ca, read at activation
       // Keep trying while the host runs: quickly at first, then every few seconds.
+      /** @param {number} retries */
       reconnectStrategy: (retries) => (this.closed ? false : Math.min(100 * 2 ** retries, 5_000) * (0.5 + Math.random() / 2)),
     };
     const password = await this.password().catch(() => undefined);
@@ -132,7 +148,7 @@ export class SharedHealth {
     this.client = this.createClient(options);
     this.sub = this.createClient(options);
     for (const c of [this.client, this.sub]) {
-      c.on('error', (e) => this.down(e));
+      c.on('error', (/** @type {unknown} */ e) => this.down(e));
     }
     this.client.on('ready', () => this.up());
     // The subscriber reconnects on its own schedule: what was published while
@@ -142,7 +158,7 @@ export class SharedHealth {
     });
     const connecting = (async () => {
       await Promise.all([this.client.connect(), this.sub.connect()]);
-      await this.sub.subscribe(this.channel, (message) => this.onMessage(message));
+      await this.sub.subscribe(this.channel, (/** @type {unknown} */ message) => this.onMessage(message));
       await this.readAll();
     })();
     connecting.catch((e) => this.down(e)).finally(() => { this.started = true; });
@@ -157,11 +173,14 @@ export class SharedHealth {
     this.resync();
   }
 
-  /** Redis failed or is away: audited once per outage. */
+  /**
+   * Redis failed or is away: audited once per outage.
+   * @param {unknown} error
+   */
   down(error) {
     if (this.outage || this.closed) return;
     this.outage = true;
-    this.audit({ type: 'shared-unavailable', store: 'redis', reason: String(error?.message ?? error).slice(0, 200) });
+    this.audit({ type: 'shared-unavailable', store: 'redis', reason: String(/** @type {{message?: unknown} | null | undefined} */ (error)?.message ?? error).slice(0, 200) });
   }
 
   /** After an outage: read what others wrote meanwhile, write all we know. */
@@ -174,6 +193,7 @@ export class SharedHealth {
 
   /** Every hash under the prefix, merged into the module. */
   async readAll() {
+    /** @type {ChannelHealth[]} */
     const records = [];
     let cursor = '0';
     const match = `${this.prefix.replace(/[*?[\]\\]/g, '\\$&')}health:*`;
@@ -193,6 +213,7 @@ export class SharedHealth {
     if (records.length > 0) this.merge(records, false); // stored state, of any age: read as dated
   }
 
+  /** @param {unknown} message - a record another host published */
   onMessage(message) {
     const r = parse(message);
     if (!r || this.closed) return;
@@ -266,10 +287,14 @@ export class SharedHealth {
  * Whether record a replaces b in the merge order (policy/merge.go remoteWins,
  * and the Lua above): the higher version, then open over closed, more opens,
  * more failures, the later open end. An equal record replaces nothing.
+ * @param {ChannelHealth} a
+ * @param {ChannelHealth | undefined} b
  */
 export function recordWins(a, b) {
   if (!b) return true;
+  /** @param {unknown} x */
   const n = (x) => Number(x) || 0;
+  /** @param {ChannelHealth} r */
   const rank = (r) => (r.state === 'closed' ? 0 : 1);
   if (n(a.version) !== n(b.version)) return n(a.version) > n(b.version);
   if (rank(a) !== rank(b)) return rank(a) > rank(b);
@@ -278,6 +303,11 @@ export function recordWins(a, b) {
   return rank(a) === 1 && n(a.openUntilMs) > n(b.openUntilMs);
 }
 
+/**
+ * A record as Redis holds it, when it is one (its channel and change time checked; the module checks the rest).
+ * @param {unknown} text
+ * @returns {ChannelHealth | undefined}
+ */
 function parse(text) {
   try {
     const r = JSON.parse(String(text));

@@ -26,7 +26,7 @@ export class Shell {
    * @param {(record: object) => void} o.report - the audit log.
    * @param {{decided: (record: object) => void}} o.web - the dock's last decision.
    * @param {(event: string, payload: object) => void} o.emit - a Cordis event, contained.
-   * @param {{warn: Function}} o.logger
+   * @param {{warn: (...args: unknown[]) => void}} o.logger
    * @param {import('./health.js').HealthStore} o.health
    * @param {AbortSignal} o.signal - the plugin's lifetime.
    */

@@ -10,10 +10,14 @@ import { fileURLToPath } from 'node:url';
 
 export const SKILL_PATH = fileURLToPath(new URL('../skills/configure-resilience/SKILL.md', import.meta.url));
 
-/** The file as a skill registration: its frontmatter's name, description and whenToUse, and its body. */
+/**
+ * The file as a skill registration: its frontmatter's name, description and whenToUse, and its body.
+ * @param {string} text
+ */
 export function parseSkill(text) {
   const m = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(text);
   if (!m) throw new Error('no frontmatter');
+  /** @param {string} k */
   const field = (k) => new RegExp(`^${k}: (.+)$`, 'm').exec(m[1])?.[1].trim();
   const name = field('name');
   const description = field('description');
@@ -26,6 +30,7 @@ export function parseSkill(text) {
  * Registers the skill when the host has a skills registry. A missing or bad
  * file costs the skill only, never the plugin.
  * @param {import("@deepseek-ai/cordis").Context} ctx
+ * @param {{warn: (...args: unknown[]) => void}} logger
  */
 export function installSkill(ctx, logger) {
   ctx.inject(['skills'], async (sub) => {

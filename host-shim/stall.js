@@ -29,6 +29,31 @@ import { streamCheckEvent } from './events.js';
 import { laterTimers } from './timers.js';
 
 /** @import { EventStreamCheck, Verdict, VerdictCut } from './policy-types.js' */
+/** @import { GenerateOptions, StreamChunk } from '@deepseek-ai/dsh-llm' */
+
+/**
+ * A timer handle as StallWatcher's `timers` give it (timers.js `later`): it
+ * may be unref'd.
+ * @typedef {{unref?: () => unknown}} TimerHandle
+ */
+
+/**
+ * One watched model call. Its times are on the monotonic clock, but
+ * `askedAt`, the wall time it was last asked about.
+ * @typedef {object} Call
+ * @property {number} openedAt
+ * @property {number} chunks - chunks read so far
+ * @property {number} lastChunkAt
+ * @property {number | undefined} firstTokenMs - set for the check at the first chunk only
+ * @property {number} askedAt
+ * @property {TimerHandle | undefined} timer - the wake the module asked for
+ * @property {boolean} reading - a read of the stream is pending
+ * @property {boolean} due - a wake came while the consumer held a chunk
+ * @property {boolean} stopped - no longer watched
+ * @property {VerdictCut | undefined} cut - the module's cut, once it cut
+ * @property {(value: typeof CUT) => void} fire - settles `cutting`
+ * @property {Promise<typeof CUT>} [cutting] - settles with CUT when the call is cut
+ */
 
 const CUT = Symbol('cut');
 const noop = () => {};
@@ -42,7 +67,10 @@ function cutChunk(verdict) {
   return Object.freeze({ type: 'finish', reason: Object.freeze({ kind: 'error', failure }) });
 }
 
-/** Ends an abandoned iterator without waiting: a queued return() must never block us. */
+/**
+ * Ends an abandoned iterator without waiting: a queued return() must never block us.
+ * @param {AsyncIterator<unknown>} it
+ */
 function release(it) {
   try {
     it.return?.()?.catch?.(noop);
@@ -59,13 +87,13 @@ export class StallWatcher {
    *   failed (then the call is left alone: never cut without a decision).
    * @param {() => {stream: Function}|undefined} o.llm - the host's llm
    *   service; without one a call is not watched (its socket could not be closed).
-   * @param {(from: object, to: object) => void} [o.carryMarks] - carries the
+   * @param {(from: GenerateOptions, to: GenerateOptions) => void} [o.carryMarks] - carries the
    *   agent loop's mark from the request to the copy.
    * @param {() => number} [o.wall] - the clock the policy runs on (clock.js, as index.js's
    *   decide): on Date.now() a wall step back of 10 min made every call look 10 min silent,
    *   and each was cut as a stall (measured: 5 false trips of a healthy primary).
    * @param {() => number} [o.mono] - a monotonic clock, for silences.
-   * @param {{set: Function, clear: Function}} [o.timers] - set and clear a
+   * @param {{set: (fn: () => void, ms: number) => TimerHandle | undefined, clear: (h: TimerHandle | undefined) => void}} [o.timers] - set and clear a
    *   timer (timers.js: clamped, so any wake time is safe).
    * @param {() => Promise<unknown> | undefined} [o.upLater] - while the policy is
    *   not up yet (a cold start: cold-start.js), a promise that settles once it
@@ -80,18 +108,26 @@ export class StallWatcher {
     this.wall = wall;
     this.mono = mono;
     this.timers = timers;
-    this.copies = new WeakSet(); // requests this watcher sent: pass them through
-    this.calls = new Set(); // calls under watch, for dispose
+    /** @type {WeakSet<object>} requests this watcher sent: pass them through */
+    this.copies = new WeakSet();
+    /** @type {Set<Call>} calls under watch, for dispose */
+    this.calls = new Set();
     this.disposed = false;
   }
 
-  /** The `llm/stream` listener: synchronous, returns the stream to read. */
+  /**
+   * The `llm/stream` listener: synchronous, returns the stream to read.
+   * @param {GenerateOptions} options
+   * @param {() => AsyncIterable<StreamChunk>} next
+   * @returns {AsyncIterable<StreamChunk>}
+   */
   wrap(options, next) {
     if (this.disposed || this.copies.has(options)) return next();
     const llm = this.llm();
     if (typeof llm?.stream !== 'function') return next();
-    const call = { openedAt: this.mono(), chunks: 0, lastChunkAt: 0, firstTokenMs: /** @type {number|undefined} */ (undefined), askedAt: 0, timer: undefined,
-      reading: false, due: false, stopped: false, cut: undefined, fire: /** @type {(value?: unknown) => void} */ (noop) };
+    /** @type {Call} */
+    const call = { openedAt: this.mono(), chunks: 0, lastChunkAt: 0, firstTokenMs: undefined, askedAt: 0, timer: undefined,
+      reading: false, due: false, stopped: false, cut: undefined, fire: noop };
     call.cutting = new Promise((resolve) => { call.fire = resolve; });
     let verdict = this.ask(call, options);
     const later = verdict === undefined ? this.upLater() : undefined;
@@ -108,10 +144,20 @@ export class StallWatcher {
     return this.watched(call, options, () => llm.stream(copy), own, verdict);
   }
 
+  /**
+   * The watched stream: the call's chunks until it ends, or the cut's chunk.
+   * @param {Call} call
+   * @param {GenerateOptions} options
+   * @param {() => AsyncIterable<StreamChunk>} open - sends the copy
+   * @param {AbortController} own - aborts the copy's request
+   * @param {Verdict | undefined} verdict - the first answer: watch
+   * @returns {AsyncGenerator<StreamChunk>}
+   */
   async *watched(call, options, open, own, verdict) {
     const onAbort = () => this.stop(call); // the caller's cancel: the adapter ends the call itself
     options.signal?.addEventListener('abort', onAbort, { once: true });
     this.calls.add(call);
+    /** @type {AsyncIterator<StreamChunk> | undefined} */
     let it;
     let ended = false;
     try {
@@ -124,14 +170,15 @@ export class StallWatcher {
           call.due = false;
           this.check(call, options);
         }
-        const step = await Promise.race([pending, call.cutting]);
+        const step = await Promise.race([pending, /** @type {Promise<typeof CUT>} */ (call.cutting)]); // set with the call
         call.reading = false;
         if (step === CUT) {
           ended = true;
           pending.catch(noop);
-          own.abort(new Error(call.cut.message)); // the adapter's fetch aborts: the connection closes
+          const cut = /** @type {VerdictCut} */ (call.cut); // set before CUT is fired
+          own.abort(new Error(cut.message)); // the adapter's fetch aborts: the connection closes
           release(it);
-          yield cutChunk(call.cut);
+          yield cutChunk(cut);
           return;
         }
         if (step.done) {
@@ -156,7 +203,11 @@ export class StallWatcher {
     }
   }
 
-  /** Asks the policy about a call; undefined (leave the call alone) if anything throws. */
+  /**
+   * Asks the policy about a call; undefined (leave the call alone) if anything throws.
+   * @param {Call} call
+   * @param {GenerateOptions} options
+   */
   ask(call, options) {
     try {
       const wall = this.wall();
@@ -167,12 +218,18 @@ export class StallWatcher {
     }
   }
 
+  /**
+   * @param {Call} call
+   * @param {GenerateOptions} options
+   */
   check(call, options) {
     if (!call.stopped) this.follow(call, options, this.ask(call, options));
   }
 
   /**
    * Carries out a verdict on a watched call.
+   * @param {Call} call
+   * @param {GenerateOptions} options
    * @param {Verdict | undefined} v
    */
   follow(call, options, v) {
@@ -196,6 +253,10 @@ export class StallWatcher {
     }
   }
 
+  /**
+   * @param {Call} call
+   * @param {GenerateOptions} options
+   */
   wake(call, options) {
     call.timer = undefined;
     if (call.stopped) return;
@@ -206,6 +267,7 @@ export class StallWatcher {
     this.check(call, options);
   }
 
+  /** @param {Call} call */
   stop(call) {
     call.stopped = true;
     this.timers.clear(call.timer);
@@ -228,8 +290,9 @@ export class StallWatcher {
  */
 export function watchStalls(ctx, decide, upLater = () => undefined) {
   // The agent loop marks its requests; listeners behind this one must see the copy marked too.
+  /** @param {GenerateOptions} from @param {GenerateOptions} to */
   const carryMarks = (from, to) => {
-    if (isAgentLoopRequest(from)) hostLlmNow().markAgentLoopRequest(to);
+    if (isAgentLoopRequest(from)) hostLlmNow()?.markAgentLoopRequest(to); // marked: the package is loaded
   };
   const watcher = new StallWatcher({ decide, llm: () => ctx.get('llm'), carryMarks, upLater });
   ctx.on('llm/stream', afterHostLlm((options, next) => watcher.wrap(options, next)), true);

@@ -23,6 +23,7 @@ export const MAX_STATE_BYTES = 4 * 1024 * 1024;
 export const KEEP_SET_ASIDE = 3;
 
 export class TooLarge extends Error {
+  /** @param {number} size @param {number} max */
   constructor(size, max) {
     super(`${size} bytes, more than the ${max} read`);
     this.name = 'TooLarge';
@@ -36,9 +37,13 @@ export class TooLarge extends Error {
  * write lands again. The stores keep what they could not write and write it
  * then (keyed-store.js, health.js's next save).
  */
+/** @type {Map<string, string>} directory -> the error code that stopped its writes */
 const outages = new Map();
 
-/** What tells one version of a file from the next, without reading it. */
+/**
+ * What tells one version of a file from the next, without reading it.
+ * @param {{ino: number, mtimeMs: number, size: number}} st
+ */
 export const identity = (st) => `${st.ino}:${st.mtimeMs}:${st.size}`;
 
 export class StateFile {
@@ -67,9 +72,13 @@ export class StateFile {
    * Runs task holding the file's lock (its directory made first). A system
    * error on the way (the lock file, the temp file, the rename) is an outage
    * of the directory, audited once; the next locked task that succeeds ends it.
+   * @template T
+   * @param {() => Promise<T>} task
+   * @returns {Promise<T>}
    */
   async locked(task) {
     const dir = dirname(this.path);
+    /** @type {T} */
     let out;
     try {
       await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -118,6 +127,7 @@ export class StateFile {
   /**
    * The parsed document, or undefined when there is none; a file too large
    * or not JSON is set aside. `locked` says whether the caller holds the lock.
+   * @returns {Promise<unknown>} the parsed JSON, whatever it holds: the caller checks it.
    */
   async load(locked = false) {
     let read;
@@ -140,7 +150,10 @@ export class StateFile {
   /**
    * The read-merge-write: under the lock, merge(doc on disk or undefined)
    * returns the document to write (undefined: write nothing).
-   * @returns {Promise<object | undefined>} what was written.
+   * @template {object} D
+   * @param {(disk: unknown) => D | undefined | Promise<D | undefined>} merge - given
+   *   the parsed JSON on disk, whatever it holds: it checks it.
+   * @returns {Promise<D | undefined>} what was written.
    */
   update(merge) {
     return this.locked(async () => {
@@ -150,7 +163,11 @@ export class StateFile {
     });
   }
 
-  /** Temp file beside the target, renamed over it: a reader never sees half. Hold the lock (locked()). */
+  /**
+   * Temp file beside the target, renamed over it: a reader never sees half. Hold the lock (locked()).
+   * @param {unknown} value - written as JSON.
+   * @param {number} [space] - JSON.stringify's indent.
+   */
   async write(value, space) {
     const tmp = `${this.path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
@@ -166,6 +183,9 @@ export class StateFile {
    * Renames a bad file aside and audits it. Never a good file another
    * process just wrote: the move is made under the lock, and only of the
    * version (inode) found bad.
+   * @param {unknown} error - why it is bad (a parse error, TooLarge).
+   * @param {boolean} locked - whether the caller holds the lock.
+   * @param {number} [ino] - the version found bad.
    */
   async setAside(error, locked, ino) {
     const move = async () => {
@@ -177,11 +197,14 @@ export class StateFile {
     };
     const aside = locked ? await move() : await this.locked(move);
     if (!aside) return;
-    this.audit({ ...this.setAsideRecord, file: aside, reason: String(error?.message ?? error).slice(0, 300) });
+    this.audit({ ...this.setAsideRecord, file: aside, reason: String(/** @type {{message?: string} | undefined} */ (error)?.message ?? error).slice(0, 300) });
     await this.bound(aside).catch(() => {});
   }
 
-  /** Keeps the newest `keep` set-aside files, each cut to maxBytes. */
+  /**
+   * Keeps the newest `keep` set-aside files, each cut to maxBytes.
+   * @param {string} aside - the file just set aside.
+   */
   async bound(aside) {
     if ((await stat(aside)).size > this.maxBytes) await truncate(aside, this.maxBytes);
     await chmod(aside, 0o600);

@@ -13,7 +13,12 @@
 // seam's contract, and a throwing backend is contained here: telemetry never
 // costs a decision or an audit line.
 
-/** The audit record types that reach telemetry, each with its severity. */
+/** @import { AuditRecord } from './audit-types.js' */
+
+/**
+ * The audit record types that reach telemetry, each with its severity.
+ * @type {Readonly<Record<string, 'info' | 'warn' | 'error'>>}
+ */
 export const TELEMETRY_SEVERITY = Object.freeze({
   'circuit-open': 'warn',
   'circuit-half-open': 'info',
@@ -40,8 +45,17 @@ export const TELEMETRY_SEVERITY = Object.freeze({
 /** The seam's operation attribute: receivers filter on it (the host's own are agent-error, shutdown). */
 export const OP_PREFIX = 'dsh-resilience.';
 
-const isChannel = (c) => c !== null && typeof c === 'object' && typeof c.provider === 'string';
-/** A channel as attributes: an object or the "provider/model" text some records hold. */
+/**
+ * @param {unknown} c
+ * @returns {c is {provider: string, model?: unknown}}
+ */
+const isChannel = (c) => c !== null && typeof c === 'object' && typeof /** @type {{provider?: unknown}} */ (c).provider === 'string';
+/**
+ * A channel as attributes: an object or the "provider/model" text some records hold.
+ * @param {string} prefix
+ * @param {unknown} c
+ * @param {Record<string, string | number>} out
+ */
 function channelAttrs(prefix, c, out) {
   if (isChannel(c)) {
     out[`${prefix}.provider`] = c.provider;
@@ -51,7 +65,7 @@ function channelAttrs(prefix, c, out) {
   }
 }
 
-// Scalar fields copied as they are, under the attribute name a collector filters on.
+/** Scalar fields copied as they are, under the attribute name a collector filters on. @type {Record<string, string>} */
 const SCALARS = {
   code: 'error.code',
   class: 'error.class',
@@ -78,12 +92,13 @@ const SCALARS = {
 /**
  * The seam record an audit record means, or undefined for types that are not
  * alerting signals. Pure.
- * @param {object} record - an audit record as written (with `at`, when it has one).
+ * @param {AuditRecord} record - an audit record as written (with `at`, when it has one).
  * @param {number} nowMs - the time to use when the record has no `at`.
  */
 export function telemetryRecord(record, nowMs) {
   const severity = TELEMETRY_SEVERITY[record?.type];
   if (!severity) return undefined;
+  /** @type {Record<string, string | number>} */
   const attributes = { 'telemetry.op': OP_PREFIX + record.type, 'resilience.type': record.type };
   // The host requires an agent's id to equal its session's id.
   if (record.agent !== undefined) {
@@ -100,7 +115,7 @@ export function telemetryRecord(record, nowMs) {
   }
   if (typeof record.turn === 'number') attributes.turn = record.turn;
   if (typeof record.step === 'number') attributes.step = record.step;
-  const at = Date.parse(record.at);
+  const at = Date.parse(record.at ?? ''); // none: NaN, as for an unreadable one
   const { at: _at, ...body } = record;
   return { channel: 'ops', time: Number.isFinite(at) ? at : nowMs, severity, attributes, body };
 }
@@ -111,7 +126,7 @@ export function telemetryRecord(record, nowMs) {
  * @param {{get: (name: string) => any}} ctx
  */
 export function telemetrySink(ctx, now = Date.now) {
-  return (record) => {
+  return (/** @type {AuditRecord} */ record) => {
     try {
       const service = ctx.get('sessionTelemetry');
       if (typeof service?.emit !== 'function') return;

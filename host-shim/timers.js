@@ -7,15 +7,27 @@
 
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** A delay made safe for setTimeout: a finite, non-negative number of ms. */
+/**
+ * A delay made safe for setTimeout: a finite, non-negative number of ms.
+ * @param {number} ms
+ */
 const safe = (ms) => (Number.isFinite(ms) ? Math.max(0, ms) : ms > 0 ? Infinity : 0);
 
 /**
+ * A timer from `later`: cleared once, or unref'd so it keeps no process alive.
+ * @typedef {{clear: () => void, unref: () => Later}} Later
+ */
+
+/**
  * Calls fn once after ms (any size; Infinity never fires).
- * @returns {{clear: () => void, unref: () => object}}
+ * @param {() => void} fn
+ * @param {number} ms
+ * @param {{now?: () => number}} [o] - the clock the delay is measured on.
+ * @returns {Later}
  */
 export function later(fn, ms, { now = () => performance.now() } = {}) {
   const due = now() + safe(ms);
+  /** @type {NodeJS.Timeout | undefined} */
   let timer;
   let unref = false;
   let cleared = false;
@@ -36,11 +48,16 @@ export function later(fn, ms, { now = () => performance.now() } = {}) {
     },
     unref() {
       unref = true;
-      timer.unref?.();
+      timer?.unref?.();
       return this;
     },
   };
 }
 
 /** `later`, shaped as the setTimeout/clearTimeout pair StallWatcher takes. */
-export const laterTimers = { set: (fn, ms) => later(fn, ms), clear: (h) => h?.clear() };
+export const laterTimers = {
+  /** @param {() => void} fn @param {number} ms */
+  set: (fn, ms) => later(fn, ms),
+  /** @param {unknown} h - what `set` gave, or undefined */
+  clear: (h) => /** @type {Later | undefined} */ (h)?.clear(),
+};

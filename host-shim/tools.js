@@ -18,6 +18,7 @@ import { later } from './timers.js';
 import { toolResultEvent } from './events.js';
 
 /** @import { EffectToolRetry, EventToolResult, Verdict } from './policy-types.js' */
+/** @import { ToolDispatchExecution, ToolExecutionResult } from '@deepseek-ai/dsh-tools' */
 
 const randomDraw = () => Math.floor(Math.random() * 2 ** 53);
 
@@ -40,6 +41,9 @@ export function toolAuditRecord(fx) {
  * A failed result with the policy's note appended to what the model sees, as
  * one more line. Everything else, `isError` and the structured error included,
  * stays the real failure's.
+ * @param {ToolExecutionResult} result
+ * @param {string} note
+ * @returns {ToolExecutionResult}
  */
 export function withNote(result, note) {
   const content = Array.isArray(result.content) ? [...result.content] : [];
@@ -49,7 +53,11 @@ export function withNote(result, note) {
   return { ...result, content };
 }
 
-/** What a repeat whose own deadline won returns: the shape the host's timeout policy uses. */
+/**
+ * What a repeat whose own deadline won returns: the shape the host's timeout policy uses.
+ * @param {number} ms
+ * @returns {ToolExecutionResult}
+ */
 export function retryDeadlineResult(ms) {
   const message = `tool call timed out after ${ms}ms (dsh-resilience repeat deadline)`;
   return {
@@ -64,12 +72,13 @@ export function retryDeadlineResult(ms) {
  * @param {object} o
  * @param {(event: EventToolResult) => Verdict|undefined} o.decide - one policy step's
  *   verdict; undefined when the module failed, and then the result goes back as it is.
- * @param {{sleep: Function}} o.waits - cancellable waits (wait.js).
+ * @param {{sleep: (ms: number, signal?: AbortSignal) => Promise<boolean>}} o.waits - cancellable waits (wait.js).
  * @param {AbortSignal} o.lifetime - aborts when the plugin is disposed.
- * @param {(name: string, agent: object) => number|undefined} [o.declaredTimeout] -
+ * @param {(name: string, agent: ToolDispatchExecution['agent']) => number|undefined} [o.declaredTimeout] -
  *   the tool's own `timeoutMs`, when it declares one.
- * @param {(error: Error, what: string) => void} o.fail - reports a broken answer.
+ * @param {(error: unknown, what: string) => void} o.fail - reports a broken answer.
  * @param {() => number} [o.rand]
+ * @returns {(exec: ToolDispatchExecution, next: () => Promise<ToolExecutionResult>) => Promise<ToolExecutionResult>}
  */
 export function toolRetryListener({ decide, waits, lifetime, declaredTimeout = () => undefined, fail, rand = randomDraw }) {
   return async (exec, next) => {
@@ -78,6 +87,7 @@ export function toolRetryListener({ decide, waits, lifetime, declaredTimeout = (
     // rather than returned is decided the same way (tool-retry users had both
     // repeated); when it is the last word, it is thrown again as it was.
     let { result, thrown } = await settleAttempt(next);
+    /** @param {ToolExecutionResult} r */
     const give = (r) => {
       if (thrown !== undefined) throw thrown;
       return r;
@@ -106,7 +116,11 @@ export function toolRetryListener({ decide, waits, lifetime, declaredTimeout = (
   };
 }
 
-/** One attempt's outcome: its result, or what it threw and that as a failed result. */
+/**
+ * One attempt's outcome: its result, or what it threw and that as a failed result.
+ * @param {() => Promise<ToolExecutionResult>} run
+ * @returns {Promise<{result: ToolExecutionResult, thrown: unknown}>}
+ */
 async function settleAttempt(run) {
   try {
     return { result: await run(), thrown: undefined };
@@ -115,17 +129,26 @@ async function settleAttempt(run) {
   }
 }
 
-/** A thrown failure in the shape of a returned one, for the classifier: its message and code. */
+/**
+ * A thrown failure in the shape of a returned one, for the classifier: its message and code.
+ * @param {unknown} e - what the tool threw
+ * @returns {ToolExecutionResult}
+ */
 export function thrownResult(e) {
-  const message = String(e?.message ?? e ?? 'tool call threw');
-  const code = typeof e?.code === 'string' && e.code ? e.code : undefined;
+  const thrown = /** @type {{message?: unknown, code?: unknown, name?: unknown} | null | undefined} */ (e); // most often an Error
+  const message = String(thrown?.message ?? e ?? 'tool call threw');
+  const code = typeof thrown?.code === 'string' && thrown.code ? thrown.code : undefined;
   return {
     isError: true,
     content: [{ type: 'text', text: `Error: ${message}` }],
-    error: { message, ...(code ? { info: { name: String(e?.name ?? 'Error'), code } } : {}) },
+    error: { message, ...(code ? { info: { name: String(thrown?.name ?? 'Error'), code } } : {}) },
   };
 }
 
+/**
+ * @param {(name: string, agent: ToolDispatchExecution['agent']) => number | undefined} declaredTimeout
+ * @param {ToolDispatchExecution} exec
+ */
 function timeoutOf(declaredTimeout, exec) {
   try {
     return declaredTimeout(exec.name, exec.agent);
@@ -134,12 +157,19 @@ function timeoutOf(declaredTimeout, exec) {
   }
 }
 
-/** One repeat, under its own deadline fused with the given signals. */
+/**
+ * One repeat, under its own deadline fused with the given signals.
+ * @param {ToolDispatchExecution} exec
+ * @param {() => Promise<ToolExecutionResult>} next
+ * @param {(AbortSignal | undefined)[]} signals
+ * @param {number} deadlineMs
+ * @returns {Promise<ToolExecutionResult>}
+ */
 async function repeat(exec, next, signals, deadlineMs) {
   const caller = exec.signal;
   const deadline = new AbortController();
   const timer = later(() => deadline.abort(new Error(`dsh-resilience: repeat deadline of ${deadlineMs} ms`)), deadlineMs);
-  exec.signal = AbortSignal.any([...signals.filter(Boolean), deadline.signal]);
+  exec.signal = AbortSignal.any([.../** @type {AbortSignal[]} */ (signals.filter(Boolean)), deadline.signal]);
   const timedOut = () => deadline.signal.aborted && !signals.some((s) => s?.aborted);
   try {
     const result = await next();

@@ -8,7 +8,12 @@ export class Waits {
     this.lifetime = new AbortController();
   }
 
-  /** Resolves true after ms, or false as soon as signal or the plugin's lifetime aborts. */
+  /**
+   * Resolves true after ms, or false as soon as signal or the plugin's lifetime aborts.
+   * @param {number} ms
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<boolean>}
+   */
   sleep(ms, signal) {
     const fused = signal ? AbortSignal.any([signal, this.lifetime.signal]) : this.lifetime.signal;
     if (fused.aborted) return Promise.resolve(false);

@@ -18,6 +18,7 @@ const ENOSYS = 52;
 
 /** Raised by proc_exit: the guest asked to stop, so the instance is finished. */
 export class WasiExit extends Error {
+  /** @param {number} code - the guest's exit code. */
   constructor(code) {
     super(`wasm module exited with code ${code}`);
     this.code = code;
@@ -33,6 +34,7 @@ export function wasiImports(memory, onOutput) {
   const view = () => new DataView(memory().buffer);
   const bytes = () => new Uint8Array(memory().buffer);
   const decoder = new TextDecoder();
+  /** @param {number} countPtr @param {number} sizePtr */
   const zeroCounts = (countPtr, sizePtr) => {
     view().setUint32(countPtr, 0, true);
     view().setUint32(sizePtr, 0, true);
@@ -43,6 +45,7 @@ export function wasiImports(memory, onOutput) {
     args_get: () => ESUCCESS,
     environ_sizes_get: zeroCounts,
     environ_get: () => ESUCCESS,
+    /** @param {number} id @param {bigint} _precision @param {number} resultPtr */
     clock_time_get(id, _precision, resultPtr) {
       let ns;
       if (id === 0) ns = BigInt(Date.now()) * 1_000_000n; // realtime
@@ -51,10 +54,12 @@ export function wasiImports(memory, onOutput) {
       view().setBigUint64(resultPtr, ns, true);
       return ESUCCESS;
     },
+    /** @param {number} ptr @param {number} len */
     random_get(ptr, len) {
       randomFillSync(bytes(), ptr, len);
       return ESUCCESS;
     },
+    /** @param {number} fd @param {number} iovs @param {number} iovsLen @param {number} nwrittenPtr */
     fd_write(fd, iovs, iovsLen, nwrittenPtr) {
       if (fd !== 1 && fd !== 2) return EBADF;
       const v = view();
@@ -70,6 +75,7 @@ export function wasiImports(memory, onOutput) {
       view().setUint32(nwrittenPtr, total, true);
       return ESUCCESS;
     },
+    /** @param {number} fd @param {number} statPtr */
     fd_fdstat_get(fd, statPtr) {
       if (fd > 2) return EBADF;
       const v = view();
@@ -79,6 +85,7 @@ export function wasiImports(memory, onOutput) {
       v.setBigUint64(statPtr + 16, 0n, true);
       return ESUCCESS;
     },
+    /** @param {number} fd */
     fd_fdstat_set_flags: (fd) => (fd > 2 ? EBADF : ESUCCESS),
     fd_prestat_get: () => EBADF, // no preopened directories
     fd_prestat_dir_name: () => EBADF,
@@ -86,6 +93,7 @@ export function wasiImports(memory, onOutput) {
     sched_yield: () => ESUCCESS,
     // Go calls this only to sleep, which a reactor answering one call at a time
     // has no reason to do: report every clock subscription as already due.
+    /** @param {number} inPtr @param {number} outPtr @param {number} nsubs @param {number} neventsPtr */
     poll_oneoff(inPtr, outPtr, nsubs, neventsPtr) {
       const v = view();
       for (let i = 0; i < nsubs; i++) {
@@ -99,6 +107,7 @@ export function wasiImports(memory, onOutput) {
       v.setUint32(neventsPtr, nsubs, true);
       return ESUCCESS;
     },
+    /** @param {number} code */
     proc_exit(code) {
       throw new WasiExit(code);
     },

@@ -21,6 +21,144 @@ import { recordOf } from './effect-audit.js';
 import { webChoose, webSession, webView } from './quota-web.js';
 import { CARD_DEFAULTS } from './policy-defaults.js';
 
+/** @import { Channel, CircuitState, ResolvedConfig, SessionView, SlowState, Via } from './policy-types.js' */
+/** @import { Context } from './host.js' */
+
+/**
+ * A record as the page reads it (forPage): an audit record, its channels as
+ * "provider/model".
+ * @typedef {{type?: string, at?: string, [field: string]: unknown}} PageRecord
+ */
+
+/**
+ * A channel's breaker in the status answer.
+ * @typedef {object} StatusChannel
+ * @property {string} channel - "provider/model"
+ * @property {CircuitState} state
+ * @property {number} failures
+ * @property {number} opens
+ * @property {number} openUntilMs
+ * @property {string} [lastCode]
+ */
+
+/**
+ * A channel measured by the slow-call breaker, in the status answer.
+ * @typedef {object} StatusSlow
+ * @property {string} channel - "provider/model"
+ * @property {SlowState} state
+ * @property {number} firstTokenMs
+ * @property {number | null | undefined} untilMs
+ */
+
+/**
+ * The module's view of one session (its SessionView), channels as "provider/model".
+ * @typedef {object} StatusSession
+ * @property {string} id - as the browser named it
+ * @property {string | null} route - SessionView `current`
+ * @property {string | null} home - SessionView `home`
+ * @property {{channel: string, via: Via} | null} next - SessionView `next`
+ * @property {SessionView['avoided']} avoided
+ * @property {PageRecord | null} giveUp - its last give-up, until its next request
+ */
+
+/**
+ * The `status` answer: what the chip and the dock show.
+ * @typedef {object} StatusAnswer
+ * @property {number} revision - the long poll's: answered again when it moves
+ * @property {number} nowMs - the module's clock, for the countdowns
+ * @property {string[]} chain
+ * @property {string | null} backup
+ * @property {ResolvedConfig['recovery']} recovery
+ * @property {number} failureThreshold
+ * @property {StatusChannel[]} channels
+ * @property {StatusSlow[]} slow
+ * @property {PageRecord | undefined} lastDecision
+ * @property {boolean} moduleOk
+ * @property {Record<string, number>} windows - "provider/model" -> the context window the host declares
+ * @property {StatusSession} [session] - when the poll names a session
+ * @property {Exclude<ReturnType<typeof webView>, undefined>} [quota] - when the row configures quota rules
+ */
+
+/**
+ * One model the picker may offer.
+ * @typedef {object} Candidate
+ * @property {string} provider
+ * @property {string} model
+ * @property {string} channel - "provider/model"
+ * @property {'chain' | 'backup' | 'adapter'} source
+ * @property {string} [name] - the adapter's name for it
+ * @property {number} [contextWindow]
+ */
+
+/**
+ * The `candidates` answer: what the picker offers, and what the host cannot resolve.
+ * @typedef {{chain: string[], backup: string | null, candidates: Candidate[], unknown: string[]}} CandidatesAnswer
+ */
+
+/** The `rows` answer: the session's records for its inline rows. @typedef {{records: PageRecord[]}} RowsAnswer */
+
+/** The `validate` answer: the module's word on a section, null when it takes it. @typedef {{problem: string | null}} ValidateAnswer */
+
+/**
+ * The `report` answer: `/resilience report`'s numbers, text and timeline.
+ * @typedef {Awaited<ReturnType<typeof import('./report-command.js').reportData>>} ReportAnswer
+ */
+
+/** The `set-backup` answer: the status after it. @typedef {StatusAnswer} SetBackupAnswer */
+
+/** The `set-quota` and `set-pool` answer: the session's status after it. @typedef {StatusAnswer} SetSessionAnswer */
+
+/** What an endpoint answers. @typedef {StatusAnswer | CandidatesAnswer | SetBackupAnswer | SetSessionAnswer | RowsAnswer | ValidateAnswer | ReportAnswer} WebAnswer */
+
+/**
+ * A refusal as the host's RPC carries it (refuse).
+ * @typedef {{ok: false, error: {code: 'internal', message: string, details: {}}}
+ *   | {ok: false, error: {code: 'bad-request', message: string, details: {issues: {code: string}[]}}}} Refusal
+ */
+
+/** The RPC handler's answer. @typedef {{ok: true, value: WebAnswer} | Refusal} RpcAnswer */
+
+/**
+ * What the web half works with.
+ * @typedef {object} WebDeps
+ * @property {import('./engine.js').Engine} policy - the engine
+ * @property {string} auditPath
+ * @property {() => Channel | undefined} backup - the current backup channel.
+ * @property {(channel: Channel | undefined, source: string) => Promise<string | undefined>} setBackup - the
+ *   shared write path; resolves to an error message, or undefined when done.
+ * @property {(config: object) => void} applyConfig - reconfigures live; throws the module's message.
+ * @property {import('./quota.js').QuotaRules} [quota] - the quota rules, attached once built (the menu's switch and pool).
+ * @property {Record<string, unknown>} rowPolicyConfig - the policy part of the row, as configured.
+ * @property {string} [sessionsDir] - where the host logs sessions (a session id is checked against it).
+ * @property {() => Promise<boolean>} [whenUp] - brings the module up (if it is not) and answers whether it is.
+ * @property {() => Promise<boolean>} [upSettled] - whether it is up once its bring-up settled, without starting it.
+ */
+
+/** The host's llm service (the picker asks it for models). @typedef {Context['llm']} Llm */
+
+/**
+ * The host services the web half is served through, as it uses them:
+ * `connection` (dsh-client-connection) and `settings` (dsh-settings), whose
+ * declarations host.d.ts does not load; the settings schema is the host's
+ * schemastery, which ships no types here.
+ * @typedef {object} WebServices
+ * @property {{rpc: {handle(channel: string, handler: ReturnType<WebHalf['handler']>, o: {authority: string}): (() => Promise<unknown>) | undefined}}} connection
+ * @property {{register(ns: string, schema: unknown, o: {base: object, applies: string, validate: (value: Record<string, unknown>) => void}): SettingsScope}} settings
+ */
+
+/**
+ * The card's section as the settings service holds it.
+ * @typedef {{watch(fn: (value: Record<string, unknown>) => void): () => void, get(): Record<string, unknown>}} SettingsScope
+ */
+
+/**
+ * The host's session store as a session's route is read from it: a
+ * session's logged events, a request header's config among them. (The
+ * store's ids are branded strings, and its events a union this reads by
+ * `type`.)
+ * @typedef {{get(id: string): {events?: readonly {type?: string, data?: {header?: {config?: {provider?: unknown, model?: unknown}}}}[]} | undefined}} SessionLog
+ */
+
 export const RPC_CHANNEL = '/dsh-resilience';
 export const SETTINGS_NS = 'dsh-resilience';
 /** The keys the settings card tunes live; the rest of the row stays as configured. */
@@ -35,27 +173,46 @@ const DECISIONS = new Set(['failover', 'give-up', 'returned', 'retry', 'circuit'
 const MAX_ROW_RECORDS = 500;
 
 const key = channelText; // the page shows and matches channels as "provider/model"
-/** A channel as the module takes it: its provider and model, nothing else. */
+/**
+ * A channel as the module takes it: its provider and model, nothing else.
+ * @param {{provider: unknown, model: unknown}} c
+ */
 const plain = (c) => ({ provider: String(c.provider), model: String(c.model) });
 /**
  * A record as the page reads it: the audit names channels as {provider,
  * model} (unambiguous), the page shows and matches them as "provider/model".
+ * @param {object} record
+ * @returns {PageRecord}
  */
 function forPage(record) {
+  /** @type {PageRecord} */
   const out = { ...record };
   for (const f of ['channel', 'from', 'to', 'route']) {
-    const v = out[f];
-    if (v && typeof v === 'object' && typeof v.provider === 'string') out[f] = key(v);
+    const v = /** @type {{provider?: unknown} | null | undefined} */ (out[f]);
+    if (v && typeof v === 'object' && typeof v.provider === 'string') out[f] = key(/** @type {Channel} */ (v));
   }
   if (Array.isArray(out.tried)) { // a give-up's channels tried, each with its code
-    out.tried = out.tried.map((t) => ({ channel: t?.channel && typeof t.channel === 'object' ? key(t.channel) : String(t?.channel ?? '?'), code: t?.code }));
+    out.tried = out.tried.map((/** @type {{channel?: unknown, code?: unknown} | null | undefined} */ t) => ({
+      channel: t?.channel && typeof t.channel === 'object' ? key(/** @type {Channel} */ (t.channel)) : String(t?.channel ?? '?'), code: t?.code }));
   }
   return out;
 }
+/**
+ * The value a session's agent has in `map`, whichever form its id takes.
+ * @template V
+ * @param {Map<string, V>} map - by agent id
+ * @param {string | undefined} session
+ * @returns {V | undefined}
+ */
 const lookup = (map, session) => {
   for (const [agent, v] of map) if (sameSession(agent, session)) return v;
   return undefined;
 };
+/**
+ * @template T
+ * @param {T} value
+ * @returns {{ok: true, value: T}}
+ */
 const ok = (value) => ({ ok: true, value });
 /**
  * A refusal as the host's RPC carries it. The browser's caller
@@ -66,43 +223,46 @@ const ok = (value) => ({ ok: true, value });
  * (client/shell.cjs) hands its callers our reason back as the code.
  * @param {string} code - our reason.
  * @param {string} message - short: never the input whole.
+ * @returns {Refusal}
  */
 export const refuse = (code, message) => (code === 'INTERNAL'
   ? { ok: false, error: { code: 'internal', message, details: {} } }
   : { ok: false, error: { code: 'bad-request', message, details: { issues: [{ code }] } } });
 
-/** Our reason in a refusal (refuse): the issue's code, else the host's own. */
+/**
+ * Our reason in a refusal (refuse): the issue's code, else the host's own.
+ * @param {{error?: {code?: string, details?: {issues?: {code?: string}[]}}} | null | undefined} answer
+ */
 export const reasonOf = (answer) => answer?.error?.details?.issues?.[0]?.code ?? answer?.error?.code;
 
-/**
- * @param {object} deps
- * @param {import('./engine.js').Engine} deps.policy - the engine
- * @param {string} deps.auditPath
- * @param {() => object | undefined} deps.backup - the current backup channel.
- * @param {(channel?: object) => Promise<string | undefined>} deps.setBackup - the
- *   shared write path; resolves to an error message, or undefined when done.
- * @param {(config: object) => void} deps.applyConfig - reconfigures live; throws the module's message.
- * @param {import('./quota.js').QuotaRules} [deps.quota] - the quota rules, attached once built (the menu's switch and pool).
- * @param {object} deps.rowPolicyConfig - the policy part of the row, as configured.
- * @param {string} [deps.sessionsDir] - where the host logs sessions (a session id is checked against it).
- * @param {() => Promise<boolean>} [deps.whenUp] - brings the module up (if it is not) and answers whether it is.
- * @param {() => Promise<boolean>} [deps.upSettled] - whether it is up once its bring-up settled, without starting it.
- */
 export class WebHalf {
+  /** @param {Omit<WebDeps, 'policy'> & Partial<Pick<WebDeps, 'policy'>>} deps - `policy` may come once the engine is built */
   constructor(deps) {
-    this.deps = deps; // deps.policy is attached once the module is built (it audits through tap())
+    /** @type {WebDeps} */
+    this.deps = /** @type {WebDeps} */ (deps); // deps.policy is attached once the module is built (it audits through tap())
     this.revision = 0;
+    /** @type {Set<() => void>} the long polls waiting */
     this.waiters = new Set();
+    /** @type {PageRecord | undefined} */
     this.lastDecision = undefined;
-    this.routes = new Map(); // agent (= session id) -> the channel its last request went to
-    this.giveUps = new Map(); // agent -> its last give-up (effect), until its next request
-    this.windows = new Map(); // "provider/model" -> the context window the host declares for it
+    /** @type {Map<string, string>} agent (= session id) -> the channel its last request went to */
+    this.routes = new Map();
+    /** @type {Map<string, PageRecord>} agent -> its last give-up (effect), until its next request */
+    this.giveUps = new Map();
+    /** @type {Map<string, number>} "provider/model" -> the context window the host declares for it */
+    this.windows = new Map();
+    /** @type {Context | undefined} the plugin's context, once installed */
+    this.ctx;
   }
 
-  /** The host's model info for a target: its window, shown beside it in the picker and the dock. */
+  /**
+   * The host's model info for a target: its window, shown beside it in the picker and the dock.
+   * @param {Channel} channel
+   * @param {unknown} tokens - as the host declares it: kept when a positive integer
+   */
   window(channel, tokens) {
     const k = key(channel);
-    const w = Number.isSafeInteger(tokens) && tokens > 0 ? tokens : undefined;
+    const w = Number.isSafeInteger(tokens) && /** @type {number} */ (tokens) > 0 ? /** @type {number} */ (tokens) : undefined;
     if (this.windows.get(k) === w) return;
     if (w === undefined) this.windows.delete(k);
     else this.windows.set(k, w);
@@ -114,6 +274,7 @@ export class WebHalf {
    * (a probe's outcome, a backup set, a config applied): told here by the
    * code that decided it, in its record's words. The module's decisions come
    * as effects (effect()).
+   * @param {object} record
    */
   decided(record) {
     this.lastDecision = forPage({ at: new Date().toISOString(), ...record });
@@ -160,6 +321,8 @@ export class WebHalf {
    * The channel an agent's request goes out on (after the policy's verdict):
    * the session's route on the page. A new request ends its give-up. Whether
    * it is a return is the module's to say (effect `returned`, in effect()).
+   * @param {{id?: unknown} | undefined} agent - the host's
+   * @param {Channel} channel
    */
   routed(agent, channel) {
     const id = String(agent?.id ?? '');
@@ -171,11 +334,16 @@ export class WebHalf {
     if (gaveUp || prev !== now) this.changed();
   }
 
-  /** The status the chip and the dock show; `session` adds that session's own view. */
+  /**
+   * The status the chip and the dock show; `session` adds that session's own view.
+   * @param {string} [session] - as the browser names it
+   * @returns {StatusAnswer}
+   */
   status(session) {
     const { policy } = this.deps;
     const backup = this.deps.backup();
     const health = policy.snapshot();
+    /** @type {StatusAnswer} */
     const out = {
       revision: this.revision,
       nowMs: clockNow(),
@@ -219,7 +387,10 @@ export class WebHalf {
     return out;
   }
 
-  /** The agent id a session's requests came with in this process (the web UI's is the session id, prefixed). */
+  /**
+   * The agent id a session's requests came with in this process (the web UI's is the session id, prefixed).
+   * @param {string} session
+   */
   agentOf(session) {
     for (const agent of this.routes.keys()) if (sameSession(agent, session)) return agent;
     return undefined;
@@ -229,12 +400,13 @@ export class WebHalf {
    * The host's route for a session: where its last request went out in
    * this process, else the route its log's last request header names (what
    * the host proposes next, after a restart).
+   * @param {string} session
    * @returns {{provider: string, model: string} | undefined}
    */
   hostRoute(session) {
     const here = lookup(this.routes, session);
     if (here) return textChannel(here);
-    const sessions = safe(() => this.ctx?.get?.('sessions'));
+    const sessions = /** @type {SessionLog | undefined} */ (/** @type {unknown} */ (safe(() => this.ctx?.get?.('sessions'))));
     for (const f of sessionForms(session)) {
       const events = safe(() => sessions?.get(f)?.events, undefined);
       if (!events) continue;
@@ -246,7 +418,13 @@ export class WebHalf {
     return undefined;
   }
 
-  /** Answers at once when `since` is behind, else when something changes (or after the long-poll time). */
+  /**
+   * Answers at once when `since` is behind, else when something changes (or after the long-poll time).
+   * @param {unknown} since - the revision the page has
+   * @param {string | undefined} session
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<StatusAnswer>}
+   */
   async watch(since, session, signal) {
     if (Number.isInteger(since) && since === this.revision) {
       await new Promise(/** @param {(value?: unknown) => void} resolve */ (resolve) => {
@@ -264,10 +442,20 @@ export class WebHalf {
    * What the picker may offer: the chain and every model the host's adapters
    * list, each checked with the host's model info. A model the host cannot
    * resolve would end the turn with UNKNOWN_MODEL, so it is left out.
+   * @param {Llm | undefined} llm
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<CandidatesAnswer>}
    */
   async candidates(llm, signal) {
     const { policy } = this.deps;
+    /** @type {Map<string, Omit<Candidate, 'contextWindow'>>} */
     const seen = new Map();
+    /**
+     * @param {string} provider
+     * @param {string} model
+     * @param {Candidate['source']} source
+     * @param {string} [name]
+     */
     const add = (provider, model, source, name) => {
       const k = key({ provider, model });
       if (!seen.has(k) && seen.size < MAX_CANDIDATES) seen.set(k, { provider, model, channel: k, source, name });
@@ -282,13 +470,14 @@ export class WebHalf {
       }
     }
     const list = [...seen.values()];
+    /** @type {({context?: {contextWindow?: unknown}} | false)[]} model info, or false when the host cannot resolve it */
     const known = await Promise.all(list.map((c) => (llm
-      ? within(llm.resolveModelInfo(c.provider, c.model, signal), MODEL_INFO_TIMEOUT_MS).then((info) => info ?? {}, () => false)
-      : Promise.resolve(false))));
+      ? within(llm.resolveModelInfo(c.provider, c.model, signal), MODEL_INFO_TIMEOUT_MS).then((info) => info ?? {}, () => /** @type {const} */ (false))
+      : Promise.resolve(/** @type {const} */ (false)))));
     /** @type {(i: number) => {contextWindow?: number}} */
     const windowOf = (i) => {
-      const w = known[i]?.context?.contextWindow;
-      return Number.isSafeInteger(w) && w > 0 ? { contextWindow: w } : {};
+      const w = (known[i] || undefined)?.context?.contextWindow; // false: no model info
+      return Number.isSafeInteger(w) && /** @type {number} */ (w) > 0 ? { contextWindow: /** @type {number} */ (w) } : {};
     };
     return {
       chain: policy.resolved.chain.map(key),
@@ -299,39 +488,56 @@ export class WebHalf {
     };
   }
 
-  /** The session's own audit records (both generations), for the inline rows' details. */
+  /**
+   * The session's own audit records (both generations), for the inline rows' details.
+   * @param {string} session
+   * @returns {Promise<RowsAnswer>}
+   */
   async rows(session) {
     const { auditPath } = this.deps;
+    /** @type {string[]} */
     const lines = [];
     for (const p of [`${auditPath}.1`, auditPath]) {
       const text = await readFile(p, 'utf8').catch(() => '');
       for (const line of text.split('\n')) if (line) lines.push(line);
     }
+    /** @type {PageRecord[]} */
     const out = [];
+    /** @type {PageRecord[]} */
     const opens = [];
     for (const line of lines) {
+      /** @type {PageRecord} */
       let r;
       try { r = forPage(JSON.parse(line)); } catch { continue; }
       if (r.type === 'circuit-open') opens.push(r);
-      else if (ROW_TYPES.has(r.type) && sameSession(r.agent, session)) out.push(r);
+      else if (ROW_TYPES.has(/** @type {string} */ (r.type)) && sameSession(/** @type {string} */ (r.agent), session)) out.push(r);
     }
     const channels = new Set(out.map((r) => r.from ?? r.channel));
     const relevant = opens.filter((r) => channels.has(r.channel));
-    return { records: [...relevant, ...out].sort((a, b) => (a.at < b.at ? -1 : 1)).slice(-MAX_ROW_RECORDS) };
+    return { records: [...relevant, ...out].sort((a, b) => (/** @type {string} */ (a.at) < /** @type {string} */ (b.at) ? -1 : 1)).slice(-MAX_ROW_RECORDS) };
   }
 
-  /** The tunable part of a candidate config, checked by the module with the rest of the row. */
+  /**
+   * The tunable part of a candidate config, checked by the module with the rest of the row.
+   * @param {Record<string, unknown>} section
+   */
   problem(section) {
     return this.deps.policy.check(this.merged(section));
   }
 
+  /**
+   * The row's policy config with a section's tunable keys.
+   * @param {Record<string, unknown> | undefined} section
+   * @returns {Record<string, unknown>}
+   */
   merged(section) {
     const out = { ...this.deps.rowPolicyConfig };
     for (const k of TUNABLE) if (section?.[k] !== undefined) out[k] = section[k];
     // The card orders channels; a row entry's own settings (failureThreshold, ...) stay with its channel.
+    /** @type {{provider?: unknown, model?: unknown}[]} */
     const own = Array.isArray(this.deps.rowPolicyConfig.chain) ? this.deps.rowPolicyConfig.chain : [];
     if (Array.isArray(section?.chain)) {
-      out.chain = section.chain.map((c) => ({ ...own.find((r) => r?.provider === c?.provider && r?.model === c?.model), ...c }));
+      out.chain = section.chain.map((/** @type {{provider?: unknown, model?: unknown}} */ c) => ({ ...own.find((r) => r?.provider === c?.provider && r?.model === c?.model), ...c }));
     }
     return out;
   }
@@ -340,6 +546,7 @@ export class WebHalf {
    * Whether the host knows the session a browser names: one an agent of
    * this process runs or a setting was stored for, one live in the host's
    * session store, or one logged under its sessions directory.
+   * @param {string} id
    */
   async knowsSession(id) {
     const quota = this.deps.quota;
@@ -354,6 +561,8 @@ export class WebHalf {
    * The RPC handler (`POST /dsh-resilience/<endpoint>`). Never throws. Every
    * field is checked here, where it enters, before anything is looked up or
    * written (rpc-input.js); a refusal quotes at most a short excerpt.
+   * @param {() => Llm | undefined} getLlm
+   * @returns {(endpoint: string, payload: unknown, signal?: AbortSignal) => Promise<RpcAnswer>}
    */
   handler(getLlm) {
     return async (endpoint, payload, signal) => {
@@ -365,7 +574,7 @@ export class WebHalf {
             const session = field(payload, 'session') ?? undefined;
             const problem = session === undefined ? undefined : sessionIdProblem(session);
             if (problem) return refuse('INVALID', `dsh-resilience: ${problem}`);
-            return ok(await this.watch(field(payload, 'since'), session, signal));
+            return ok(await this.watch(field(payload, 'since'), /** @type {string | undefined} */ (session), signal)); // a session id, checked above
           }
           case 'candidates':
             return ok(await this.candidates(getLlm(), signal));
@@ -388,27 +597,28 @@ export class WebHalf {
             const session = field(payload, 'session');
             const problem = sessionIdProblem(session);
             if (problem || !this.deps.quota) return refuse('INVALID', `dsh-resilience: ${problem ?? 'no session'}`);
+            const id = /** @type {string} */ (session); // a session id, checked above
             const value = field(payload, 'value');
             if (typeof value !== 'string' || value === '' || value.length > MAX_VALUE) {
               return refuse('INVALID', `dsh-resilience: ${excerpt(value)} is not a ${endpoint === 'set-quota' ? 'switch (on, off or default)' : 'pool name'}`);
             }
-            if (!(await this.knowsSession(session))) return refuse('UNKNOWN_SESSION', `dsh-resilience: this host knows no session ${excerpt(session)}`);
+            if (!(await this.knowsSession(id))) return refuse('UNKNOWN_SESSION', `dsh-resilience: this host knows no session ${excerpt(id)}`);
             // The commands' own path (quota.js webChoose), so chip and typed command never disagree
             // and the session logs the choice (command/run) for the quotaRetry projection.
-            const message = await webChoose(this.deps.quota, session, endpoint === 'set-quota' ? 'quota' : 'pool', value);
-            return message ? refuse('REFUSED', message) : ok(this.status(session));
+            const message = await webChoose(this.deps.quota, id, endpoint === 'set-quota' ? 'quota' : 'pool', value);
+            return message ? refuse('REFUSED', message) : ok(this.status(id));
           }
           case 'rows': {
             const session = field(payload, 'session');
             const problem = sessionIdProblem(session);
             if (problem) return refuse('INVALID', `dsh-resilience: ${problem}`);
-            return ok(await this.rows(session));
+            return ok(await this.rows(/** @type {string} */ (session))); // a session id, checked above
           }
           case 'validate': {
             const section = field(payload, 'section') ?? {};
             if (typeof section !== 'object' || Array.isArray(section)) return refuse('INVALID', 'dsh-resilience: section must be an object');
             if (JSON.stringify(section).length > MAX_SECTION_BYTES) return refuse('INVALID', `dsh-resilience: section larger than ${MAX_SECTION_BYTES} bytes`);
-            return ok({ problem: this.problem(section) ?? null });
+            return ok({ problem: this.problem(/** @type {Record<string, unknown>} */ (section)) ?? null });
           }
           case 'report': { // report-command.js: the numbers, the text and the timeline of /resilience report
             const window = field(payload, 'window');
@@ -432,12 +642,15 @@ export class WebHalf {
    * Serves the RPC channel while the web connection exists, and the settings
    * namespace while a settings service exists; follows other plugins'
    * failovers for the return rows.
+   * @param {Context} ctx
+   * @param {(record: object) => void} report
+   * @param {{warn: (...args: unknown[]) => void}} logger
    */
   install(ctx, report, logger) {
     this.ctx = ctx; // the host's session store is looked up through it (knowsSession)
     ctx.inject(['connection'], (sub) => {
       try {
-        const dispose = sub.connection.rpc.handle(RPC_CHANNEL, this.handler(() => sub.get('llm')), { authority: 'loopback' });
+        const dispose = /** @type {Context & WebServices} */ (sub).connection.rpc.handle(RPC_CHANNEL, this.handler(() => sub.get('llm')), { authority: 'loopback' });
         sub.effect(() => () => { dispose?.().catch?.(() => {}); });
       } catch (e) {
         logger.warn('dsh-resilience: the web channel is not served: %s', e?.message ?? e);
@@ -445,7 +658,7 @@ export class WebHalf {
     });
     ctx.inject(['settings'], async (sub) => {
       try {
-        await this.serveSettings(sub, report);
+        await this.serveSettings(/** @type {Context & WebServices} */ (sub), report);
       } catch (e) {
         logger.warn('dsh-resilience: the settings namespace is not served: %s', e?.message ?? e);
         report({ type: 'settings-not-served', reason: String(e?.message ?? e).slice(0, 300) });
@@ -462,6 +675,8 @@ export class WebHalf {
    * the bring-up was missing from Settings → Plugins for 20-30 s after a
    * restart). What needs the module waits for it: a saved section applies
    * once it is up, and a check before then asks the user to try again.
+   * @param {Context & Pick<WebServices, 'settings'>} sub - the settings service's fiber
+   * @param {(record: object) => void} report
    * @param {any} [Schema] - the host's schemastery (tests pass it; the host's is imported otherwise)
    */
   async serveSettings(sub, report, Schema) {
@@ -472,6 +687,7 @@ export class WebHalf {
     // (30 s, or 60 s as dsh-reconnect had), so a filled-in 30 s would pin a
     // persistent row turned on from the card to the plain cap. Unset, the
     // module picks the cap for the mode.
+    /** @type {Record<string, number>} */
     const defaultWait = { false: defaults.backoffMaxMs.plain, true: defaults.backoffMaxMs.persistent };
     const channel = Schema.object({ provider: Schema.string().required(), model: Schema.string().required() });
     const schema = Schema.object({
@@ -482,11 +698,13 @@ export class WebHalf {
       persistent: Schema.boolean().default(defaults.persistent).description('with nowhere else to go, retry until the turn is cancelled'),
       chain: Schema.array(channel).default([]).description('failover order; the first is the primary'),
     });
+    /** @type {Record<string, unknown>} */
     const base = {};
     for (const k of TUNABLE) if (rowPolicyConfig[k] !== undefined) base[k] = rowPolicyConfig[k];
     // What the module runs with now, in the section's shape: a section that
     // says the same (the schema's defaults, the row's own values) changes nothing.
     const running = () => tunables(policy.resolved);
+    /** @param {Record<string, unknown>} section */
     const apply = (section) => {
       if (!policy.up) return; // disposed, or the module did not come up: the host decides alone
       const want = tunables(section);
@@ -499,6 +717,7 @@ export class WebHalf {
       report(record);
       this.decided(record);
     };
+    /** @param {Record<string, unknown>} section */
     const tryApply = (section) => {
       try {
         apply(section);
@@ -537,16 +756,29 @@ export class WebHalf {
   }
 }
 
-/** The tunable keys of a section or a resolved config, chain entries cut to `{provider, model}`. */
+/**
+ * The tunable keys of a section or a resolved config, chain entries cut to `{provider, model}`.
+ * @param {Record<string, unknown> | ResolvedConfig | undefined} v
+ * @returns {Record<string, unknown>}
+ */
 function tunables(v) {
+  /** @type {Record<string, unknown>} */
   const out = {};
-  for (const k of TUNABLE) out[k] = v?.[k];
-  out.chain = (out.chain ?? []).map((c) => ({ provider: c?.provider, model: c?.model }));
+  for (const k of TUNABLE) out[k] = /** @type {Record<string, unknown> | undefined} */ (v)?.[k];
+  out.chain = (/** @type {{provider?: unknown, model?: unknown}[] | undefined} */ (out.chain) ?? []).map((c) => ({ provider: c?.provider, model: c?.model }));
   return out;
 }
 
-/** `provider/model` or an own `{provider, model}`, each bounded; false when malformed. */
+/**
+ * `provider/model` or an own `{provider, model}`, each bounded; false when malformed.
+ * @param {unknown} v
+ * @returns {Channel | false}
+ */
 function parseChannel(v) {
+  /**
+   * @param {unknown} x
+   * @returns {x is string}
+   */
   const part = (x) => typeof x === 'string' && x !== '' && x.length <= MAX_CHANNEL;
   if (typeof v === 'object' && v !== null) {
     const provider = field(v, 'provider');
@@ -557,15 +789,30 @@ function parseChannel(v) {
   return textChannel(v) ?? false;
 }
 
+/**
+ * f's value, or the fallback when it throws or answers nothing.
+ * @template T
+ * @param {() => T} f
+ * @param {T} [fallback]
+ * @returns {T}
+ */
 function safe(f, fallback) {
   try {
-    return f() ?? fallback;
+    return /** @type {T} */ (f() ?? fallback); // no fallback: undefined, as f may answer
   } catch {
-    return fallback;
+    return /** @type {T} */ (fallback);
   }
 }
 
+/**
+ * The promise's outcome, or a rejection after ms.
+ * @template T
+ * @param {T | Promise<T>} promise
+ * @param {number} ms
+ * @returns {Promise<T>}
+ */
 function within(promise, ms) {
+  /** @type {NodeJS.Timeout | undefined} */
   let timer;
   return Promise.race([
     Promise.resolve(promise),
