@@ -18,7 +18,7 @@
 //   not mirrored (a listener reading `level: 'model'` would take "*" for a model).
 // - Half-open is not theirs to hear: only open and closed are mirrored.
 
-import { EVENTS } from './effects.js';
+import { EVENTS } from './event-names.js';
 
 export const COMPAT_EVENTS = {
   circuitOpened: 'model-failover/circuit-opened',

@@ -5,22 +5,12 @@
 // decision.
 
 import { emitCompat, undeclared } from './compat-events.js';
+import { EVENTS } from './event-names.js';
 
 /** @import { Effect } from './policy-types.js' */
 /** @import { Context } from './host.js' */
 
-/** Cordis events this plugin emits, with the effect that causes each. */
-export const EVENTS = /** @type {const} */ ({
-  circuitOpened: 'dsh-resilience/circuit-opened',
-  circuitClosed: 'dsh-resilience/circuit-closed',
-  failover: 'dsh-resilience/failover',
-  giveUp: 'dsh-resilience/give-up',
-  spill: 'dsh-resilience/spill',
-  probe: 'dsh-resilience/probe', // announced with its outcome, when the probe settles (shell.js)
-  stall: 'dsh-resilience/stall',
-  slow: 'dsh-resilience/slow',
-  toolRetry: 'dsh-resilience/tool-retry',
-});
+export { EVENTS };
 
 /**
  * The event an effect is announced as, if any.

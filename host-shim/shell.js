@@ -5,7 +5,7 @@
 // what it started, never a copy of what the module knows, and ends them
 // all at dispose.
 import { channelId } from './channel.js';
-import { EVENTS } from './effects.js';
+import { EVENTS } from './event-names.js';
 import { emitCompat } from './compat-events.js';
 import { probeResultEvent, wakeEvent } from './events.js';
 import { runProbe } from './probe.js';
