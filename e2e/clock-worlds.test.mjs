@@ -16,12 +16,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeProvider } from './fake-provider/fake-provider.mjs';
 import { auditRecords, makeHome, PRIMARY, ROOT, runHeadless, SECONDARY } from './harness.mjs';
-import { redisClientDir, startRedis } from './redis/redis-server.mjs';
+import { addRedisClient, startRedis } from './redis/redis-server.mjs';
 
 const TEN_MIN = 10 * 60_000;
 const WINDOW_MS = 20_000;
@@ -77,7 +77,7 @@ async function world(t, redis, skew) {
       },
       extraPlugins: [{ dir: TOOLS, id: 'flaky-tools', config: { tools: [{ name: 'lookup', script: [{ kind: 'ok', answer: 'not yet' }] }] } }],
     });
-    await cp(join(redisClientDir(), 'node_modules/@redis'), join(home.dsh, 'profiles/headless/node_modules/@redis'), { recursive: true });
+    addRedisClient(join(home.dsh, 'profiles/headless'));
     return home;
   }));
   const [homeS, homeO] = homes;

@@ -6,12 +6,12 @@
 // returns they resync (a host that learnt a trip meanwhile teaches it to B).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFakeProvider } from './fake-provider/fake-provider.mjs';
 import { auditRecords, makeHome, PRIMARY, PRIMARY_PRO, ROOT, runHeadless, SECONDARY } from './harness.mjs';
-import { redisClientDir, startRedis } from './redis/redis-server.mjs';
+import { addRedisClient, startRedis } from './redis/redis-server.mjs';
 
 const CHAIN = [PRIMARY, SECONDARY, PRIMARY_PRO];
 const TOOLS = join(ROOT, 'e2e/fixtures/flaky-tools');
@@ -37,7 +37,7 @@ async function redisHome(fp, url, { client = true, defaultModel, redis = {} } = 
     plugin: { chain: CHAIN, probes: false, providerThreshold: 0, cooldownMs: 1_200_000, shared: { redis: { url, keyPrefix: 'e2e:', ...redis } } },
     extraPlugins: [{ dir: TOOLS, id: 'flaky-tools', config: { tools: [{ name: 'lookup', script: [{ kind: 'ok', answer: 'fine' }] }] } }],
   });
-  if (client) await cp(join(redisClientDir(), 'node_modules/@redis'), join(home.dsh, 'profiles/headless/node_modules/@redis'), { recursive: true });
+  if (client) addRedisClient(join(home.dsh, 'profiles/headless'));
   return home;
 }
 const sharedAudit = (audit) => audit.filter((a) => a.type === 'shared-unavailable' || a.type === 'shared-restored').map((a) => a.type);
@@ -173,7 +173,7 @@ describe('hosts on two machines sharing health through Redis', () => {
     const home = async (fp, defaultModel) => {
       const h = await makeHome({ baseURL: fp.baseURL, defaultModel, plugin,
         extraPlugins: [{ dir: TOOLS, id: 'flaky-tools', config: { tools: [{ name: 'lookup', script: [{ kind: 'ok', answer: 'fine' }] }] } }] });
-      await cp(join(redisClientDir(), 'node_modules/@redis'), join(h.dsh, 'profiles/headless/node_modules/@redis'), { recursive: true });
+      addRedisClient(join(h.dsh, 'profiles/headless'));
       return h;
     };
     const homeA = await home(fpA);

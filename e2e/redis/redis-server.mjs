@@ -3,6 +3,7 @@
 // Redis would), stopped with the test. scripts/ensure-redis.sh installs the
 // Debian package and the client; this file finds both.
 import { execFileSync, spawn } from 'node:child_process';
+import { cpSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -14,6 +15,18 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export function redisClientDir() {
   return process.env.DSH_REDIS_CLIENT_DIR
     || execFileSync(join(ROOT, 'scripts/ensure-redis.sh'), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+}
+
+/**
+ * Installs the pinned Redis client into a home's profile, as `dsh plugin add
+ * @redis/client` leaves it. Copied synchronously: the promise form of the
+ * recursive copy once stopped for good a third of the way through its ~2000
+ * entries, in a test process whose fake providers and hosts kept libuv's
+ * threads busy, and the test waited on it until its file was killed.
+ * @param {string} profileDir - the home's profile (`<DSH_HOME>/profiles/headless`).
+ */
+export function addRedisClient(profileDir) {
+  cpSync(join(redisClientDir(), 'node_modules/@redis'), join(profileDir, 'node_modules/@redis'), { recursive: true });
 }
 
 /** `() => import('@redis/client')` as the plugin would load it from a profile. */
