@@ -3,7 +3,6 @@ package migrate
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -63,9 +62,24 @@ func balances(v Value) (Value, []string, error) {
 	return List(out...), warnings, nil
 }
 
-// plainArgs is a one-line script of plain words: split into argv, it runs
-// the same as it did through a shell.
-var plainArgs = regexp.MustCompile(`^[\w./@:=+,-]+( +[\w./@:=+,-]+)*$`)
+// plainArgs reports whether line is a one-line script of plain words
+// (letters, digits and _ . / @ : = + , -, separated by spaces): split into
+// argv, it runs the same as it did through a shell. A loop, not a regular
+// expression: the regexp package's code and its compiled pattern would live
+// in every policy instance, for a check migrate makes once.
+func plainArgs(line string) bool {
+	if line == "" || line[0] == ' ' || line[len(line)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		word := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("_./@:=+,-", c) >= 0
+		if !word && c != ' ' {
+			return false
+		}
+	}
+	return true
+}
 
 // scriptArgv is a script as argv. A line a shell would interpret (pipes,
 // quotes, $) is refused: our scripts run as argv, never through a shell.
@@ -74,7 +88,7 @@ func scriptArgv(script Value, at string) (Value, error) {
 		return script, nil
 	}
 	if script.Kind == String {
-		if line := jsTrim(script.Str); plainArgs.MatchString(line) {
+		if line := jsTrim(script.Str); plainArgs(line) {
 			var argv []Value
 			for _, w := range strings.Split(line, " ") {
 				if w != "" {

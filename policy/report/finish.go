@@ -2,13 +2,21 @@ package report
 
 import (
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 )
 
-// A cause that is a failure code, not a word (stall, models-open, recovered).
-var codeLike = regexp.MustCompile(`^[A-Z_]+$`)
+// codeLike reports whether a cause is a failure code (RATE_LIMIT), not a
+// word (stall, models-open, recovered). A loop, not a regular expression:
+// the regexp package would live in every policy instance for this one check.
+func codeLike(cause string) bool {
+	for i := 0; i < len(cause); i++ {
+		if c := cause[i]; c != '_' && (c < 'A' || c > 'Z') {
+			return false
+		}
+	}
+	return cause != ""
+}
 
 // Finish ends the report: every log is taken as ended, what is left is
 // folded, and the numbers over the window are answered.
@@ -51,7 +59,7 @@ func (a *Accumulator) Finish() Report {
 		// A provider breaker opened because its models' breakers did is no
 		// outage of its own: its models' incidents hold the numbers, and the
 		// timeline shows its span.
-		if strings.HasSuffix(inc.channel, "/*") && inc.failedRequests == 0 && !codeLike.MatchString(inc.cause) {
+		if strings.HasSuffix(inc.channel, "/*") && inc.failedRequests == 0 && !codeLike(inc.cause) {
 			continue
 		}
 		out := incidentOut(inc, end)
@@ -98,7 +106,7 @@ func incidentOut(inc *incident, end int64) Incident {
 	switch {
 	case inc.cause == "stall":
 		code = "TIMEOUT"
-	case codeLike.MatchString(inc.cause):
+	case codeLike(inc.cause):
 	case len(inc.codes) > 0:
 		code = inc.codes[0]
 	}
