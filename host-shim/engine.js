@@ -359,13 +359,7 @@ export class Engine {
    * @returns {QuotaReport | undefined}
    */
   inspect(nowMs, agent) {
-    if (!this.instance) return undefined;
-    try {
-      return JSON.parse(this.instance.call('inspect', JSON.stringify(agent === undefined ? { nowMs } : { nowMs, agent })));
-    } catch (e) {
-      this.fail(e, 'inspect');
-      return undefined;
-    }
+    return this.ask('inspect', agent === undefined ? { nowMs } : { nowMs, agent });
   }
 
   /**
@@ -374,11 +368,22 @@ export class Engine {
    * @returns {SessionView | undefined}
    */
   view(query) {
+    return this.ask('view', query);
+  }
+
+  /**
+   * An export that reads the running instance and changes nothing: its
+   * answer, or undefined when there is no instance or it failed (logged once).
+   * @param {string} name
+   * @param {object} input
+   * @returns {any}
+   */
+  ask(name, input) {
     if (!this.instance) return undefined;
     try {
-      return JSON.parse(this.instance.call('view', JSON.stringify(query)));
+      return JSON.parse(this.instance.call(name, JSON.stringify(input)));
     } catch (e) {
-      this.fail(e, 'view');
+      this.fail(e, name);
       return undefined;
     }
   }

@@ -15,7 +15,7 @@
 // The countdowns tick in the browser from `openUntilMs` and the host's clock.
 import { readFile } from 'node:fs/promises';
 import { excerpt, field, hostKnowsSession, MAX_CHANNEL, MAX_SECTION_BYTES, MAX_VALUE, sameSession, sessionForms, sessionIdProblem } from './rpc-input.js';
-import { channelText, parseChannel as textChannel } from './channel.js';
+import { channelId, channelText, parseChannel as textChannel } from './channel.js';
 import { now as clockNow } from './clock.js';
 import { recordOf } from './effect-audit.js';
 import { webChoose, webSession, webView } from './quota-web.js';
@@ -174,11 +174,6 @@ const MAX_ROW_RECORDS = 500;
 
 const key = channelText; // the page shows and matches channels as "provider/model"
 /**
- * A channel as the module takes it: its provider and model, nothing else.
- * @param {{provider: unknown, model: unknown}} c
- */
-const plain = (c) => ({ provider: String(c.provider), model: String(c.model) });
-/**
  * A record as the page reads it: the audit names channels as {provider,
  * model} (unambiguous), the page shows and matches them as "provider/model".
  * @param {object} record
@@ -252,7 +247,7 @@ export class WebHalf {
     /** @type {Map<string, number>} "provider/model" -> the context window the host declares for it */
     this.windows = new Map();
     /** @type {Context | undefined} the plugin's context, once installed */
-    this.ctx;
+    this.ctx = undefined;
   }
 
   /**
@@ -371,7 +366,7 @@ export class WebHalf {
       const proposed = this.hostRoute(session);
       const view = policy.view({
         nowMs: out.nowMs, agent: agent ?? id,
-        ...(proposed ? { proposed } : {}), ...(kept?.home ? { home: plain(kept.home) } : {}), ...(kept?.pick ? { pick: plain(kept.pick) } : {}),
+        ...(proposed ? { proposed } : {}), ...(kept?.home ? { home: channelId(kept.home) } : {}), ...(kept?.pick ? { pick: channelId(kept.pick) } : {}),
       });
       out.session = {
         id: session,
@@ -397,15 +392,14 @@ export class WebHalf {
   }
 
   /**
-   * The host's route for a session: where its last request went out in
-   * this process, else the route its log's last request header names (what
-   * the host proposes next, after a restart).
+   * The host's route for a session: the route its log's last request
+   * header names, what the host proposes next. The module needs it only
+   * for a session it has not met (after a restart, or once it forgot an
+   * idle one); one it routed, it knows better.
    * @param {string} session
    * @returns {{provider: string, model: string} | undefined}
    */
   hostRoute(session) {
-    const here = lookup(this.routes, session);
-    if (here) return textChannel(here);
     const sessions = /** @type {SessionLog | undefined} */ (/** @type {unknown} */ (safe(() => this.ctx?.get?.('sessions'))));
     for (const f of sessionForms(session)) {
       const events = safe(() => sessions?.get(f)?.events, undefined);
