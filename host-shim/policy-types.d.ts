@@ -1288,6 +1288,15 @@ export interface ViewQuery {
   /** Its home and pick as the shell holds them (`session-route`, `failover`). */
   home?: Channel | null;
   pick?: Channel | null;
+  /**
+   * Its saved quota switch and pool choice (`set-quota`, `set-pool`), told
+   * at its first request after a restart: the view of a pooled session
+   * names its pool's routes before that request too.
+   */
+  quota?: QuotaSwitch | null;
+  poolMode?: PoolMode | null;
+  /** Required with pool-mode `pool`. */
+  pool?: string | null;
 }
 
 /** Why the next target is the one named. */

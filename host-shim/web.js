@@ -20,8 +20,9 @@ import { now as clockNow } from './clock.js';
 import { recordOf } from './effect-audit.js';
 import { webChoose, webSession, webView } from './quota-web.js';
 import { CARD_DEFAULTS } from './policy-defaults.js';
+import { setPoolEvent } from './events.js';
 
-/** @import { Channel, CircuitState, ResolvedConfig, SessionView, SlowState, Via } from './policy-types.js' */
+/** @import { Channel, CircuitState, QuotaSwitch, ResolvedConfig, SessionView, SlowState, Via } from './policy-types.js' */
 /** @import { Context } from './host.js' */
 
 /**
@@ -360,13 +361,16 @@ export class WebHalf {
       // The module's word on the session (its `view`): where it runs, its
       // home, and where a failure would send it. It is told what it may not
       // know after a restart: the host's route for the session and what the
-      // shell keeps of its home and pick.
+      // shell keeps of its home, pick, quota switch and pool.
       const { agent, session: id } = this.deps.quota ? webSession(this.deps.quota, session) : { agent: this.agentOf(session), session };
       const kept = this.deps.quota?.settings.get(id);
       const proposed = this.hostRoute(session);
+      const pool = kept?.pool ? setPoolEvent('', kept.pool) : undefined;
       const view = policy.view({
         nowMs: out.nowMs, agent: agent ?? id,
         ...(proposed ? { proposed } : {}), ...(kept?.home ? { home: channelId(kept.home) } : {}), ...(kept?.pick ? { pick: channelId(kept.pick) } : {}),
+        ...(kept?.quota ? { quota: /** @type {QuotaSwitch} */ (kept.quota) } : {}),
+        ...(pool ? { poolMode: pool.mode, ...(pool.pool ? { pool: pool.pool } : {}) } : {}),
       });
       out.session = {
         id: session,

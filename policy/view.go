@@ -20,6 +20,12 @@ type ViewQuery struct {
 	// reported them: SessionRoute, FailedOver), handed back at its first
 	// request after a restart (RestoreRoute).
 	Home, Pick Channel
+	// Quota, PoolMode and Pool are the session's saved quota switch and pool
+	// choice, told at its first request after a restart (SetQuota, SetPool);
+	// empty: none saved.
+	Quota    SwitchMode
+	PoolMode PoolMode
+	Pool     string
 }
 
 // Via says why the next target is the one named.
@@ -46,28 +52,40 @@ type SessionView struct {
 	Avoided bool
 }
 
-// View answers the session view at now. It changes nothing: an unknown
-// session is looked at as the agent it would become at its first request.
+// View answers the session view at now, as the session's next request
+// would find it. It changes nothing: the session is looked at through a
+// copy, an unknown one as the agent it would become at its first request,
+// and the copy's pool route is settled as that request would settle it (a
+// session whose route's pool had changed named no next target until its
+// next request, and a restarted module named another).
 func (s *State) View(now int64, q ViewQuery) SessionView {
-	a := s.agents.lookup(q.Agent)
-	if a == nil {
-		a = &agent{home: q.Home, pick: q.Pick, restored: !q.Home.IsZero()}
+	proposed := q.Proposed
+	if proposed.IsZero() && len(s.cfg.Chain) > 0 {
+		proposed = s.cfg.Chain[0]
+	}
+	var a agent
+	if known := s.agents.lookup(q.Agent); known != nil {
+		a = *known
+		a.prev, a.next, a.list = nil, nil, nil
+	} else {
+		a = s.sketch(now, q)
 	}
 	v := SessionView{Current: a.routed}
 	if v.Current.IsZero() {
-		v.Current = q.Proposed
-	}
-	if v.Current.IsZero() && len(s.cfg.Chain) > 0 {
-		v.Current = s.cfg.Chain[0]
-	}
-	if !a.home.IsZero() && a.home != v.Current {
-		v.Home = a.home
+		v.Current = proposed
 	}
 	if v.Current.IsZero() {
 		return v
 	}
+	skipped := len(s.skipped)
+	var fx []Effect
+	s.quotaBeforeRequest(now, &a, q.Agent, v.Current, &fx)
+	s.skipped = s.skipped[:skipped] // the step's scratch: a refit notes what it skipped
+	if !a.home.IsZero() && a.home != v.Current {
+		v.Home = a.home
+	}
 	v.Avoided = !s.routable(now, v.Current) || !v.Home.IsZero() && !s.routable(now, v.Home)
-	ps := s.preferences(a, v.Current)
+	ps := s.preferences(&a, v.Current)
 	next, ok := s.firstRoutable(now, ps, v.Current)
 	if !ok {
 		return v
@@ -84,4 +102,28 @@ func (s *State) View(now int64, q ViewQuery) SessionView {
 		v.Via = ViaChain
 	}
 	return v
+}
+
+// sketch is the agent an unknown session becomes at its first request: its
+// saved settings told as the shell tells them (quota switch, pool, then
+// home and pick). Without them a restarted module named the chain's next
+// channel for a session in a pool it chose, until its first request.
+func (s *State) sketch(now int64, q ViewQuery) agent {
+	var a agent
+	if s.cfg.QuotaActive() {
+		if q.Quota != SwitchDefault {
+			a.q.switchMode = q.Quota
+		}
+		switch q.PoolMode {
+		case PoolNamed:
+			if p := s.cfg.pool(q.Pool); p != nil {
+				a.q.poolMode, a.q.poolName, a.q.pool = PoolNamed, p.Name, p.Name
+				a.q.route, _ = s.chooseRoute(now, p, Channel{}, a.need)
+			}
+		case PoolOff:
+			a.q.poolMode = PoolOff
+		}
+	}
+	a.home, a.pick, a.restored = q.Home, q.Pick, !q.Home.IsZero()
+	return a
 }

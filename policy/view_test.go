@@ -91,3 +91,50 @@ func TestSessionViewSurvivesARestart(t *testing.T) {
 		t.Fatalf("the next target is where the session is: %+v", before)
 	}
 }
+
+// A pooled session, by its channel or by its own choice, names its pool's
+// next route after a restart as before it, from the settings the shell
+// keeps: a restarted module once named the chain's next channel until the
+// session's first request.
+func TestPooledSessionViewSurvivesARestart(t *testing.T) {
+	cfg := func(c *Config) {
+		c.FailureThreshold, c.Probes = 1, false
+		c.Chain = []Channel{chA, chB, chC}
+		c.Pools = []Pool{
+			{Name: "team", Routes: []Route{{Channel: chA}, {Channel: chC}}},
+			{Name: "solo", Routes: []Route{{Channel: chT}, {Channel: chC}}},
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		set  *SetPool // the session's saved choice, if any
+		q    ViewQuery
+		next Channel
+	}{
+		{"in the pool its channel belongs to", nil, ViewQuery{Agent: "s1", Proposed: chA}, chC},
+		{"in the pool it chose", &SetPool{Agent: "s1", Mode: PoolNamed, Pool: "solo"},
+			ViewQuery{Agent: "s1", Proposed: chT, Home: chA, PoolMode: PoolNamed, Pool: "solo"}, chC},
+		{"in no pool: the chain", &SetPool{Agent: "s1", Mode: PoolOff},
+			ViewQuery{Agent: "s1", Proposed: chA, PoolMode: PoolOff}, chB},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newSim(t, cfg)
+			if tc.set != nil {
+				m.step(*tc.set)
+			}
+			m.request("s1", chA)
+			before := m.s.View(m.now, ViewQuery{Agent: "s1"})
+			if before.Next != tc.next {
+				t.Fatalf("running: next %v, want %v (%+v)", before.Next, tc.next, before)
+			}
+			r := newSim(t, cfg)
+			r.now = m.now
+			if after := r.s.View(r.now, tc.q); after != before {
+				t.Fatalf("after the restart %+v, before %+v", after, before)
+			}
+			if r.s.agents.lookup("s1") != nil {
+				t.Fatal("the view met the session")
+			}
+		})
+	}
+}

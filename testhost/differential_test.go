@@ -275,6 +275,15 @@ func (g *eventGen) next() (export string, input []byte, valid bool) {
 				extra += `,"` + k + `":` + g.channel().json()
 			}
 		}
+		if g.pick(3) == 0 {
+			extra += `,"quota":"` + []string{"on", "off", "default"}[g.pick(3)] + `"`
+		}
+		switch g.pick(4) {
+		case 0:
+			extra += `,"poolMode":"pool","pool":"` + []string{"main", "other", "nope"}[g.pick(3)] + `"`
+		case 1:
+			extra += `,"poolMode":"` + []string{"off", "default"}[g.pick(2)] + `"`
+		}
 		return "view", []byte(fmt.Sprintf(`{"nowMs":%d,"agent":%s%s}`, g.now, genAgents[g.pick(len(genAgents))], extra)), true
 	}
 	switch d := g.pick(1000); {

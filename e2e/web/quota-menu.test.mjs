@@ -2,13 +2,14 @@
 // pool, in the real web profile against the fake provider. A pool chosen in
 // the menu is what `/resilience pool status` reports and where the next
 // request goes; the switch turned off in the menu is what status reports;
-// a typed command shows in the menu at once (one write path).
+// a typed command shows in the menu at once (one write path); after a host
+// restart the chip says of the pooled session what it said before.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFakeProvider } from '../fake-provider/fake-provider.mjs';
 import { auditRecords } from '../harness.mjs';
 import { CHAT_CLIP, launchBrowser, makeWebHome, openPage, PRIMARY, screenshot, SECONDARY, startWeb } from './web-harness.mjs';
-import { CHIP, enterWorkspace, send, until } from './ui.mjs';
+import { CHIP, enterWorkspace, openSession, send, until } from './ui.mjs';
 
 const POOLS = [{ name: 'main', routes: [PRIMARY, SECONDARY] }, { name: 'spare', routes: [{ provider: 'mock', model: 'mock-a' }] }];
 const QUOTA = '[role=menu] [data-testid=dsh-resilience-quota]';
@@ -87,6 +88,25 @@ describe('the quota switch and pool in the chip\'s menu', { concurrency: false }
     await until(async () => (await current(QUOTA)).join() === 'on', 'the menu to follow the typed command');
     assert.match(await page.locator('[role=menu]').innerText(), /Quota retry: On \(this session\)/);
     await page.keyboard.press('Escape');
+    assert.deepEqual(errors, []);
+  });
+
+  test('after a host restart the chip says of the pooled session what it said before', async () => {
+    // The session is in the pool it chose, `spare`, whose one route it runs
+    // on: a failure would find no other route of its pool. A restarted
+    // module once looked at it as outside any pool until its first request,
+    // and the chip named the chain's primary.
+    const chip = page.locator(CHIP);
+    const before = await until(async () => { const t = await chip.innerText(); return /\S/.test(t) && t; }, 'the chip before the restart');
+    assert.doesNotMatch(before, new RegExp(`Next: ${PRIMARY.provider}/${PRIMARY.model}`));
+    await web.stop();
+    web = await startWeb(home);
+    await page.context().close();
+    ({ page, errors } = await openPage(browser, web.url));
+    await enterWorkspace(page, { choose: false });
+    await openSession(page, 'Reply with OK');
+    await until(async () => (await page.locator(CHIP).innerText()) === before, `the chip after the restart as before it (${before})`);
+    await screenshot(page, 'chip-pooled-after-host-restart', CHAT_CLIP);
     assert.deepEqual(errors, []);
   });
 });

@@ -15,7 +15,7 @@ func (m *Module) View(input []byte) ([]byte, error) {
 		return nil, err
 	}
 	d := decoder{prefix: "input"}
-	d.object(v, "", "nowMs", "agent", "proposed", "home", "pick")
+	d.object(v, "", "nowMs", "agent", "proposed", "home", "pick", "quota", "poolMode", "pool")
 	now, _ := d.uint(v.Get("nowMs"), "nowMs", true, maxMs)
 	q := policy.ViewQuery{Agent: d.str(v.Get("agent"), "agent", true)}
 	for _, f := range []struct {
@@ -26,6 +26,16 @@ func (m *Module) View(input []byte) ([]byte, error) {
 			*f.to = d.channel(c, "input."+f.key)
 			d.named(*f.to, "input."+f.key)
 		}
+	}
+	if c := v.Get("quota"); present(c) {
+		q.Quota = policy.SwitchMode(d.oneOf(c, "input.quota", true, "on", "off", "default"))
+	}
+	if c := v.Get("poolMode"); present(c) {
+		q.PoolMode = policy.PoolMode(d.oneOf(c, "input.poolMode", true, "pool", "off", "default"))
+	}
+	q.Pool = d.str(v.Get("pool"), "input.pool", false)
+	if q.PoolMode == policy.PoolNamed && q.Pool == "" {
+		d.fail("input.pool", "is required with poolMode pool")
 	}
 	if d.err != nil {
 		return nil, d.err
