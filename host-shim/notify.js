@@ -7,13 +7,24 @@
 // request goes on its own; a receiver that hangs or refuses costs one
 // `notify-failed` audit line, never a request's time.
 //
+// A headless run stops right after its last record (a give-up ends the turn,
+// and the host exits): the tries left then go within the exit's grace, a
+// short wait apart, and a delivery that still fails is audited before the
+// plugin's `stop` line. Otherwise the one notification an operator most wants
+// from a script (it gave up) was the one lost without a trace.
+//
+// Each POST is signed over a time and a delivery id as well as the body, so a
+// receiver can refuse a captured POST sent again: an old time, or an id it
+// already took. A retry keeps its delivery id (it is the same notification).
+//
 // The signing secret is a reference (an environment-style name resolved
 // through the host's credentials, as shared.redis.passwordEnv): read at each
 // send, never cached, never logged, never in the audit. The URL is not
 // logged either (webhook URLs often carry a token in their path): a failure
 // names the target's index and its origin only.
 import { channelText } from './channel.js';
-import { createHmac } from 'node:crypto';
+import { ConfigError } from './engine.js';
+import { createHmac, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 
 /** @import { Channel } from './policy-types.js' */
@@ -56,6 +67,8 @@ export const NOTIFY_EVENTS = Object.freeze({
 const KIND_OF = new Map(Object.entries(NOTIFY_EVENTS).flatMap(([kind, types]) => types.map((t) => [t, kind])));
 
 export const SIGNATURE_HEADER = 'x-dsh-resilience-signature';
+/** One notification to one target: the same id on each of its tries. */
+export const DELIVERY_HEADER = 'x-dsh-resilience-delivery';
 /** Per target, event kind and channel: at most one notification in this window. */
 export const RATE_WINDOW_MS = 60_000;
 export const DEFAULT_TIMEOUT_MS = 5_000;
@@ -63,15 +76,22 @@ export const DEFAULT_TIMEOUT_MS = 5_000;
 export const MAX_TRIES = 3;
 export const RETRY_BASE_MS = 1_000;
 /**
- * How long a stopping host lets sends in flight finish: the last turn's
- * notification (a "returned" at the end of a headless task) still goes out,
- * and a hanging receiver holds the shutdown no longer than this.
+ * How long a stopping host lets sends finish, tries left included: the last
+ * turn's notification (a give-up or a "returned" at the end of a headless
+ * task) still goes out, and a hanging receiver holds the shutdown no longer
+ * than this. The host gives the whole plugin tree 5 s to dispose before it
+ * forces the exit; the notifier's grace starts with the plugin's dispose and
+ * leaves the rest to the other plugins and the last audit lines.
  */
-export const STOP_GRACE_MS = 1_000;
+export const STOP_GRACE_MS = 3_000;
+/** Once stopping, the wait before each try left (the backoff's seconds do not fit the grace). */
+export const STOP_RETRY_MS = 250;
 
 /** @type {(key: string, reason: string) => never} */
 const fail = (key, reason) => {
-  throw new Error(`dsh-resilience: config key "${key}": ${reason}`);
+  const e = new ConfigError(`dsh-resilience: config key "${key}": ${reason}`);
+  e.stack = `${e.name}: ${e.message}`; // the user's to fix: the plugin's frames say nothing to them
+  throw e;
 };
 /**
  * @param {unknown} v
@@ -161,11 +181,16 @@ export function notification(record, host = hostname()) {
 }
 
 /**
- * The signature header's value for `body` (the exact bytes sent) under `secret`.
+ * The signature header's value for one try: `t=<unix seconds>,v1=<hex>`, the
+ * HMAC-SHA256 under `secret` of `<t>.<delivery>.<body>` (the body's exact
+ * bytes). The time and the delivery id are signed so a receiver can refuse a
+ * replay (docs/telemetry.md gives its recipe).
  * @param {string} body
  * @param {string} secret
+ * @param {number} t - the try's time, in whole seconds since the epoch
+ * @param {string} delivery - the delivery id (DELIVERY_HEADER)
  */
-export const sign = (body, secret) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+export const sign = (body, secret, t, delivery) => `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${delivery}.${body}`).digest('hex')}`;
 
 /**
  * At most one notification per key (kind and channel) within `windowMs`.
@@ -201,7 +226,9 @@ export class RateLimit {
 export const retryDelayMs = (n, base = RETRY_BASE_MS) => base * 2 ** (n - 2);
 
 /**
- * Whether a receiver's HTTP answer is worth another try.
+ * Whether a receiver's HTTP answer is worth another try: not a 3xx (a
+ * redirect is not followed: the body and its signature would go where the
+ * config does not say) nor any other 4xx.
  * @param {number} status
  */
 const retryable = (status) => status === 408 || status === 429 || status >= 500;
@@ -218,10 +245,11 @@ export class Notifier {
    * @param {typeof fetch} [o.fetch]
    * @param {() => number} [o.now]
    * @param {number} [o.retryBaseMs]
-   * @param {number} [o.graceMs] - how long a stopping host lets sends in flight finish
+   * @param {number} [o.graceMs] - how long a stopping host lets sends finish
+   * @param {number} [o.stopRetryMs] - once stopping, the wait before each try left
    * @param {string} [o.host] - the host name the bodies carry
    */
-  constructor({ targets, report, secret, fetch = globalThis.fetch, now = Date.now, retryBaseMs = RETRY_BASE_MS, graceMs = STOP_GRACE_MS, host = hostname() }) {
+  constructor({ targets, report, secret, fetch = globalThis.fetch, now = Date.now, retryBaseMs = RETRY_BASE_MS, graceMs = STOP_GRACE_MS, stopRetryMs = STOP_RETRY_MS, host = hostname() }) {
     this.targets = targets.map((t) => ({ ...t, limit: new RateLimit() }));
     this.report = report;
     this.secret = secret;
@@ -230,8 +258,9 @@ export class Notifier {
     this.retryBaseMs = retryBaseMs;
     this.host = host;
     this.graceMs = graceMs;
-    this.closing = new AbortController(); // no new sends, no more tries
-    this.lifetime = new AbortController(); // the sends in flight are cut
+    this.stopRetryMs = stopRetryMs;
+    this.closing = new AbortController(); // stopping: the waits between tries are cut short
+    this.lifetime = new AbortController(); // the grace is over: no new sends, no more tries, the sends in flight are cut
     /** @type {Set<Promise<void>>} */
     this.inflight = new Set();
   }
@@ -241,7 +270,7 @@ export class Notifier {
    * @param {object} record
    */
   observe(record) {
-    if (this.closing.signal.aborted || this.targets.length === 0) return;
+    if (this.lifetime.signal.aborted || this.targets.length === 0) return;
     try {
       const n = notification(/** @type {NotifiedRecord} */ (record), this.host);
       if (!n) return;
@@ -260,15 +289,16 @@ export class Notifier {
    * @param {Notification} n
    */
   async send(target, index, n) {
-    const body = JSON.stringify(n.body);
+    const delivery = randomUUID();
+    const body = JSON.stringify({ ...n.body, delivery });
     /** @type {{retry: boolean, text: string} | undefined} */
     let reason;
     let tries = 0;
     for (let attempt = 1; attempt <= MAX_TRIES; attempt++) {
-      if (attempt > 1 && !(await this.pause(retryDelayMs(attempt, this.retryBaseMs)))) return;
+      if (attempt > 1 && !(await this.pause(retryDelayMs(attempt, this.retryBaseMs)))) break; // the grace is over
       tries = attempt;
-      reason = await this.post(target, body);
-      if (reason === undefined || this.closing.signal.aborted) return;
+      reason = await this.post(target, body, delivery);
+      if (reason === undefined) return;
       if (!reason.retry) break;
     }
     this.report({ type: 'notify-failed', target: index, origin: new URL(target.url).origin, event: n.kind, tries, reason: /** @type {{text: string}} */ (reason).text }); // the loop ran at least once
@@ -278,58 +308,79 @@ export class Notifier {
    * One POST under the target's timeout; undefined when the receiver took it.
    * @param {NotifyTarget} target
    * @param {string} body
+   * @param {string} delivery - the delivery id, the same on every try
    * @returns {Promise<{retry: boolean, text: string} | undefined>}
    */
-  async post(target, body) {
+  async post(target, body, delivery) {
     /** @type {Record<string, string>} */
-    const headers = { 'content-type': 'application/json', 'user-agent': 'dsh-resilience' };
+    const headers = { 'content-type': 'application/json', 'user-agent': 'dsh-resilience', [DELIVERY_HEADER]: delivery };
     if (target.secretEnv) {
       const secret = await this.secret(target.secretEnv).catch(() => undefined);
       if (!secret) return { retry: false, text: `secretEnv ${target.secretEnv} is not set` };
-      headers[SIGNATURE_HEADER] = sign(body, secret);
+      headers[SIGNATURE_HEADER] = sign(body, secret, Math.floor(this.now() / 1000), delivery);
     }
     const signal = AbortSignal.any([this.lifetime.signal, AbortSignal.timeout(target.timeoutMs)]);
     try {
-      const res = await this.fetch(target.url, { method: 'POST', headers, body, signal, redirect: 'error' });
+      // `manual`: a 3xx comes back as the answer it is (with `error` it was a TypeError, and retried).
+      const res = await this.fetch(target.url, { method: 'POST', headers, body, signal, redirect: 'manual' });
       await res.body?.cancel().catch(() => {});
       if (res.ok) return undefined;
       return { retry: retryable(res.status), text: `HTTP ${res.status}` };
     } catch (e) {
-      const text = e?.name === 'TimeoutError' ? `no answer within ${target.timeoutMs} ms`
-        : String(e?.cause?.code ?? e?.code ?? e?.name ?? 'error').slice(0, 60);
+      const text = e?.name === 'AbortError' ? 'no answer before exit' // only the end of the grace aborts
+        : e?.name === 'TimeoutError' ? `no answer within ${target.timeoutMs} ms`
+          : String(e?.cause?.code ?? e?.code ?? e?.name ?? 'error').slice(0, 60);
       return { retry: true, text };
     }
   }
 
   /**
-   * Waits `ms` unless stopping first; false when stopping.
+   * Waits `ms`, or `stopRetryMs` once stopping if that ends sooner; false when
+   * the grace ends first.
    * @param {number} ms
    * @returns {Promise<boolean>}
    */
   pause(ms) {
-    const { signal } = this.closing;
+    const { closing, lifetime } = this;
     return new Promise((resolve) => {
-      if (signal.aborted) return resolve(false);
-      const timer = setTimeout(() => { signal.removeEventListener('abort', stop); resolve(true); }, ms);
-      timer.unref?.();
-      const stop = () => { clearTimeout(timer); resolve(false); };
-      signal.addEventListener('abort', stop, { once: true });
+      if (lifetime.signal.aborted) return resolve(false);
+      const end = Date.now() + ms;
+      /** @param {boolean} ok */
+      const done = (ok) => {
+        clearTimeout(timer);
+        closing.signal.removeEventListener('abort', hurry);
+        lifetime.signal.removeEventListener('abort', cut);
+        resolve(ok);
+      };
+      const wait = (/** @type {number} */ t) => {
+        const timer = setTimeout(() => done(true), Math.max(0, t));
+        timer.unref?.(); // a pending retry never holds a running host open; a stopping one awaits it
+        return timer;
+      };
+      let timer = wait(closing.signal.aborted ? Math.min(ms, this.stopRetryMs) : ms);
+      const hurry = () => {
+        if (end - Date.now() <= this.stopRetryMs) return;
+        clearTimeout(timer);
+        timer = wait(this.stopRetryMs);
+      };
+      const cut = () => done(false);
+      closing.signal.addEventListener('abort', hurry, { once: true });
+      lifetime.signal.addEventListener('abort', cut, { once: true });
     });
   }
 
   /**
-   * Stops: no new sends and no more tries; a try in flight gets `graceMs` to
-   * be taken, then is cut. A cut or failed last try writes nothing: the
-   * plugin's `stop` is the log's last line.
+   * Stops: each send goes on within `graceMs`, its tries left `stopRetryMs`
+   * apart; then what is still under way is cut, and each delivery not taken
+   * writes its `notify-failed` line before this resolves, so the plugin's
+   * `stop` is still the log's last line. A record seen within the grace is
+   * still sent; none after it.
    */
   async dispose() {
     this.closing.abort();
-    /** @type {NodeJS.Timeout | undefined} */
-    let timer;
-    const grace = new Promise((resolve) => { timer = setTimeout(resolve, this.graceMs); });
-    await Promise.race([Promise.allSettled([...this.inflight]), grace]);
+    const timer = setTimeout(() => this.lifetime.abort(), this.graceMs);
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]); // a send may begin while others end
     clearTimeout(timer);
     this.lifetime.abort();
-    await Promise.allSettled([...this.inflight]);
   }
 }

@@ -1,11 +1,16 @@
 // Webhook notifications (notify.js): the config check, the record-to-event
-// mapping, signing, the rate limit, and the sender against a scripted fetch
-// (tries, backoff, the one audit line on failure, nothing after dispose).
+// mapping, signing (checked with the recipe docs/telemetry.md gives
+// receivers), the rate limit, and the sender against a scripted fetch (tries,
+// backoff, the one audit line on failure, the tries a stopping host still
+// makes) and against a real receiver that redirects.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { AUDIT_TYPES } from '../audit-types.js';
-import { checkNotify, notification, Notifier, NOTIFY_EVENTS, RateLimit, retryDelayMs, sign, SIGNATURE_HEADER } from '../notify.js';
+import { ConfigError } from '../engine.js';
+import { checkNotify, DELIVERY_HEADER, notification, Notifier, NOTIFY_EVENTS, RateLimit, retryDelayMs, sign, SIGNATURE_HEADER } from '../notify.js';
 
 const URL_OK = 'http://127.0.0.1:9/hook';
 const P = { provider: 'deepseek-official', model: 'deepseek-v4-flash' };
@@ -33,6 +38,20 @@ test('a bad notify list is refused with the key that is wrong', () => {
     [[{ url: URL_OK, events: ['give-up'], secret: 'x' }], /"notify\[0\]\.secret": unknown key/],
   ];
   for (const [v, re] of cases) assert.throws(() => checkNotify(v), re, JSON.stringify(v));
+});
+
+test('a bad notify key is a one-line ConfigError: the user\'s to fix, none of the plugin\'s frames', () => {
+  // The host prints a refused plugin's error with its stack: ours was 4.5 KB of bundle frames.
+  let caught;
+  try {
+    checkNotify([{ url: 'ftp://x/y?token=t-1', events: ['give-up'] }]);
+  } catch (e) {
+    caught = e;
+  }
+  assert.ok(caught instanceof ConfigError, String(caught));
+  assert.equal(caught.message, 'dsh-resilience: config key "notify[0].url": must be an http:// or https:// URL');
+  assert.equal(caught.stack, `ConfigError: ${caught.message}`);
+  assert.ok(!caught.message.includes('t-1'), 'the URL is not quoted back');
 });
 
 test('every event kind maps to defined audit types, and each record type to one kind', () => {
@@ -67,10 +86,13 @@ test('records map one to one onto notification bodies', () => {
   }
 });
 
-test('the signature is HMAC-SHA256 of the exact body, hex, prefixed sha256=', () => {
+test('the signature is t=<seconds>,v1=<hex HMAC-SHA256 of "<t>.<delivery>.<body>">', () => {
   const body = '{"event":"give-up"}';
-  assert.equal(sign(body, 'k'), `sha256=${createHmac('sha256', 'k').update(body).digest('hex')}`);
-  assert.notEqual(sign(body, 'k'), sign(body + ' ', 'k'));
+  const id = '0b9c3a52-8f5e-4b8e-9d1c-3f1e2a4b5c6d';
+  assert.equal(sign(body, 'k', 1_800_000_000, id), `t=1800000000,v1=${createHmac('sha256', 'k').update(`1800000000.${id}.${body}`).digest('hex')}`);
+  assert.notEqual(sign(body, 'k', 1_800_000_000, id), sign(`${body} `, 'k', 1_800_000_000, id));
+  assert.notEqual(sign(body, 'k', 1_800_000_000, id), sign(body, 'k', 1_800_000_001, id), 'the time is signed');
+  assert.notEqual(sign(body, 'k', 1_800_000_000, id), sign(body, 'k', 1_800_000_000, `${id}x`), 'the delivery id is signed');
 });
 
 test('the rate limit lets one per key through per window', () => {
@@ -88,7 +110,7 @@ test('the retry waits double from the base', () => {
 });
 
 /** A Notifier over a scripted fetch: each answer is a status, 'slow' (200 after 20 ms), 'throw' or 'hang'. */
-function harness(answers, target = {}) {
+function harness(answers, target = {}, options = {}) {
   const calls = [];
   const audit = [];
   const fetch = (url, init) => {
@@ -108,7 +130,9 @@ function harness(answers, target = {}) {
     fetch,
     retryBaseMs: 1,
     graceMs: 50,
+    stopRetryMs: 1,
     host: 'h1',
+    ...options,
   });
   return { n, calls, audit };
 }
@@ -132,8 +156,12 @@ test('a taken notification is one signed POST, and writes nothing', async () => 
   const { init } = calls[0];
   assert.equal(init.method, 'POST');
   assert.equal(init.headers['content-type'], 'application/json');
-  assert.equal(init.headers[SIGNATURE_HEADER], sign(init.body, 's3cret'));
+  const [, t] = /^t=(\d+),/.exec(init.headers[SIGNATURE_HEADER]);
+  assert.equal(init.headers[SIGNATURE_HEADER], sign(init.body, 's3cret', Number(t), init.headers[DELIVERY_HEADER]));
+  assert.ok(Math.abs(Number(t) - Date.now() / 1000) < 60, `the time is now, in seconds: ${t}`);
   assert.equal(JSON.parse(init.body).event, 'provider-open');
+  assert.equal(JSON.parse(init.body).delivery, init.headers[DELIVERY_HEADER], 'the body names its delivery too');
+  assert.equal(init.redirect, 'manual', 'a redirect is an answer, not followed');
   assert.deepEqual(audit, []);
 });
 
@@ -196,12 +224,123 @@ test('dispose lets a send in flight be taken within the grace', async () => {
   assert.equal(n.inflight.size, 0);
 });
 
-test('dispose cuts a hanging send after the grace, silently, and later records send nothing', async () => {
+test('dispose cuts a hanging send after the grace, audits it, and later records send nothing', async () => {
   const { n, calls, audit } = harness(['hang'], { timeoutMs: 60_000 });
   n.observe(OPEN);
   await new Promise((r) => setImmediate(r)); // the POST is under way
   await n.dispose();
   n.observe({ type: 'give-up', channel: P, reason: 'x', code: 'y' });
   assert.equal(calls.length, 1);
+  assert.deepEqual(audit, [{ type: 'notify-failed', target: 0, origin: 'http://127.0.0.1:9', event: 'provider-open', tries: 1, reason: 'no answer before exit' }]);
+});
+
+// A headless run: the give-up is the turn's last record and the host starts
+// stopping at once. The tries left go within the grace, a short wait apart,
+// however long the ordinary backoff (here a minute) would have been.
+const GIVE_UP = { type: 'give-up', channel: P, reason: 'no-routable-fallback', code: 'QUOTA' };
+
+test('a stopping host still retries a 503 within the grace: the second POST is taken', async () => {
+  const { n, calls, audit } = harness([503, 200], {}, { retryBaseMs: 60_000 });
+  n.observe(GIVE_UP);
+  await n.dispose();
+  assert.equal(calls.length, 2);
   assert.deepEqual(audit, []);
+  assert.equal(calls[1].init.headers[DELIVERY_HEADER], calls[0].init.headers[DELIVERY_HEADER]);
+});
+
+test('a wait under way when the host stops is cut short: the retry goes within the grace', async () => {
+  let answered;
+  const first = new Promise((r) => { answered = r; });
+  const { n, calls, audit } = harness([503, 200], {}, { retryBaseMs: 60_000 });
+  const fetch = n.fetch;
+  n.fetch = (url, init) => fetch(url, init).finally(() => answered());
+  n.observe(GIVE_UP);
+  await first;
+  await new Promise((r) => setImmediate(r)); // the sender took the 503 and waits its minute
+  assert.equal(calls.length, 1);
+  await n.dispose();
+  assert.equal(calls.length, 2);
+  assert.deepEqual(audit, []);
+});
+
+test('a refusing receiver in a stopping host: every try within the grace, then notify-failed with the error code', async () => {
+  const { n, calls, audit } = harness(['throw'], {}, { retryBaseMs: 60_000 });
+  n.observe(GIVE_UP);
+  await n.dispose();
+  assert.equal(calls.length, 3);
+  assert.deepEqual(audit, [{ type: 'notify-failed', target: 0, origin: 'http://127.0.0.1:9', event: 'give-up', tries: 3, reason: 'ECONNREFUSED' }]);
+});
+
+test('a receiver that redirects: one POST, the redirect not followed, audited with its status', async (t) => {
+  const hits = [];
+  const server = createServer((req, res) => {
+    hits.push(req.url);
+    req.resume();
+    res.writeHead(302, { location: '/elsewhere' }).end();
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => new Promise((r) => server.close(r)));
+  const audit = [];
+  const n = new Notifier({
+    targets: checkNotify([{ url: `http://127.0.0.1:${server.address().port}/hook`, events: ['give-up'] }]),
+    report: (r) => audit.push(r), secret: async () => undefined, retryBaseMs: 1, host: 'h1',
+  });
+  n.observe(GIVE_UP);
+  await settled(n);
+  assert.deepEqual(hits, ['/hook'], 'tried once, never at the Location');
+  assert.deepEqual(audit.map((a) => [a.tries, a.reason]), [[1, 'HTTP 302']]);
+});
+
+/** The receiver's recipe, as docs/telemetry.md gives it: the one js block that exports `check`. */
+async function documentedRecipe() {
+  const md = await readFile(new URL('../../docs/telemetry.md', import.meta.url), 'utf8');
+  const blocks = [...md.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]).filter((b) => b.includes('export function check'));
+  assert.equal(blocks.length, 1, 'docs/telemetry.md holds the recipe');
+  return import(`data:text/javascript,${encodeURIComponent(blocks[0])}`);
+}
+/** The hit a receiver gets: the exact body and the headers, named as Node's http gives them. */
+const hitOf = (call) => ({ raw: call.init.body, headers: Object.fromEntries(Object.entries(call.init.headers).map(([k, v]) => [k.toLowerCase(), v])) });
+
+test('the documented recipe takes a signed POST once: a replay of it is seen, a changed one refused', async () => {
+  const { check, took } = await documentedRecipe();
+  const { n, calls } = harness([204], { secretEnv: 'HOOK_SECRET' });
+  n.observe(OPEN);
+  await settled(n);
+  const { raw, headers } = hitOf(calls[0]);
+  assert.equal(check(raw, headers, 's3cret'), 'new');
+  took(headers);
+  assert.equal(check(raw, headers, 's3cret'), 'seen', 'the same delivery again is a replay (or a retry of one taken)');
+  assert.equal(check(raw.replace('provider-open', 'give-up'), headers, 's3cret'), 'reject', 'the body is signed');
+  assert.equal(check(raw, headers, 'another'), 'reject', 'under another secret');
+  assert.equal(check(raw, { ...headers, [DELIVERY_HEADER]: crypto.randomUUID() }, 's3cret'), 'reject', 'the delivery id is signed');
+});
+
+test('a retry keeps its delivery id, with a fresh signature that verifies', async () => {
+  const { check } = await documentedRecipe();
+  const { n, calls } = harness([503, 200], { secretEnv: 'HOOK_SECRET' });
+  n.observe(OPEN);
+  await settled(n);
+  assert.equal(calls.length, 2);
+  const [a, b] = calls.map(hitOf);
+  assert.match(a.headers[DELIVERY_HEADER], /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+  assert.equal(b.headers[DELIVERY_HEADER], a.headers[DELIVERY_HEADER]);
+  assert.equal(JSON.parse(b.raw).delivery, a.headers[DELIVERY_HEADER]);
+  assert.equal(check(a.raw, a.headers, 's3cret'), 'new');
+  assert.equal(check(b.raw, b.headers, 's3cret'), 'new', 'the first was not taken: the retry is');
+  // Another notification is another delivery.
+  const other = harness([204], { secretEnv: 'HOOK_SECRET' });
+  other.n.observe(OPEN);
+  await settled(other.n);
+  assert.notEqual(hitOf(other.calls[0]).headers[DELIVERY_HEADER], a.headers[DELIVERY_HEADER]);
+});
+
+test('the documented recipe refuses a POST signed more than five minutes ago', async () => {
+  const { check } = await documentedRecipe();
+  for (const [agoMs, want] of [[301_000, 'reject'], [240_000, 'new']]) {
+    const { n, calls } = harness([204], { secretEnv: 'HOOK_SECRET' }, { now: () => Date.now() - agoMs });
+    n.observe(OPEN);
+    await settled(n);
+    const { raw, headers } = hitOf(calls[0]);
+    assert.equal(check(raw, headers, 's3cret'), want, `signed ${agoMs} ms ago`);
+  }
 });
