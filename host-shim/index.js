@@ -178,6 +178,9 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
   });
 
   ctx.effect(() => async () => {
+    // The webhooks' grace runs beside the rest of the stop, within the host's 5 s:
+    // a headless run's last notification (its give-up) gets its tries left (notify.js).
+    const notified = notifier.dispose();
     await life.end(); // nothing starts after this; a bring-up under way ends first
     engine.dispose();
     waits.dispose();
@@ -189,7 +192,7 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
     if (shell.dirty || life.coldWordChanged()) await health.save();
     await health.close(); // from here on nothing is read or written
     await life.shared?.close(); // its last writes, if Redis answers at once
-    await notifier.dispose(); // sends in flight end silently: nothing is written after `stop`
+    await notified; // each delivery not taken is audited before `stop`: nothing is written after it
     report({ type: 'stop', pid: process.pid, moduleFailures: engine.failureCounts() });
     await audit.flush();
   }, 'dsh-resilience: end waits, probes and timers; save health; flush the audit log');
