@@ -18,8 +18,9 @@
 // already took. A retry keeps its delivery id (it is the same notification).
 //
 // The signing secret is a reference (an environment-style name resolved
-// through the host's credentials, as shared.redis.passwordEnv): read at each
-// send, never cached, never logged, never in the audit. The URL is not
+// through the host's credentials, as shared.redis.passwordEnv): read when a
+// notification is sent (its tries share it), never cached beyond that, never
+// logged, never in the audit. The URL is not
 // logged either (webhook URLs often carry a token in their path): a failure
 // names the target's index and its origin only.
 import { channelText } from './channel.js';
@@ -289,6 +290,15 @@ export class Notifier {
    * @param {Notification} n
    */
   async send(target, index, n) {
+    /** @param {number} tries @param {string} text */
+    const failed = (tries, text) => this.report({ type: 'notify-failed', target: index, origin: new URL(target.url).origin, event: n.kind, tries, reason: text });
+    // Read once per notification, for its tries: a stopping host's credential
+    // service is gone by the time a retry goes (asking it then throws).
+    let secret;
+    if (target.secretEnv) {
+      secret = await this.secret(target.secretEnv).catch(() => null);
+      if (!secret) return failed(0, `secretEnv ${target.secretEnv} ${secret === null ? 'could not be read' : 'is not set'}`);
+    }
     const delivery = randomUUID();
     const body = JSON.stringify({ ...n.body, delivery });
     /** @type {{retry: boolean, text: string} | undefined} */
@@ -297,11 +307,11 @@ export class Notifier {
     for (let attempt = 1; attempt <= MAX_TRIES; attempt++) {
       if (attempt > 1 && !(await this.pause(retryDelayMs(attempt, this.retryBaseMs)))) break; // the grace is over
       tries = attempt;
-      reason = await this.post(target, body, delivery);
+      reason = await this.post(target, body, delivery, secret);
       if (reason === undefined) return;
       if (!reason.retry) break;
     }
-    this.report({ type: 'notify-failed', target: index, origin: new URL(target.url).origin, event: n.kind, tries, reason: /** @type {{text: string}} */ (reason).text }); // the loop ran at least once
+    failed(tries, /** @type {{text: string}} */ (reason).text); // the loop ran at least once
   }
 
   /**
@@ -309,16 +319,13 @@ export class Notifier {
    * @param {NotifyTarget} target
    * @param {string} body
    * @param {string} delivery - the delivery id, the same on every try
+   * @param {string | undefined} secret - the signing secret, when the target names one
    * @returns {Promise<{retry: boolean, text: string} | undefined>}
    */
-  async post(target, body, delivery) {
+  async post(target, body, delivery, secret) {
     /** @type {Record<string, string>} */
     const headers = { 'content-type': 'application/json', 'user-agent': 'dsh-resilience', [DELIVERY_HEADER]: delivery };
-    if (target.secretEnv) {
-      const secret = await this.secret(target.secretEnv).catch(() => undefined);
-      if (!secret) return { retry: false, text: `secretEnv ${target.secretEnv} is not set` };
-      headers[SIGNATURE_HEADER] = sign(body, secret, Math.floor(this.now() / 1000), delivery);
-    }
+    if (secret) headers[SIGNATURE_HEADER] = sign(body, secret, Math.floor(this.now() / 1000), delivery);
     const signal = AbortSignal.any([this.lifetime.signal, AbortSignal.timeout(target.timeoutMs)]);
     try {
       // `manual`: a 3xx comes back as the answer it is (with `error` it was a TypeError, and retried).

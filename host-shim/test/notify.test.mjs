@@ -147,6 +147,7 @@ async function settled(n) {
   }
 }
 const OPEN = { type: 'circuit-open', channel: P, class: 'transient', cause: 'failures' };
+const GIVE_UP = { type: 'give-up', channel: P, reason: 'no-routable-fallback', code: 'QUOTA' };
 
 test('a taken notification is one signed POST, and writes nothing', async () => {
   const { n, calls, audit } = harness([204], { secretEnv: 'HOOK_SECRET' });
@@ -202,7 +203,28 @@ test('a secretEnv that is not set sends nothing and says so', async () => {
   n.observe(OPEN);
   await settled(n);
   assert.equal(calls.length, 0);
-  assert.equal(audit[0].reason, 'secretEnv NOT_SET_ANYWHERE is not set');
+  assert.deepEqual([audit[0].tries, audit[0].reason], [0, 'secretEnv NOT_SET_ANYWHERE is not set']);
+});
+
+test('the secret is read once per notification: a retry in a stopping host, whose credentials are gone, is still signed', async () => {
+  const { n, calls, audit } = harness([503, 200], { secretEnv: 'HOOK_SECRET' }, { retryBaseMs: 60_000 });
+  let reads = 0;
+  // As the host's: once the plugin is stopping, asking the credential service throws.
+  n.secret = async (ref) => {
+    reads += 1;
+    if (n.closing.signal.aborted) throw new Error('cannot create effect on inactive context');
+    return ({ HOOK_SECRET: 's3cret' })[ref];
+  };
+  n.observe(GIVE_UP);
+  await new Promise((r) => setImmediate(r)); // the first try is under way
+  await n.dispose();
+  assert.equal(calls.length, 2);
+  assert.deepEqual(audit, []);
+  assert.equal(reads, 1);
+  for (const { init } of calls) {
+    const [, t] = /^t=(\d+),/.exec(init.headers[SIGNATURE_HEADER]);
+    assert.equal(init.headers[SIGNATURE_HEADER], sign(init.body, 's3cret', Number(t), init.headers[DELIVERY_HEADER]));
+  }
 });
 
 test('observe() returns before the receiver answers; a hanging one times out into one line', async () => {
@@ -237,7 +259,6 @@ test('dispose cuts a hanging send after the grace, audits it, and later records 
 // A headless run: the give-up is the turn's last record and the host starts
 // stopping at once. The tries left go within the grace, a short wait apart,
 // however long the ordinary backoff (here a minute) would have been.
-const GIVE_UP = { type: 'give-up', channel: P, reason: 'no-routable-fallback', code: 'QUOTA' };
 
 test('a stopping host still retries a 503 within the grace: the second POST is taken', async () => {
   const { n, calls, audit } = harness([503, 200], {}, { retryBaseMs: 60_000 });
