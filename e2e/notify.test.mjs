@@ -3,7 +3,9 @@
 // the session's next step returns to it) reaches a receiver this test runs
 // as exactly one signed "provider-open" and one "returned"; a receiver that
 // never answers, and one that refuses, change nothing in the provider's
-// request timeline and cost one audit line.
+// request timeline and cost one audit line per delivery not taken. A headless
+// give-up (the run's last record: the host exits at once) is still retried
+// after a 503 before the process ends, and a refused one is audited.
 //
 // One headless task spans the outage: the secondary's answer is a call to a
 // test tool (e2e/fixtures/gate-tool) that returns only when the test opens a
@@ -103,7 +105,7 @@ describe('webhook notifications in the real host', { concurrency: false }, () =>
     fastTimeline = timeline;
   });
 
-  test('a receiver that hangs and one that refuses: the same request timeline, one notify-failed line', async (t) => {
+  test('a receiver that hangs and one that refuses: the same request timeline, one notify-failed line per delivery not taken', async (t) => {
     assert.ok(fastTimeline, 'the first test ran');
     const hook = await startHook('hang');
     t.after(hook.close);
@@ -122,7 +124,12 @@ describe('webhook notifications in the real host', { concurrency: false }, () =>
     assert.ok(hook.got.length >= 1 && hook.pending() === hook.got.length,
       `the hanging receiver still held every POST when the turn had ended: ${hook.pending()} of ${hook.got.length}`);
     const failed = audit.filter((a) => a.type === 'notify-failed');
-    assert.deepEqual(failed.map((f) => [f.target, f.event, f.tries, f.origin]), [[1, 'provider-open', 3, new URL(refused).origin]]);
+    // The refused target's three tries, then at the exit the hanging target's two POSTs, cut after the grace.
+    assert.deepEqual(failed[0] && [failed[0].target, failed[0].event, failed[0].tries, failed[0].origin, failed[0].reason],
+      [1, 'provider-open', 3, new URL(refused).origin, 'ECONNREFUSED'], JSON.stringify(failed));
+    assert.deepEqual(failed.slice(1).map((f) => [f.target, f.event, f.tries, f.reason]).sort(),
+      [[0, 'provider-open', 1, 'no answer before exit'], [0, 'returned', 1, 'no answer before exit']], JSON.stringify(failed));
+    assert.equal(audit.at(-1).type, 'stop', 'the cut deliveries are audited before the plugin\'s last line');
     assert.ok(failed.every((f) => !JSON.stringify(f).includes('/hook')), 'no URL path in the line');
     // The failover did not wait for any receiver: generous sanity against the 60 s hang.
     const reqs = fp.requests;
@@ -130,11 +137,48 @@ describe('webhook notifications in the real host', { concurrency: false }, () =>
     assert.ok(gap < 30_000, `the failover request came ${gap} ms after the 402`);
   });
 
-  test('a notify config with a bad URL stops activation naming notify[0].url', async (t) => {
+  test('a headless give-up: a receiver\'s 503 is retried and taken before the process exits; a refused one is audited', async (t) => {
+    // No chain: the 402 is given up at once, the turn ends, and the host stops
+    // right after the give-up record. Each webhook has only the exit's grace.
+    fp.reset();
+    fp.script(PRIMARY.model, ['insufficient_balance']);
+    const hook = await startHook([503, 204]);
+    t.after(hook.close);
+    const refused = await refusedURL();
+    const home = await makeHome({
+      baseURL: fp.baseURL, primaryRetry: 'stock',
+      plugin: { notify: [{ url: hook.url, events: ['give-up'], secretEnv: 'HOOK_SECRET' }, { url: refused, events: ['give-up'] }] },
+    });
+    t.after(home.cleanup);
+    const env = home.env;
+    home.env = (extra) => env({ ...extra, HOOK_SECRET: SECRET });
+
+    const r = await runHeadless(home, 'Reply with OK');
+
+    assert.equal(r.code, 1, r.stderr);
+    const audit = await auditRecords(home);
+    const giveUp = audit.find((a) => a.type === 'give-up');
+    assert.ok(giveUp, JSON.stringify(audit.map((a) => a.type)));
+    // Read as the process ended, not waited for: the retry came before the exit.
+    assert.deepEqual(hook.got.map((h) => [h.body.event, h.status]), [['give-up', 503], ['give-up', 204]], 'the 503, then the retry taken');
+    const [first, second] = hook.got;
+    assert.equal(second.headers['x-dsh-resilience-delivery'], first.headers['x-dsh-resilience-delivery'], 'one delivery, tried twice');
+    assert.equal(second.body.delivery, first.headers['x-dsh-resilience-delivery']);
+    assert.equal(second.body.session, String(giveUp.agent));
+    assert.ok(hook.got.every((h) => verify(h)), 'each try signed over its time, the delivery id and the body');
+    const failed = audit.filter((a) => a.type === 'notify-failed');
+    assert.deepEqual(failed.map((f) => [f.target, f.event, f.tries, f.reason, f.origin]), [[1, 'give-up', 3, 'ECONNREFUSED', new URL(refused).origin]]);
+    assert.equal(audit.at(-1).type, 'stop', 'audited before the plugin\'s last line');
+  });
+
+  test('a notify config with a bad URL stops activation with one line naming notify[0].url, none of the plugin\'s frames', async (t) => {
     const home = await makeHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY], notify: [{ url: 'ftp://x', events: ['give-up'] }] } });
     t.after(home.cleanup);
     const r = await runHeadless(home, 'Reply with OK');
     assert.notEqual(r.code, 0);
-    assert.ok(r.stderr.includes('notify[0].url'), r.stderr);
+    const line = 'ConfigError: dsh-resilience: config key "notify[0].url": must be an http:// or https:// URL';
+    assert.ok(r.stderr.split('\n').includes(line), r.stderr);
+    // The host's boot wrapper prints its own frames for any plugin that refuses its config; none of ours.
+    assert.doesNotMatch(r.stderr, /dsh-resilience\/build\/dsh-resilience\.js|at (fail|checkNotify|splitConfig|apply) /, r.stderr);
   });
 });

@@ -64,18 +64,21 @@ export const ours = (records) => records.filter((r) => String(r.attributes['tele
 
 /**
  * A webhook receiver on 127.0.0.1: `answer` 'ok' takes each POST (204), 'hang'
- * reads it and never answers (until close()).
+ * reads it and never answers (until close()); a list of statuses answers the
+ * n-th POST with its n-th (the last for every one after).
  */
 export async function startHook(answer = 'ok') {
   const got = [];
   const open = new Set();
+  const statusOf = (n) => (Array.isArray(answer) ? answer[Math.min(n, answer.length) - 1] : answer === 'ok' ? 204 : undefined);
   const server = createServer((req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
-      got.push({ headers: req.headers, raw, body: JSON.parse(raw), answered: answer === 'ok' });
-      if (answer === 'ok') res.writeHead(204).end();
+      const status = statusOf(got.length + 1);
+      got.push({ headers: req.headers, raw, body: JSON.parse(raw), answered: status !== undefined, status });
+      if (status !== undefined) res.writeHead(status).end();
       else open.add(res);
     });
   });
@@ -97,11 +100,16 @@ export async function refusedURL() {
   return `http://127.0.0.1:${port}/hook`;
 }
 
-/** Whether a hit carries the HMAC of its exact bytes under `secret`. */
+/**
+ * Whether a hit carries, under `secret`, the HMAC of its time, its delivery id
+ * and its exact bytes (docs/telemetry.md), signed within five minutes.
+ */
 export const verifyWith = (secret, hit) => {
-  const expected = `sha256=${createHmac('sha256', secret).update(hit.raw).digest('hex')}`;
-  const given = String(hit.headers['x-dsh-resilience-signature'] ?? '');
-  return given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+  const id = String(hit.headers['x-dsh-resilience-delivery'] ?? '');
+  const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(hit.headers['x-dsh-resilience-signature'] ?? ''));
+  if (!id || !m) return false;
+  const want = createHmac('sha256', secret).update(`${m[1]}.${id}.${hit.raw}`).digest();
+  return timingSafeEqual(Buffer.from(m[2], 'hex'), want) && Math.abs(Date.now() / 1000 - Number(m[1])) <= 300;
 };
 
 export async function until(check, what, timeoutMs = 60_000) {
