@@ -67,6 +67,8 @@ type agent struct {
 	hasOrigin bool // origin below is set
 	failovers int  // failovers since its last success
 	attempts  int  // same-channel retries and waits since its last success or failover
+	// unknownRun: unknown failures in a row of the current model step (unknowncap.go).
+	unknownRun int
 	// recoveringSince is the time of the first failure since the agent's last
 	// success; 0 when it is not recovering.
 	recoveringSince int64
@@ -102,7 +104,7 @@ type agent struct {
 
 // forgetRecovery ends a recovery: after a success, or once the failure went back to the host.
 func (a *agent) forgetRecovery() {
-	a.failovers, a.attempts, a.recoveringSince = 0, 0, 0
+	a.failovers, a.attempts, a.recoveringSince, a.unknownRun = 0, 0, 0, 0
 	a.origin, a.hasOrigin = Failure{}, false
 	a.tried = nil
 }

@@ -70,6 +70,12 @@ const (
 	// sets backoffMaxMs: dsh-reconnect's 60 s, whose users asked for this mode.
 	// (The codec applies it; a row that states backoffMaxMs keeps its own.)
 	PersistentBackoffMaxMs = 60_000
+	// DefaultUnknownMaxRetries is how many unknown failures in a row one
+	// model step may retry when retryUnknown is off: dsh-reconnect's 3.
+	DefaultUnknownMaxRetries = 3
+	// MaxUnknownMaxRetries bounds unknownMaxRetries: beyond it the cap is
+	// retryUnknown left on.
+	MaxUnknownMaxRetries = 1000
 )
 
 // Recovery says where an agent goes once the channel it failed over from is healthy again.
@@ -122,6 +128,13 @@ type Config struct {
 	// with capped backoff until the turn is cancelled, instead of being given
 	// back after giveUpAfterMs or when no fallback exists (persistent.go).
 	Persistent bool
+	// RetryUnknown: an unknown failure is counted like a transient one, with
+	// no cap of its own (the default). Off, UnknownMaxRetries caps the
+	// unknown failures in a row of one model step (unknowncap.go).
+	RetryUnknown bool
+	// UnknownMaxRetries is how many unknown failures in a row one model
+	// step retries when RetryUnknown is off; the next one is handed back.
+	UnknownMaxRetries int
 	// Classes overrides the class of host codes, e.g. treating
 	// CONTEXT_WINDOW_EXCEEDED as model-unavailable to fail over to a model
 	// with a larger window.
@@ -167,6 +180,8 @@ func DefaultConfig() Config {
 		Stall:              DefaultStallConfig(),
 		Slow:               DefaultSlowConfig(),
 		Quota:              DefaultQuotaConfig(),
+		RetryUnknown:       true,
+		UnknownMaxRetries:  DefaultUnknownMaxRetries,
 
 		ContextReservePercent: DefaultContextReservePercent,
 	}
@@ -251,6 +266,8 @@ func (c Config) Validate() error {
 		return &FieldError{"probeMaxTokens", fmt.Sprintf("must be between 1 and %d", MaxProbeMaxTokens)}
 	case c.ProviderCooldownMs < 0 || c.ProviderCooldownMs > week:
 		return &FieldError{"providerCooldownMs", "must be between 0 (as long as its longest open model) and one week"}
+	case c.UnknownMaxRetries < 0 || c.UnknownMaxRetries > MaxUnknownMaxRetries:
+		return &FieldError{"unknownMaxRetries", fmt.Sprintf("must be between 0 and %d", MaxUnknownMaxRetries)}
 	case c.ContextReservePercent < 0 || c.ContextReservePercent > MaxContextReservePercent:
 		return &FieldError{"contextReservePercent", fmt.Sprintf("must be between 0 and %d", MaxContextReservePercent)}
 	}

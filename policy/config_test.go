@@ -47,6 +47,8 @@ func TestConfigRefusesBadNewKeys(t *testing.T) {
 		{"providerCooldownMs", func(c *Config) { c.ProviderCooldownMs = -1 }},
 		{"stripReasoningEffort[0]", func(c *Config) { c.StripReasoningEffort = []Channel{{"p", ""}} }},
 		{"stripReasoningEffort[1]", func(c *Config) { c.StripReasoningEffort = []Channel{chA, chA} }},
+		{"unknownMaxRetries", func(c *Config) { c.UnknownMaxRetries = -1 }},
+		{"unknownMaxRetries", func(c *Config) { c.UnknownMaxRetries = MaxUnknownMaxRetries + 1 }},
 	} {
 		c := DefaultConfig()
 		tt.mutate(&c)

@@ -37,6 +37,9 @@ const (
 	// plugin was loaded mid-turn, or that request failed open), so the policy
 	// cannot tell which channel failed and leaves the failure to the host.
 	UnknownChannel GiveUpReason = "unknown-channel"
+	// UnknownRetriesSpent: with retryUnknown off, the model step failed
+	// unknownMaxRetries+1 times in a row with an unknown failure (unknowncap.go).
+	UnknownRetriesSpent GiveUpReason = "unknown-retries-spent"
 )
 
 // Verdict is the answer for the host's waterfall.

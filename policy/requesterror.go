@@ -31,6 +31,12 @@ func (s *State) onRequestError(now int64, e RequestError, fx *[]Effect) (v Verdi
 		a.noteFailure(ch)
 		a.noteTried(ch, e.Failure.Code)
 	}
+	if fresh {
+		a.noteUnknown(class)
+	}
+	if s.cfg.unknownSpent(a, class) {
+		return s.handBackUnknown(a, e, ch, fx) // unknowncap.go: retryUnknown off, the cap reached
+	}
 	c := s.circuits[ch] // nil: never failed, closed; created once there is something to record
 	if c != nil {
 		c.ready(now, fx)
