@@ -36,6 +36,7 @@ const GIVE_UP_WHY = {
   'budget-exhausted': 'failover budget spent',
   'recovery-timeout': 'recovery took too long',
   'unknown-channel': 'request not routed by this plugin',
+  'unknown-retries-spent': 'unknown-error retries spent',
 };
 
 /** @param {Channel | undefined} c */

@@ -316,6 +316,15 @@ export interface Config {
    * exceeds the rest is not routed there.
    */
   contextReservePercent?: number | null;
+  /**
+   * Off: one model step retries at most unknown-max-retries unknown
+   * failures in a row, and hands the next back (default on: an unknown
+   * failure counts like a transient one, with no cap of its own). A
+   * missing or unconfigured model is model-unavailable, never capped.
+   */
+  retryUnknown?: boolean | null;
+  /** The cap with retry-unknown off (0 to 1000; default 3). */
+  unknownMaxRetries?: number | null;
 }
 
 /** The configuration as the module will use it: every default filled in. */
@@ -349,6 +358,8 @@ export interface ResolvedConfig {
   stripReasoningEffort: Channel[];
   persistent: boolean;
   contextReservePercent: number;
+  retryUnknown: boolean;
+  unknownMaxRetries: number;
 }
 
 /**
@@ -645,7 +656,12 @@ export type GiveUpReason =
    * The failed request was not routed by this module instance (loaded
    * mid-turn, or that request failed open): the host decides.
    */
-  | 'unknown-channel';
+  | 'unknown-channel'
+  /**
+   * With retry-unknown off, the model step's unknown failures in a row
+   * went past unknown-max-retries.
+   */
+  | 'unknown-retries-spent';
 
 export interface GiveUp {
   reason: GiveUpReason;

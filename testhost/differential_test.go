@@ -171,6 +171,9 @@ func (g *eventGen) config() string {
 	if g.pick(4) == 0 {
 		extra = append(extra, fmt.Sprintf(`"contextReservePercent":%d`, g.pick(91)))
 	}
+	if g.pick(3) == 0 {
+		extra = append(extra, `"retryUnknown":false`, fmt.Sprintf(`"unknownMaxRetries":%d`, g.pick(3)))
+	}
 	if g.pick(2) == 0 {
 		extra = append(extra, fmt.Sprintf(`"tools":{"retry":["fetch","db_*"],"maxAttempts":%d}`, 1+g.pick(4)))
 	}
@@ -514,7 +517,7 @@ func TestDifferentialRandomEvents(t *testing.T) {
 	// The stream must reach every verdict and effect, or it tests little.
 	for _, k := range []string{"verdict pass ", "verdict swap ", "verdict defer ", "verdict retry ", "verdict wait ",
 		"verdict delegate not-recoverable", "verdict delegate no-routable-fallback", "verdict delegate budget-exhausted",
-		"verdict delegate recovery-timeout", "verdict delegate unknown-channel",
+		"verdict delegate recovery-timeout", "verdict delegate unknown-channel", "verdict delegate unknown-retries-spent",
 		"effect circuit", "effect failover", "effect retry", "effect give-up", "effect schedule-wake", "effect probe",
 		"effect effort-dropped", "verdict watch ", "verdict cut ", "verdict tool-retry ", "verdict tool-return ",
 		"effect stall", "effect tool-retry", "snapshot", "restore", "configure", "error",

@@ -68,7 +68,8 @@ func resolved(chs []ch, overrides ...string) string {
 		{"tools", toolsDefault},                  // toolretry_test.go
 		{"pools", "[]"}, {"quota", quotaDefault}, // quota_test.go
 		{"probeMaxTokens", "8"}, {"providerCooldownMs", "0"}, {"stripReasoningEffort", "[]"}, {"persistent", "false"},
-		{"contextReservePercent", "20"}, // fit_test.go
+		{"contextReservePercent", "20"},                      // fit_test.go
+		{"retryUnknown", "true"}, {"unknownMaxRetries", "3"}, // policy/unknowncap.go
 	}
 	for _, o := range overrides {
 		k, v, _ := strings.Cut(o, ":")

@@ -23,7 +23,7 @@ test('placeholders fill; a missing variable stays visible; an unknown key shows 
 });
 
 test('every give-up reason the policy knows has a text', () => {
-  for (const r of ['no-routable-fallback', 'not-recoverable', 'budget-exhausted', 'recovery-timeout', 'unknown-channel']) {
+  for (const r of ['no-routable-fallback', 'not-recoverable', 'budget-exhausted', 'recovery-timeout', 'unknown-channel', 'unknown-retries-spent']) {
     assert.notEqual(translate('en', `reason.${r}`), `reason.${r}`);
     assert.notEqual(translate('zh', `reason.${r}`), `reason.${r}`);
   }

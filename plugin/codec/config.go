@@ -15,7 +15,7 @@ var configKeys = []string{"chain", "failureThreshold", "burstWindowMs", "cooldow
 	"providerThreshold", "backoffBaseMs", "backoffMaxMs", "maxFailovers", "giveUpAfterMs",
 	"retryBudgetPercent", "retryBudgetFloor", "spillAfter", "maxClockSkewMs", "recovery", "probes", "classes", "stall", "slow", "tools", "pools", "quota",
 	"probeMaxTokens", "providerCooldownMs", "stripReasoningEffort", "persistent",
-	"contextReservePercent"}
+	"contextReservePercent", "retryUnknown", "unknownMaxRetries"}
 
 const maxMs = 1 << 53 // JSON numbers are exact up to here
 
@@ -50,6 +50,7 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 		{"probeMaxTokens", math.MaxInt32, func(n uint64) { cfg.ProbeMaxTokens = int(n) }},
 		{"providerCooldownMs", maxMs, func(n uint64) { cfg.ProviderCooldownMs = int64(n) }},
 		{"contextReservePercent", math.MaxInt32, func(n uint64) { cfg.ContextReservePercent = int(n) }},
+		{"unknownMaxRetries", math.MaxInt32, func(n uint64) { cfg.UnknownMaxRetries = int(n) }},
 	}
 	for _, f := range ints {
 		if n, ok := d.uint(v.Get(f.key), f.key, false, f.max); ok {
@@ -72,6 +73,9 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 			// otherwise; the resolved config spells it out.
 			cfg.BackoffMaxMs = max(policy.PersistentBackoffMaxMs, cfg.BackoffBaseMs)
 		}
+	}
+	if present(v.Get("retryUnknown")) {
+		cfg.RetryUnknown = d.boolean(v.Get("retryUnknown"), "retryUnknown")
 	}
 	// Codes are matched without regard to case, so two rows that differ only
 	// in case would silently override each other: refuse the second.
@@ -178,6 +182,8 @@ func writeConfig(w *writer, c policy.Config) {
 	w.endArray()
 	w.boolean("persistent", c.Persistent)
 	w.int("contextReservePercent", int64(c.ContextReservePercent))
+	w.boolean("retryUnknown", c.RetryUnknown)
+	w.int("unknownMaxRetries", int64(c.UnknownMaxRetries))
 }
 
 var channelKeys = []string{"provider", "model"}

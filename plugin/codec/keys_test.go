@@ -28,10 +28,27 @@ func TestNewKeysDecode(t *testing.T) {
 		`{"providerCooldownMs":-5}`:                                     `"providerCooldownMs"`,
 		`{"stripReasoningEffort":[{"provider":"p"}]}`:                   `stripReasoningEffort[0]`,
 		`{"stripReasoningEffort":[{"provider":"p","model":"m","x":1}]}`: `stripReasoningEffort[0]`,
+		`{"retryUnknown":"no"}`:                                         `"retryUnknown"`,
+		`{"unknownMaxRetries":-1}`:                                      `"unknownMaxRetries"`,
+		`{"unknownMaxRetries":2.5}`:                                     `"unknownMaxRetries"`,
+		`{"unknownMaxRetries":1001}`:                                    `"unknownMaxRetries": must be between 0 and 1000`,
 	} {
 		_, err := decodeConfig(gjson.Parse(in))
 		if err == nil || !strings.Contains(err.Error(), key) {
 			t.Errorf("%s: %v, want an error naming %s", in, err, key)
 		}
+	}
+}
+
+// reconnect's unknown-error cap: off by default (retryUnknown true, cap 3),
+// and a row's own values kept.
+func TestUnknownCapKeysDecode(t *testing.T) {
+	cfg, err := decodeConfig(gjson.Parse(`{}`))
+	if err != nil || !cfg.RetryUnknown || cfg.UnknownMaxRetries != 3 {
+		t.Fatalf("defaults: %+v %v", cfg, err)
+	}
+	cfg, err = decodeConfig(gjson.Parse(`{"retryUnknown":false,"unknownMaxRetries":0}`))
+	if err != nil || cfg.RetryUnknown || cfg.UnknownMaxRetries != 0 {
+		t.Fatalf("a row's own: %+v %v", cfg, err)
 	}
 }
