@@ -32,16 +32,23 @@ var reconnect = plugin{
 			if _, err := boolean(v); err != nil {
 				return nil, err
 			}
-			if isTrue(v) {
-				return none("the same with persistent: an unknown failure counts as transient and, with nowhere to go, is retried until the turn is cancelled"), nil
+			switch {
+			case v.IsExpr():
+				return to(Path{"retryUnknown"}, v, "the same key, evaluated when the row loads: off caps one model step's unknown failures in a row at unknownMaxRetries"), nil
+			case isTrue(v):
+				return to(Path{"retryUnknown"}, v, "the same: an unknown failure counts as transient with no cap of its own and, with persistent, is retried until the turn is cancelled"), nil
 			}
-			return none("no switch: an unknown failure counts as transient (classes can hand a known code back: {code, class: permanent})"), nil
+			return to(Path{"retryUnknown"}, v, "the same: one model step retries at most unknownMaxRetries (3 unless set) unknown failures in a row, then the next goes back to the host; a missing or unconfigured model is never capped"), nil
 		},
-		"unknownMaxRetries": func(v, _ Value) ([]out, error) {
-			if _, err := whole(v, 0); err != nil {
+		"unknownMaxRetries": func(v, config Value) ([]out, error) {
+			n, err := whole(v, 0)
+			if err != nil {
 				return nil, err
 			}
-			return none("no equivalent: unknown failures count towards failureThreshold like transient ones, and persistent retries them without a count"), nil
+			if r, ok := config.Get("retryUnknown"); !ok || isTrue(r) {
+				return to(Path{"unknownMaxRetries"}, n, "the same cap; no effect while retryUnknown is on, as in reconnect"), nil
+			}
+			return to(Path{"unknownMaxRetries"}, n, "the same cap: unknown failures in a row one model step retries; every attempt counts, the host's own retries included (the stock host does not retry unknown codes)"), nil
 		},
 	},
 }
