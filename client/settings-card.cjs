@@ -32,6 +32,8 @@ const { useMenuKeys, fromKeyboard } = require('./keys.cjs');
  * @property {number | string | null} [backoffMaxMs]
  * @property {string | null} [recovery]
  * @property {boolean | null} [persistent]
+ * @property {boolean | null} [retryUnknown]
+ * @property {number | string | null} [unknownMaxRetries]
  * @property {Channel[] | null} [chain]
  */
 
@@ -43,10 +45,12 @@ const { useMenuKeys, fromKeyboard } = require('./keys.cjs');
  * @property {string} backoffMaxMs - '' leaves it unset (the module's default)
  * @property {string} recovery
  * @property {boolean} persistent
+ * @property {boolean} retryUnknown
+ * @property {string} unknownMaxRetries
  * @property {string[]} chain
  */
 
-/** @typedef {'failureThreshold' | 'cooldownMs' | 'backoffMaxMs'} NumberField */
+/** @typedef {'failureThreshold' | 'cooldownMs' | 'backoffMaxMs' | 'unknownMaxRetries'} NumberField */
 /** @typedef {keyof Draft} Field */
 
 /**
@@ -86,9 +90,9 @@ const { useMenuKeys, fromKeyboard } = require('./keys.cjs');
  */
 
 /** @type {NumberField[]} */
-const NUMBERS = ['failureThreshold', 'cooldownMs', 'backoffMaxMs'];
+const NUMBERS = ['failureThreshold', 'cooldownMs', 'backoffMaxMs', 'unknownMaxRetries'];
 /** @type {Field[]} */
-const FIELDS = [...NUMBERS, 'recovery', 'persistent', 'chain'];
+const FIELDS = [...NUMBERS, 'recovery', 'persistent', 'retryUnknown', 'chain'];
 /** dsh-reconnect's presets for the longest single wait (backoffMaxMs), in ms. */
 const WAIT_PRESETS = [1000, 2000, 5000, 10000, 30000, 60000, 120000];
 const CUSTOM = 'custom';
@@ -127,6 +131,8 @@ function draftOf(value) {
     backoffMaxMs: String(v.backoffMaxMs ?? ''),
     recovery: v.recovery || 'return',
     persistent: v.persistent === true,
+    retryUnknown: v.retryUnknown !== false, // on unless the section says off: the module's default
+    unknownMaxRetries: String(v.unknownMaxRetries ?? ''),
     chain: Array.isArray(v.chain) ? v.chain.map((c) => `${c.provider}/${c.model}`) : [],
   };
 }
@@ -140,8 +146,10 @@ function sectionOf(draft) {
   const out = {};
   for (const k of NUMBERS) out[k] = /^\s*-?\d+\s*$/.test(draft[k]) ? Number(draft[k]) : draft[k];
   if (String(draft.backoffMaxMs ?? '').trim() === '') delete out.backoffMaxMs; // unset: the module's default for the mode
+  if (String(draft.unknownMaxRetries ?? '').trim() === '') delete out.unknownMaxRetries; // unset: the module's 3
   out.recovery = draft.recovery;
   out.persistent = draft.persistent === true;
+  out.retryUnknown = draft.retryUnknown !== false;
   out.chain = draft.chain.map((c) => ({ provider: c.split('/')[0], model: c.slice(c.indexOf('/') + 1) }));
   return out;
 }
@@ -371,6 +379,13 @@ function makeSettingsCard(ctx) {
         options: [{ id: 'off', label: t('settings.persistent.off') }, { id: 'on', label: t('settings.persistent.on') }],
         onChange: (v) => set('persistent', v === 'on'),
       }), t('settings.hint.persistent')),
+      // dsh-reconnect's pair: the toggle, then the cap it turns on.
+      field('retryUnknown', t('settings.retryUnknown'), h(Picker, {
+        id: 'dshr-retryUnknown', field: 'retryUnknown', label: t('settings.retryUnknown'), value: draft.retryUnknown ? 'on' : 'off',
+        options: [{ id: 'on', label: t('settings.retryUnknown.on') }, { id: 'off', label: t('settings.retryUnknown.off') }],
+        onChange: (v) => set('retryUnknown', v === 'on'),
+      }), t('settings.hint.retryUnknown')),
+      input('unknownMaxRetries'),
       field('recovery', t('settings.recovery'), h(Picker, {
         id: 'dshr-recovery', field: 'recovery', label: t('settings.recovery'), value: draft.recovery,
         options: [{ id: 'return', label: t('settings.recovery.return') }, { id: 'stay', label: t('settings.recovery.stay') }],

@@ -9,5 +9,7 @@ export const CARD_DEFAULTS = Object.freeze({
   cooldownMs: 60000,
   recovery: "return",
   persistent: false,
+  retryUnknown: true,
+  unknownMaxRetries: 3,
   backoffMaxMs: Object.freeze({ plain: 30000, persistent: 60000 }),
 });

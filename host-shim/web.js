@@ -163,7 +163,7 @@ import { setPoolEvent } from './events.js';
 export const RPC_CHANNEL = '/dsh-resilience';
 export const SETTINGS_NS = 'dsh-resilience';
 /** The keys the settings card tunes live; the rest of the row stays as configured. */
-export const TUNABLE = ['failureThreshold', 'cooldownMs', 'backoffMaxMs', 'recovery', 'persistent', 'chain'];
+export const TUNABLE = ['failureThreshold', 'cooldownMs', 'backoffMaxMs', 'recovery', 'persistent', 'retryUnknown', 'unknownMaxRetries', 'chain'];
 const LONG_POLL_MS = 20_000;
 const MAX_CANDIDATES = 60;
 const MODEL_INFO_TIMEOUT_MS = 5_000;
@@ -694,6 +694,8 @@ export class WebHalf {
       backoffMaxMs: Schema.natural().description('cap of the same-channel backoff; unset: 30 s, 60 s with persistent'),
       recovery: Schema.union(['return', 'stay']).default(defaults.recovery).description('once the channel failed over from is healthy'),
       persistent: Schema.boolean().default(defaults.persistent).description('with nowhere else to go, retry until the turn is cancelled'),
+      retryUnknown: Schema.boolean().default(defaults.retryUnknown).description('unknown failures retried like transient ones, with no cap of their own'),
+      unknownMaxRetries: Schema.natural().default(defaults.unknownMaxRetries).description('with retryUnknown off: unknown failures in a row one model step retries'),
       chain: Schema.array(channel).default([]).description('failover order; the first is the primary'),
     });
     /** @type {Record<string, unknown>} */

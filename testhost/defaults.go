@@ -16,7 +16,7 @@ const DefaultsPath = "host-shim/policy-defaults.js"
 
 // cardKeys are the keys the settings card tunes (host-shim/web.js TUNABLE)
 // that have a default of their own; chain has none.
-var cardKeys = []string{"failureThreshold", "cooldownMs", "recovery", "persistent"}
+var cardKeys = []string{"failureThreshold", "cooldownMs", "recovery", "persistent", "retryUnknown", "unknownMaxRetries"}
 
 // DefaultsJS renders what a row with no keys resolves to, for the keys the
 // settings card shows, as a JS module. The card registers at the plugin's

@@ -141,7 +141,28 @@ test('settings card: reconnect\'s wait presets, custom for any other value; pers
   assert.equal(waitChoice('45000'), 'custom');
   const d = draftOf({ failureThreshold: 3, cooldownMs: 60000, backoffMaxMs: 60000, recovery: 'return', persistent: true, chain: [] });
   assert.equal(d.persistent, true);
-  assert.deepEqual(sectionOf(d), { failureThreshold: 3, cooldownMs: 60000, backoffMaxMs: 60000, recovery: 'return', persistent: true, chain: [] });
+  assert.deepEqual(sectionOf(d), { failureThreshold: 3, cooldownMs: 60000, backoffMaxMs: 60000, recovery: 'return', persistent: true, retryUnknown: true, chain: [] });
+});
+
+test('settings card: reconnect\'s unknown-error toggle and cap go into the section; the module\'s refusal lands on the cap\'s field', () => {
+  const { draftOf, sectionOf, fieldOf } = require('../settings-card.cjs');
+  const { translate } = require('../i18n.cjs');
+  const held = { failureThreshold: 3, cooldownMs: 60000, recovery: 'return', persistent: true, retryUnknown: false, unknownMaxRetries: 2, chain: [] };
+  const d = draftOf(held);
+  assert.deepEqual([d.retryUnknown, d.unknownMaxRetries], [false, '2']);
+  const out = sectionOf(d);
+  assert.deepEqual([out.retryUnknown, out.unknownMaxRetries], [false, 2]);
+  // Switched back on from the card; a count that does not parse goes to the module as typed, to be named there.
+  assert.equal(sectionOf({ ...d, retryUnknown: true }).retryUnknown, true);
+  assert.equal(sectionOf({ ...d, unknownMaxRetries: '2.5' }).unknownMaxRetries, '2.5');
+  assert.equal(fieldOf('config key "unknownMaxRetries": must be between 0 and 1000'), 'unknownMaxRetries');
+  // Cleared: unset, so the module's default (3) applies; a section without the keys reads as the default (on).
+  assert.equal('unknownMaxRetries' in sectionOf({ ...d, unknownMaxRetries: ' ' }), false);
+  assert.equal(draftOf({}).retryUnknown, true);
+  for (const k of ['settings.retryUnknown', 'settings.retryUnknown.on', 'settings.retryUnknown.off', 'settings.hint.retryUnknown', 'settings.unknownMaxRetries', 'settings.hint.unknownMaxRetries']) {
+    assert.notEqual(translate('en', k), k);
+    assert.notEqual(translate('zh', k), k);
+  }
 });
 
 test('settings card: a wait left unset stays unset, so persistent from the card alone gets its 60 s cap', () => {

@@ -225,6 +225,19 @@ test('a card wait the user chose is kept with persistent; an untouched card reco
   assert.equal(untouched.policy.resolved.backoffMaxMs, 30000);
 });
 
+test('reconnect\'s unknown-error pair from the card: applied live, and a bad count refused by the module naming the key', async (t) => {
+  const Schema = await hostSchema();
+  if (!Schema) return t.skip('DSH_HOST_DIR unset (make test-shim sets it)');
+  const { web, policy } = half();
+  const reports = [];
+  await web.serveSettings(fakeSettings({ retryUnknown: false, unknownMaxRetries: 2 }).sub, (r) => reports.push(r), Schema);
+  assert.deepEqual([policy.resolved.retryUnknown, policy.resolved.unknownMaxRetries], [false, 2]);
+  assert.deepEqual(reports.map((r) => r.keys), [['retryUnknown', 'unknownMaxRetries']]);
+  assert.match(web.problem({ retryUnknown: false, unknownMaxRetries: 1001 }), /config key "unknownMaxRetries": must be between 0 and 1000/);
+  assert.match(web.problem({ retryUnknown: 'no' }), /"retryUnknown"/);
+  assert.equal(web.problem({ retryUnknown: false, unknownMaxRetries: 0 }), undefined);
+});
+
 test('the card registers before the module is up; a section saved earlier applies once it is, and a check before then asks for a moment', async (t) => {
   const Schema = await hostSchema();
   if (!Schema) return t.skip('DSH_HOST_DIR unset (make test-shim sets it)');
