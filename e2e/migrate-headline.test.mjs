@@ -101,16 +101,6 @@ describe('migrating: the headline scenarios of reconnect and quota-retry', () =>
     assert.equal(heard.find((e) => e.event === 'llm-quota-retry/left')?.payload.reason, 'recovered');
   });
 
-  test('the bundled skill configure-resilience is in the agent\'s skill catalog', async (t) => {
-    const home = await makeHome({ baseURL: fp.baseURL, plugin: {}, primaryRetry: 'stock', secondaryRetry: 'stock' });
-    t.after(home.cleanup);
-    fp.reset();
-    fp.script(PRIMARY.model, [{ kind: 'success', text: 'ok' }]);
-    assert.equal((await runHeadless(home, 'Reply with OK')).code, 0);
-    const sent = JSON.stringify(fp.requests[0].body);
-    assert.match(sent, /configure-resilience/, 'the model was offered the skill');
-  });
-
   test('enabled: false observes nothing and changes nothing: no failover, no wait, no file', async (t) => {
     const home = await makeHome({ baseURL: fp.baseURL, plugin: { enabled: false, chain: [PRIMARY, SECONDARY] }, primaryRetry: 'stock', secondaryRetry: 'stock' });
     t.after(home.cleanup);

@@ -28,7 +28,7 @@ import { Lifetime, DISPOSED } from './lifetime.js';
 import { ModelInfo } from './model-info.js';
 import { Shell } from './shell.js';
 import { checkNotify, Notifier } from './notify.js';
-import { installSkill } from './skill.js';
+import { installSkill, skillWanted } from './skill.js';
 import { routeAuxCalls } from './aux-route.js';
 import { checkShared } from './shared-config.js';
 import { QuotaRules } from './quota.js';
@@ -152,6 +152,7 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
     if (llm) models.describeAll(llm);
     step(wakeEvent());
     web.changed();
+    skill.changed(); // `skill` may have changed: the host lists the catalog again
   }
 
   // ---- registered at once: none of these waits for the engine (what needs it waits inside)
@@ -166,7 +167,10 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
     migrate: () => migrateText(ctx, join(dshHome(), 'cordis.patch.yml')),
     table: () => renderTable(engine.resolved, engine.snapshot(), backup.value, clockNow()),
   });
-  installSkill(ctx, logger); // skill.js: configure-resilience, for the agent
+  // skill.js: configure-resilience, for the agent, when the row's `skill` says so.
+  const skill = installSkill(ctx, logger, () => skillWanted({
+    resolved: () => engine.resolved, rowStates: 'skill' in policyConfig, whenUp: () => life.whenUp(),
+  }));
   // Other plugins (subagent templates, ...) call the quota plugin's service by its name.
   ctx.provide?.('llmQuotaRetry', quota.service());
   // The client's view of a session's quota settings, folded from host-known events

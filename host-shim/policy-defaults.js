@@ -13,3 +13,6 @@ export const CARD_DEFAULTS = Object.freeze({
   unknownMaxRetries: 3,
   backoffMaxMs: Object.freeze({ plain: 30000, persistent: 60000 }),
 });
+
+// Whether a row without `skill` offers the bundled skill to the model (skill.js).
+export const SKILL_DEFAULT = false;

@@ -325,6 +325,11 @@ export interface Config {
   retryUnknown?: boolean | null;
   /** The cap with retry-unknown off (0 to 1000; default 3). */
   unknownMaxRetries?: number | null;
+  /**
+   * Offer the bundled skill configure-resilience to the model (default
+   * false: nothing the plugin adds reaches the model unless a key asks).
+   */
+  skill?: boolean | null;
 }
 
 /** The configuration as the module will use it: every default filled in. */
@@ -360,6 +365,7 @@ export interface ResolvedConfig {
   contextReservePercent: number;
   retryUnknown: boolean;
   unknownMaxRetries: number;
+  skill: boolean;
 }
 
 /**

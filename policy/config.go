@@ -76,6 +76,15 @@ const (
 	// MaxUnknownMaxRetries bounds unknownMaxRetries: beyond it the cap is
 	// retryUnknown left on.
 	MaxUnknownMaxRetries = 1000
+	// DefaultSkill: the bundled skill (configure-resilience) is not offered
+	// to the model unless the row asks for it. A registered skill puts its
+	// name and description in every session's skill catalog, which the model
+	// reads; dsh-llm-quota-retry promised its users that nothing of it
+	// reached the model, and daruma, reconnect and tool-retry never added
+	// anything there. dsh-model-failover's users, whose plugin registered its
+	// skill unasked, get it back with `skill: true`. The one rule: nothing
+	// the plugin adds reaches the model unless a key of the row asks for it.
+	DefaultSkill = false
 )
 
 // Recovery says where an agent goes once the channel it failed over from is healthy again.
@@ -152,6 +161,10 @@ type Config struct {
 	// ContextReservePercent is the share of a target's window kept for the
 	// answer: a request whose context exceeds the rest skips it (fit.go).
 	ContextReservePercent int
+	// Skill offers the bundled skill configure-resilience to the model through
+	// the host's skill registry (the shim registers it; DefaultSkill says why
+	// it is off by default).
+	Skill bool
 	// Targets holds per-target settings of chain entries and pool routes
 	// that set their own (targets.go); a channel not in it uses the row's.
 	Targets map[Channel]TargetSettings
@@ -184,6 +197,7 @@ func DefaultConfig() Config {
 		UnknownMaxRetries:  DefaultUnknownMaxRetries,
 
 		ContextReservePercent: DefaultContextReservePercent,
+		Skill:                 DefaultSkill,
 	}
 }
 

@@ -50,6 +50,15 @@ func DefaultsJS() (string, error) {
 	}
 	fmt.Fprintf(&b, "  backoffMaxMs: Object.freeze({ plain: %s, persistent: %s }),\n", plain["backoffMaxMs"], persistent["backoffMaxMs"])
 	b.WriteString("});\n")
+	// The bundled skill is listed (or not) when the host first asks for its
+	// skill catalog, at a session's first step, which may come before the
+	// module is up; a row that leaves the key out gets this answer then.
+	skill, ok := plain["skill"]
+	if !ok {
+		return "", fmt.Errorf("the resolved config has no %q", "skill")
+	}
+	b.WriteString("\n// Whether a row without `skill` offers the bundled skill to the model (skill.js).\n")
+	fmt.Fprintf(&b, "export const SKILL_DEFAULT = %s;\n", skill)
 	return b.String(), nil
 }
 

@@ -70,6 +70,7 @@ func resolved(chs []ch, overrides ...string) string {
 		{"probeMaxTokens", "8"}, {"providerCooldownMs", "0"}, {"stripReasoningEffort", "[]"}, {"persistent", "false"},
 		{"contextReservePercent", "20"},                      // fit_test.go
 		{"retryUnknown", "true"}, {"unknownMaxRetries", "3"}, // policy/unknowncap.go
+		{"skill", "false"}, // plugin/codec/skill_test.go
 	}
 	for _, o := range overrides {
 		k, v, _ := strings.Cut(o, ":")

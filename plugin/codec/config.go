@@ -15,7 +15,7 @@ var configKeys = []string{"chain", "failureThreshold", "burstWindowMs", "cooldow
 	"providerThreshold", "backoffBaseMs", "backoffMaxMs", "maxFailovers", "giveUpAfterMs",
 	"retryBudgetPercent", "retryBudgetFloor", "spillAfter", "maxClockSkewMs", "recovery", "probes", "classes", "stall", "slow", "tools", "pools", "quota",
 	"probeMaxTokens", "providerCooldownMs", "stripReasoningEffort", "persistent",
-	"contextReservePercent", "retryUnknown", "unknownMaxRetries"}
+	"contextReservePercent", "retryUnknown", "unknownMaxRetries", "skill"}
 
 const maxMs = 1 << 53 // JSON numbers are exact up to here
 
@@ -76,6 +76,9 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 	}
 	if present(v.Get("retryUnknown")) {
 		cfg.RetryUnknown = d.boolean(v.Get("retryUnknown"), "retryUnknown")
+	}
+	if present(v.Get("skill")) {
+		cfg.Skill = d.boolean(v.Get("skill"), "skill")
 	}
 	// Codes are matched without regard to case, so two rows that differ only
 	// in case would silently override each other: refuse the second.
@@ -184,6 +187,7 @@ func writeConfig(w *writer, c policy.Config) {
 	w.int("contextReservePercent", int64(c.ContextReservePercent))
 	w.boolean("retryUnknown", c.RetryUnknown)
 	w.int("unknownMaxRetries", int64(c.UnknownMaxRetries))
+	w.boolean("skill", c.Skill)
 }
 
 var channelKeys = []string{"provider", "model"}
