@@ -23,6 +23,6 @@ var daruma = plugin{
 			return to(Path{"maxFailovers"}, n, "failovers without a success in between; giveUpAfterMs (15 min) bounds one agent's recovery too"), err
 		},
 		"stateFile": noneKey("no equivalent: channel health lives in <stateDir>/health.json ($DSH_HOME/dsh-resilience; set stateDir to move it); daruma's file is not read"),
-		"logFile":   noneKey("no equivalent: failovers and give-ups go to <stateDir>/audit.jsonl and to the session as llm/retry rows"),
+		"logFile":   noneKey("no equivalent: failovers, give-ups and every decision go to <stateDir>/audit.jsonl; a failover writes no session event of its own (the web client's row comes from the host's request/header)"),
 	},
 }

@@ -74,7 +74,7 @@ var modelFailover = plugin{
 			if _, err := boolean(v); err != nil {
 				return nil, err
 			}
-			return none("no switch: every switch is an llm/retry row in the session (shown in the web client) and an audit line"), nil
+			return none("not carried over: a headless run's notice on stderr at each switch is the key notice (on by default; write notice: false to turn it off); the web client shows every switch as a row, and each is an audit line"), nil
 		},
 	},
 }
