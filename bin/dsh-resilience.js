@@ -69,13 +69,14 @@ async function main(argv) {
   }
   const inputs = files.length > 0 ? files : await profileFiles(profile);
   if (inputs.length === 0) return fail(`dsh-resilience migrate: no cordis.patch.yml found for profile "${profile}"; name the file\n${USAGE}`, 2);
-  let rows;
+  let result;
   try {
-    rows = await readPatchFiles(inputs);
+    result = await migrate(await readPatchFiles(inputs));
   } catch (e) {
-    return fail(`dsh-resilience migrate: ${e.message}`, 2);
+    // The reason, never a stack: unreadable YAML, a refused alias bomb, an
+    // input the module will not take are the input's fault, named in e.
+    return fail(`dsh-resilience migrate: ${e instanceof Error ? e.message : e}`, 2);
   }
-  const result = await migrate(rows);
   process.stdout.write(`${renderMigration(result)}\n`);
   if (result.errors.length > 0) return 1;
   /** @type {{ok?: boolean, error?: string, skipped?: string}} */

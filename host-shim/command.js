@@ -52,11 +52,17 @@ export async function migrateText(ctx, homePatch) {
     import('./migrate.js'), import('./migrate-text.js'), import('./migrate-check.js')]);
   let rows = loaderRows(ctx);
   let where = 'the rows this host loaded';
-  if (!rows) {
-    rows = await readPatchFiles([homePatch]).catch(() => []);
-    where = homePatch;
+  let result;
+  try {
+    if (!rows) {
+      where = homePatch;
+      // No file is nothing to migrate; a file refused (bad YAML, an alias bomb) says why.
+      rows = await readPatchFiles([homePatch]).catch((e) => { if (e?.code === 'ENOENT') return []; throw e; });
+    }
+    result = await migrate(rows);
+  } catch (e) {
+    return { ok: false, text: `dsh-resilience migrate: ${e instanceof Error ? e.message : e}` };
   }
-  const result = await migrate(rows);
   /** @type {{ok?: boolean, error?: string, skipped?: string}} */
   const check = result.errors.length === 0 ? await checkRow(result.row) : {};
   const verdict = check.ok === false ? `\n\nThe module refuses this row: ${check.error}` : '';

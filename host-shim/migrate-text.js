@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { tableLines } from './text.js';
+import { aliasProblem } from './migrate-aliases.js';
 import { realpathSync } from 'node:fs';
 import { join, delimiter } from 'node:path';
 
@@ -66,6 +67,8 @@ export async function parsePatch(text, file = 'cordis.patch.yml') {
   const yaml = await loadJsYaml();
   const Js = new yaml.Type('tag:yaml.org,2002:js', { kind: 'scalar', resolve: (/** @type {unknown} */ d) => typeof d === 'string', construct: (/** @type {string} */ d) => ({ __jsExpr: d }) });
   const doc = yaml.load(text, { schema: yaml.JSON_SCHEMA.extend(Js), filename: file });
+  const aliases = aliasProblem(doc);
+  if (aliases) throw new Error(`${file}: ${aliases}`);
   if (doc == null) return [];
   if (!Array.isArray(doc)) throw new Error(`${file}: a cordis.patch.yml is a list of patches`);
   return doc;
@@ -125,10 +128,23 @@ export function loaderRows(ctx) {
 
 const PLAIN = /^[A-Za-z_][\w./@+-]*$/;
 const RESERVED = /^(true|false|null|yes|no|on|off|y|n|~)$/i;
+// What JSON leaves raw but YAML must not see raw: js-yaml refuses a stream
+// with C1 controls, U+FFFE or U+FFFF in it, and U+0085, U+2028 and U+2029
+// are line breaks to other YAML readers.
+const YAML_UNSAFE = /[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/g;
+/**
+ * A string as a YAML double-quoted scalar. JSON's escapes are YAML's too,
+ * and JSON escapes every other control character, quotes, backslashes and
+ * lone surrogates: the host's reader gives back exactly s.
+ * @param {string} s
+ */
+export const quoted = (s) => JSON.stringify(s).replace(YAML_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 /** @param {unknown} v */
 function scalar(v) {
-  if (isExpr(v)) return `!!js ${v.__jsExpr}`;
-  if (typeof v === 'string') return PLAIN.test(v) && !RESERVED.test(v) ? v : JSON.stringify(v);
+  // Always quoted after the tag: a plain scalar would end at ` #`, read
+  // `a ? b : c` as a mapping, and a line break would start new YAML (a row).
+  if (isExpr(v)) return `!!js ${quoted(v.__jsExpr)}`;
+  if (typeof v === 'string') return PLAIN.test(v) && !RESERVED.test(v) ? v : quoted(v);
   if (v === undefined) return '~';
   return JSON.stringify(v);
 }
@@ -169,7 +185,7 @@ function inline(v) {
 }
 
 /** @param {unknown} v */
-const show = (v) => (v === undefined ? '' : isExpr(v) ? `!!js ${v.__jsExpr}` : JSON.stringify(v));
+const show = (v) => (v === undefined ? '' : isExpr(v) ? `!!js ${quoted(v.__jsExpr)}` : JSON.stringify(v));
 
 /**
  * The table: old key -> our key and value, or no equivalent and what instead.

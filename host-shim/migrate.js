@@ -7,6 +7,7 @@
 // files, YAML and printing live in migrate-text.js.
 import { ModuleInstance } from './kernel.js';
 import { compileModule, configText } from './engine.js';
+import { aliasProblem } from './migrate-aliases.js';
 
 /** @import { MigrateRow, Migrated } from './policy-types.js' */
 
@@ -37,6 +38,10 @@ import { compileModule, configText } from './engine.js';
  * @returns {Promise<Migration>}
  */
 export async function migrate(rows, compiled) {
+  // The host's Loader rows come from the same YAML reader: bounded the same
+  // way before anything walks them as a tree (migrate-aliases.js).
+  const aliases = aliasProblem(rows);
+  if (aliases) throw new Error(`the rows read: ${aliases}`);
   const input = JSON.stringify({ rows: (rows ?? []).filter(isObject).map(exportRow) });
   // An instance of its own, dropped after the one call: the policy's is never asked.
   const out = /** @type {Migrated} */ (JSON.parse(new ModuleInstance(compiled ?? await compileModule()).call('migrate', input)));

@@ -148,7 +148,7 @@ test('a !!js value is carried over as written, for the host to evaluate', async 
   config: { cooldownMs: !!js "Number(process.env.COOLDOWN)" }
 `));
   assert.deepEqual(result.row, { cooldownMs: { __jsExpr: 'Number(process.env.COOLDOWN)' } });
-  assert.match(renderMigration(result), /cooldownMs: !!js Number\(process.env.COOLDOWN\)/);
+  assert.match(renderMigration(result), /cooldownMs: !!js "Number\(process.env.COOLDOWN\)"/);
 });
 
 test('/resilience migrate reads the rows the host loaded', async () => {
@@ -191,7 +191,7 @@ test('keys named like Object.prototype members are ordinary keys: listed, not mi
   }
   // Our own row's __proto__ is a key of the printed row (the module names it when the row loads).
   assert.ok(Object.hasOwn(result.row, '__proto__'));
-  assert.match(renderMigration(result), /__proto__: !!js globalThis.polluted = 1/);
+  assert.match(renderMigration(result), /__proto__: !!js "globalThis.polluted = 1"/);
   assert.equal(/** @type {any} */ ({}).__jsExpr, undefined);
 });
 
