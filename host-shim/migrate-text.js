@@ -139,6 +139,12 @@ const YAML_UNSAFE = /[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/g;
  * @param {string} s
  */
 export const quoted = (s) => JSON.stringify(s).replace(YAML_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+/**
+ * Text for one YAML comment line: a line break in it (a key's name is the
+ * user's text) would end the comment and start YAML.
+ * @param {string} s
+ */
+const comment = (s) => s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 /** @param {unknown} v */
 function scalar(v) {
   // Always quoted after the tag: a plain scalar would end at ` #`, read
@@ -217,9 +223,13 @@ export function renderMigration({ row, table, errors, sources }) {
       ...errors.map((e) => `  - ${e}`), '', table_].join('\n');
   }
   const old = [...new Set(sources.filter((s) => s.plugin !== 'dsh-resilience' && s.id && !s.disabled).map((s) => s.id))];
+  // The module's warnings (a secret written into the row) head the patch
+  // too: the patch is the part that is copied, and the table may not be read.
+  const warnings = table.filter((t) => t.to === null && t.note.startsWith('warning:')).map((t) => `# ${comment(t.note)}`);
   const patch = [
     '# dsh-resilience migrate: paste into your profile\'s or home\'s cordis.patch.yml,',
     '# in place of the old rows\' patches (a `config:` replaces the whole row config).',
+    ...warnings,
     `- id: resilience\n  config:${toYaml(row, '    ')}`,
     ...old.map((id) => `- id: ${scalar(id)}\n  disabled: true`),
   ];

@@ -150,3 +150,20 @@ test('/resilience migrate: the loaded rows print the same way, and a refused inp
   assert.equal(cyclic.ok, false);
   assert.match(cyclic.text, /^dsh-resilience migrate: the rows read: an alias inside the value its anchor names makes a value that holds itself: refused$/);
 });
+
+test('a secret\'s warning heads the patch as a comment, and a line break in the key\'s name cannot end it', async (t) => {
+  const read = await hostPatchReader();
+  if (!read) return t.skip('DSH_HOST_DIR unset (make test-shim sets it)');
+  const name = 'A_TOKEN\n- id: evil\n  disabled: true\u2028#';
+  const rows = [{ id: 'llm-quota-retry', config: { balances: [{ provider: 'p', script: ['node', 'b.mjs'], env: { [name]: 'hunter2' } }] } }];
+  const result = await migrate(rows, compiled);
+  const [patch] = parts(renderMigration(result));
+  const comments = patch.split('\n').filter((l) => l.startsWith('# warning:'));
+  assert.equal(comments.length, 1, patch);
+  assert.match(comments[0], /^# warning: \[0\]\.env A_TOKEN\\u000a- id: evil\\u000a {2}disabled: true\\u2028# looks like a secret .*credential reference/);
+  const file = join(dir, 'secret.yml');
+  await writeFile(file, `${patch}\n`);
+  const patches = read(file);
+  assert.deepEqual(patches.map((p) => p.id), ['resilience', 'llm-quota-retry'], 'no row more');
+  assert.deepEqual(patches[0].config, result.row);
+});

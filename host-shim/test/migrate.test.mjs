@@ -211,5 +211,9 @@ test('a balance script\'s secret written into env is named in the table, not quo
   assert.equal(warnings.length, 1);
   assert.match(warnings[0].note, /\[0\]\.env OPENAI_API_KEY looks like a secret .* !!js process\.env\.OPENAI_API_KEY/);
   assert.doesNotMatch(warnings[0].note, /sk-proj/);
-  assert.match(renderMigration(result), /warning: \[0\]\.env OPENAI_API_KEY/);
+  const [patch, table] = renderMigration(result).split('\n\n');
+  assert.match(table, /warning: \[0\]\.env OPENAI_API_KEY/);
+  // Said where it is copied too: the patch's head, as a comment, pointing at a credential reference.
+  assert.match(patch, /^# warning: \[0\]\.env OPENAI_API_KEY looks like a secret written into the row: move it to a credential reference: .*name it in apiKeyEnv; else .* !!js process\.env\.OPENAI_API_KEY$/m);
+  assert.doesNotMatch(patch.split('\n').filter((l) => l.startsWith('#')).join('\n'), /sk-proj/, 'the comment never quotes the secret');
 });

@@ -112,6 +112,18 @@ func TestSecretWarnings(t *testing.T) {
 		{"MODEL", "deepseek/deepseek-v4.1-flash-20260101", false},
 		{"NOTE", "remaining credits in USD, 2026 plan", false},
 		{"VERSION", "2026-01-01T00:00:00.000000Z", false},
+		// Credentials inside a value, whatever its name.
+		{"ALL_PROXY", "http://balance:hunter2@proxy.internal:3128", true},
+		{"GIT_URL", "https://ghp_0123456789abcdefghij@github.com/o/r", true},
+		{"STATUS", "https://status.example.com/v1?account=42&api_key=hunter2", true},
+		{"HEADER", "Bearer hunter2hunter2", true},
+		{"DB_PASS", "hunter2", true},
+		{"AUTHORIZATION", "x", true},
+		{"PROXY", "http://user@proxy.internal:3128", false}, // a user name, no password
+		{"EMPTY_PASSWORD_URL", "", false},
+		{"STATUS_URL", "https://status.example.com/v1?account=42&tokens=&user=me@example.com", false},
+		{"PROXY_BYPASS", "localhost,127.0.0.1", false},
+		{"SPIN", "3", false},
 	} {
 		b := Obj(M("env", List(Obj(M("name", Str(tc.name)), M("value", Str(tc.value))))))
 		got := secrets(b, "[0]")
@@ -125,6 +137,52 @@ func TestSecretWarnings(t *testing.T) {
 	require.Len(t, key, 1)
 	require.True(t, strings.HasPrefix(key[0], "warning: [2].apiKeyEnv looks like the key itself"))
 	require.Empty(t, secrets(Obj(M("apiKeyEnv", Str("OPENCODE_API_KEY"))), "[0]"))
+}
+
+// balanceEnv is our row with one balance script of one env entry.
+func balanceEnv(name string, value Value) Value {
+	entry := Obj(M("name", Str(name)), M("value", value))
+	return Obj(M("quota", Obj(M("balances", List(Obj(M("env", List(entry))))))))
+}
+
+// Our own row is carried over as written, so the secrets in it are named
+// as an old row's are: balance scripts, and the URLs and *Env keys that
+// must hold a credential's name, never the credential.
+func TestOwnRowSecretWarnings(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		config Value
+		warn   string // the start of the one warning; "" for none
+	}{
+		{"balance env", balanceEnv("TOKEN", Str("t")), "warning: quota.balances[0].env TOKEN looks like a secret"},
+		{"balance env by reference", balanceEnv("TOKEN", Obj(M(exprKey, Str("process.env.TOKEN")))), ""},
+		{"redis url", Obj(M("shared", Obj(M("redis", Obj(M("url", Str("rediss://u:pw@r:6380"))))))), "warning: shared.redis.url holds a password"},
+		{"redis url without", Obj(M("shared", Obj(M("redis", Obj(M("url", Str("redis://r:6379/0")), M("passwordEnv", Str("DSH_REDIS_PASSWORD"))))))), ""},
+		{"redis passwordEnv", Obj(M("shared", Obj(M("redis", Obj(M("passwordEnv", Str("sk-live-0123456789abcdef0123"))))))), "warning: shared.redis.passwordEnv looks like the password itself"},
+		{"notify url", Obj(M("notify", List(Obj(M("url", Str("https://a:b@h/x")))))), "warning: notify[0].url holds credentials"},
+		{"notify secretEnv", Obj(M("notify", List(Obj(M("url", Str("https://h/x")), M("secretEnv", Str("ghp_0123456789abcdefghij")))))), "warning: notify[0].secretEnv looks like the secret itself"},
+		{"notify by reference", Obj(M("notify", List(Obj(M("url", Str("https://h/x")), M("secretEnv", Str("DSH_NOTIFY_SECRET")))))), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Migrate([]Row{rowOf("resilience", tc.config)})
+			require.Empty(t, res.Errors)
+			var warnings []string
+			for _, l := range res.Table {
+				if strings.HasPrefix(l.Note, "warning:") {
+					require.Nil(t, l.To, "a warning sets nothing")
+					warnings = append(warnings, l.Note)
+				}
+			}
+			if tc.warn == "" {
+				require.Empty(t, warnings)
+				return
+			}
+			require.Len(t, warnings, 1)
+			require.True(t, strings.HasPrefix(warnings[0], tc.warn), warnings[0])
+			require.Contains(t, warnings[0], "credential")
+			require.Equal(t, tc.config.JSON(), res.Row.JSON(), "the row keeps what it held: dropping it would break it")
+		})
+	}
 }
 
 // The quota plugin's env, a map of name to value, becomes our list.

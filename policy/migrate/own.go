@@ -13,8 +13,17 @@ var own = plugin{
 	any:  ownKey,
 }
 
-// ownKey is what our row's key becomes.
+// ownKey is what our row's key becomes, and a warning for each secret
+// written out in it (secret.go).
 func ownKey(key string, v Value) []out {
+	outs := ownValue(key, v)
+	for _, w := range ownSecrets(key, v) {
+		outs = append(outs, out{note: w})
+	}
+	return outs
+}
+
+func ownValue(key string, v Value) []out {
 	const note = "already ours"
 	if !nested[key] || !v.isMap() {
 		return to(Path{key}, v, note)
