@@ -4,7 +4,8 @@
 // plugin's headline scenario. dsh-daruma: failover to the backup (and
 // `/resilience migrate` in the host); dsh-model-failover: a chain of its
 // fallbacks alone still fails the session's own model over to them;
-// dsh-plugin-tool-retry: an allow-listed tool repeated.
+// dsh-plugin-tool-retry: an allow-listed tool repeated, and a `!!js` count
+// the host evaluates as written.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -178,5 +179,33 @@ describe('migrating from the replaced plugins', () => {
     assert.equal(tool.content, 'flaky_lookup answered: found (call 3)', 'the model got the third attempt\'s answer');
     const audit = (await auditRecords(home)).filter((a) => a.type.startsWith('tool-'));
     assert.deepEqual(audit.map((a) => [a.type, a.attempt]), [['tool-retry', 1], ['tool-retry', 2], ['tool-recovered', 3]]);
+  });
+
+  test('a !!js expression with a " #", a "?", a ":" and line breaks, migrated, is the one the host evaluates', async (t) => {
+    // Printed plain, ` #` started a comment and the line breaks wrote YAML of their own.
+    // 4 attempts, not the default 3: the fourth call is the one that answers.
+    fp.reset();
+    fp.script(PRIMARY.model, [{ kind: 'tool_call', name: 'flaky_lookup', arguments: { query: 'q' } }, { kind: 'success', text: 'done' }]);
+    const home = await makeHome({
+      baseURL: fp.baseURL, plugin: {}, primaryRetry: 'stock', secondaryRetry: 'stock',
+      extraPlugins: [{ dir: join(ROOT, 'e2e/fixtures/flaky-tools'), id: 'flaky-tools',
+        config: { tools: [{ name: 'flaky_lookup', script: [{ kind: 'reset' }, { kind: 'reset' }, { kind: 'reset' }, { kind: 'ok', answer: 'found' }] }] } }],
+    });
+    t.after(home.cleanup);
+    const expr = "' #'\n  ? 4 // a # in a string picks 4\n  : 1";
+    const old = join(home.dir, 'tool-retry.patch.yml');
+    await writeFile(old, `- id: tool-retry\n  config:\n    retryTools: ['flaky_*']\n    backoffMs: 100\n    maxAttempts: !!js ${JSON.stringify(expr)}\n`);
+    const cli = join(home.dsh, 'profiles', 'headless', 'node_modules', 'dsh-resilience', 'bin', 'dsh-resilience.js');
+    const { stdout } = await promisify(execFile)(process.execPath, [cli, 'migrate', old], { env: home.env({ DSH_HOST_DIR: process.env.DSH_HOST_DIR }) });
+    const patch = stdout.split('\n\n')[0];
+    assert.ok(patch.includes(`maxAttempts: !!js ${JSON.stringify(expr)}`), patch);
+    await writeFile(join(home.dsh, 'cordis.patch.yml'), `${patch}\n`);
+
+    const r = await runHeadless(home, 'Look it up');
+
+    assert.equal(r.stdout.trim(), 'done', r.stderr);
+    assert.equal(r.code, 0);
+    const tool = fp.requests[1].body.messages.find((m) => m.role === 'tool');
+    assert.equal(tool.content, 'flaky_lookup answered: found (call 4)', 'the host evaluated the expression to 4 attempts');
   });
 });
