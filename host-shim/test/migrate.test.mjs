@@ -11,6 +11,7 @@ import { migrate } from '../migrate.js';
 import { parsePatch, readPatchFiles, renderMigration, rowsFromPatches } from '../migrate-text.js';
 import { migrateText } from '../command.js';
 import { parseCommandLine } from '../command-line.js';
+import { splitConfig } from '../row.js';
 import { compileModule, Engine as Policy } from '../engine.js';
 import { checkRow } from '../migrate-check.js';
 
@@ -41,7 +42,7 @@ for (const name of FIXTURES) {
     const [old] = await readPatchFiles([fixture(name, 'patch.yml')]);
     for (const key of Object.keys(old.config)) assert.ok(result.table.some((t) => t.key === key), `${name}.${key} is in the table`);
 
-    const policy = new Policy(compiled, result.row, quiet);
+    const policy = new Policy(compiled, splitConfig(result.row).policy, quiet); // the module never sees the shim's keys
     if (result.row.chain) assert.deepEqual(policy.resolved.chain, result.row.chain);
   });
 }

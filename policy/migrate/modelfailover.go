@@ -71,10 +71,8 @@ var modelFailover = plugin{
 			return none("the default: a failover keeps the reasoning effort where the target lists it and drops it where not"), nil
 		},
 		"notifyUser": func(v, _ Value) ([]out, error) {
-			if _, err := boolean(v); err != nil {
-				return nil, err
-			}
-			return none("not carried over: a headless run's notice on stderr at each switch is the key notice (on by default; write notice: false to turn it off); the web client shows every switch as a row, and each is an audit line"), nil
+			b, err := boolean(v)
+			return to(Path{"notice"}, b, "the notice at each switch: a headless run's line on stderr (the web client shows every switch as a row whatever it says, and each is an audit line)"), err
 		},
 	},
 }
