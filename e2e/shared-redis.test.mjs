@@ -86,6 +86,20 @@ describe('hosts on two machines sharing health through Redis', () => {
     }
   });
 
+  test('a Redis URL the client cannot parse is refused at activation, with the client\'s reason, the URL not quoted', async (t) => {
+    // Both once passed the check's own pattern: the host then ran with shared
+    // health and the health file's refresh off, audited only as "Cannot read
+    // properties of undefined (reading 'sendCommand')" (issue #34).
+    for (const url of ['redis://[127.0.0.1]:6379', 'redis://[:::::]']) {
+      const home = await redisHome(fpA, url);
+      t.after(home.cleanup);
+      const r = await runHeadless(home, 'Reply with OK');
+      assert.notEqual(r.code, 0, url);
+      assert.match(r.stderr, /config key "shared\.redis\.url": the Redis client cannot parse it \(Invalid URL\)/, url);
+      assert.doesNotMatch(r.stderr, /shared-config\.js|shared-redis\.js|sendCommand|\[127\.0\.0\.1\]|\[:::::\]/, `${url}: no stack, no URL`);
+    }
+  });
+
   test('a trip in one host is pushed to the other, which avoids it; Redis killed, both go on, then resync', async (t) => {
     fpA.reset();
     fpB.reset();

@@ -10,7 +10,17 @@
 // error and a 4.5 KB stack naming no key, and `tls: false` with `rediss://`
 // was silently ignored. A private CA is a PEM file named by `ca`, read here,
 // at activation (Node's NODE_EXTRA_CA_CERTS works too, for every TLS peer).
+//
+// The URL is then read by the Redis client's own parser (the one createClient
+// runs), loaded from where the plugin loads the client: a check of its own
+// passed `redis://[127.0.0.1]:6379` and `redis://[:::::]`, which the client
+// cannot parse, and the host ran with shared health off, audited only as
+// `Cannot read properties of undefined (reading 'sendCommand')`.
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+/** The client package a user adds to their profile (docs/state.md, "Shared health across machines"). */
+export const CLIENT_PACKAGE = '@redis/client';
 
 /** @type {(key: string, reason: string) => never} */
 const fail = (key, reason) => {
@@ -41,12 +51,36 @@ const MAX_DB = 2 ** 31 - 1;
 /** A CA bundle larger than this is not a CA bundle. */
 const MAX_CA_BYTES = 1024 * 1024;
 
+/** @typedef {(url: string) => unknown} UrlParser - throws when it cannot parse the URL */
+
 /**
- * Checks the URL's parts itself, so no part of a refused URL is quoted back (it may hold a secret).
+ * The Redis client's own URL parser (`RedisClient.parseURL`, what its
+ * createClient runs on `url`), resolved from `from` as shared-redis.js
+ * imports the client: from the plugin's own file, in the user's profile.
+ * When the client is not installed, WHATWG URL, the parser the client's
+ * own is built on (activation then stops on the missing package, naming it).
+ * @param {string} [from] - the file the package is resolved from.
+ * @returns {UrlParser}
+ */
+export function clientUrlParser(from = import.meta.url) {
+  try {
+    const mod = createRequire(from)(CLIENT_PACKAGE);
+    const RedisClient = mod.RedisClient ?? mod.default?.RedisClient;
+    if (typeof RedisClient?.parseURL === 'function') return (url) => RedisClient.parseURL(url);
+  } catch {
+    // not installed, or not loadable synchronously: the URL parser below it
+  }
+  return (url) => new URL(url);
+}
+
+/**
+ * Checks the URL's parts itself, so no part of a refused URL is quoted back
+ * (it may hold a secret), then has the client's parser read it.
  * @param {unknown} url
+ * @param {UrlParser} parse
  * @returns {string} its scheme
  */
-function checkUrl(url) {
+function checkUrl(url, parse) {
   const key = 'shared.redis.url';
   const m = typeof url === 'string' && /^(rediss?):\/\/([^/?#\s]*)([^?#\s]*)(\?[^#\s]*)?(#\S*)?$/.exec(url);
   if (!m) fail(key, 'must be a redis:// or rediss:// URL');
@@ -60,6 +94,13 @@ function checkUrl(url) {
   }
   if (path !== '' && path !== '/' && !(/^\/\d{1,10}$/.test(path) && Number(path.slice(1)) <= MAX_DB)) {
     fail(key, 'path must be empty or a database index (e.g. redis://host:6379/2)');
+  }
+  try {
+    parse(/** @type {string} */ (url));
+  } catch (e) {
+    // The client's words (Node's URL parser says "Invalid URL"), never the URL itself.
+    const why = String(e?.message ?? e).split(/** @type {string} */ (url)).join('<url>').slice(0, 200);
+    fail(key, `the Redis client cannot parse it (${why}): e.g. a bracketed host must be an IPv6 address, redis://[::1]:6379`);
   }
   return scheme;
 }
@@ -88,15 +129,16 @@ function readCa(path) {
 
 /**
  * @param {unknown} v - the row's `shared` key.
+ * @param {{parseUrl?: UrlParser}} [o] - parseUrl: the client's URL parser (a test's); found by clientUrlParser when absent.
  * @returns {{redis?: {url: string, keyPrefix: string, tls: boolean, passwordEnv?: string, ca?: string}}}
  * @throws {Error} naming the key and the reason.
  */
-export function checkShared(v) {
+export function checkShared(v, { parseUrl } = {}) {
   known(v, 'shared', ['redis']);
   if (v.redis === undefined) return {};
   const r = v.redis;
   known(r, 'shared.redis', ['url', 'keyPrefix', 'tls', 'passwordEnv', 'ca']);
-  const scheme = checkUrl(r.url);
+  const scheme = checkUrl(r.url, parseUrl ?? clientUrlParser());
   if (r.keyPrefix !== undefined && (typeof r.keyPrefix !== 'string' || r.keyPrefix === '' || r.keyPrefix.length > 100)) {
     fail('shared.redis.keyPrefix', 'must be a non-empty string of at most 100 characters');
   }

@@ -22,6 +22,7 @@
 // the host reads everything again and writes all it knows, so a Redis that
 // lost its data (a restart without persistence) is refilled. The local file
 // keeps working throughout.
+import { CLIENT_PACKAGE } from './shared-config.js';
 import { later } from './timers.js';
 
 /** @import { ChannelHealth, Health } from './policy-types.js' */
@@ -57,8 +58,7 @@ const COMMAND_TIMEOUT_MS = 2_000;
 const RETRY_MIN_MS = 250;
 const RETRY_MAX_MS = 15_000;
 
-/** The client package a user adds to their profile (docs/state.md, "Shared health across machines"). */
-export const CLIENT_PACKAGE = '@redis/client';
+export { CLIENT_PACKAGE };
 
 /**
  * Imports the client, or explains how to get it.
@@ -145,8 +145,18 @@ export class SharedHealth {
     };
     const password = await this.password().catch(() => undefined);
     const options = { url: this.options.url, socket, disableOfflineQueue: true, ...(password ? { password } : {}) };
-    this.client = this.createClient(options);
-    this.sub = this.createClient(options);
+    try {
+      this.client = this.createClient(options);
+      this.sub = this.createClient(options);
+    } catch (e) {
+      // Options the client refuses (a URL its parser cannot read) are refused
+      // for good: said once, with the client's reason, and nothing is tried
+      // again (every later write once failed on the missing client instead).
+      this.down(new Error(`the Redis client refused shared.redis (${String(e?.message ?? e).split(this.options.url).join('<url>').slice(0, 120)}); health is shared through the local file only`));
+      this.closed = true;
+      this.client?.destroy?.();
+      return;
+    }
     for (const c of [this.client, this.sub]) {
       c.on('error', (/** @type {unknown} */ e) => this.down(e));
     }

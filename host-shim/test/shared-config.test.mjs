@@ -65,3 +65,43 @@ test('shared.redis: good URLs pass; a ca file is read at activation and handed t
   await writeFile(join(dir, 'key.pem'), 'not a certificate');
   assert.throws(() => checkShared({ redis: { url: 'rediss://x', ca: join(dir, 'key.pem') } }), /config key "shared\.redis\.ca": .* holds no PEM certificate/);
 });
+
+test('shared.redis.url: what the Redis client cannot parse is refused naming the key, the URL not quoted', () => {
+  // Both passed the check's own pattern; the client's createClient then threw
+  // and the host ran with shared health off (issue #34).
+  for (const url of ['redis://[127.0.0.1]:6379', 'redis://[:::::]', 'redis://[1:2:3:4:5:6:7:8:9]', 'rediss://[::1::2]:6380/1']) {
+    assert.throws(() => checkShared({ redis: { url } }), (e) => e.message.startsWith('dsh-resilience: config key "shared.redis.url": the Redis client cannot parse it (Invalid URL)')
+      && !e.message.includes(url.slice(url.indexOf('['))), url);
+  }
+});
+
+test('shared.redis.url: read by the Redis client\'s own parser, found where the plugin loads the client; what passes, the client takes', async () => {
+  const { join } = await import('node:path');
+  const { pathToFileURL } = await import('node:url');
+  const { redisClientDir, clientLoader } = await import('../../e2e/redis/redis-server.mjs');
+  const { clientUrlParser } = await import('../shared-config.js');
+  const from = pathToFileURL(join(redisClientDir(), 'package.json')).href;
+  const parseUrl = clientUrlParser(from);
+  // The client's parser, not the URL parser under it: only the client refuses another scheme.
+  assert.throws(() => parseUrl('http://x'), /Protocol - http: - is not a valid Redis protocol/);
+  assert.doesNotThrow(() => clientUrlParser(pathToFileURL('/nonexistent/x.js').href)('http://x'), 'no client: WHATWG URL');
+  const { createClient } = await clientLoader()();
+  let passed = 0;
+  for (const url of ['redis://[127.0.0.1]:6379', 'redis://[:::::]', 'redis://[::1]:6379', 'redis://[::FFFF:1.2.3.4]', 'redis://x:06379',
+    'redis://a..b', 'redis://x.', 'redis://-_.', 'redis://x:65535/2147483647', 'redis://[1:2:3:4:5:6:7:8]/3', 'redis://[::1', 'redis://[]',
+    'redis://[v1.x]', 'redis://[::1]x', 'redis://x:1/0', 'rediss://h/', 'redis://1.2.3.4.5', 'redis://0x7f.1', 'redis://999.1.1.1']) {
+    let checked = true;
+    try {
+      checkShared({ redis: { url } }, { parseUrl });
+    } catch (e) {
+      assert.match(e.message, /^dsh-resilience: config key "shared\.redis\.url": /, url);
+      checked = false;
+    }
+    if (!checked) continue;
+    passed++;
+    // What passes the check, the client takes (connecting is another matter: not asked here).
+    const client = createClient({ url, socket: { connectTimeout: 10, reconnectStrategy: false } });
+    assert.equal(typeof client.connect, 'function', url);
+  }
+  assert.ok(passed >= 8, `${passed} passed`);
+});
