@@ -146,15 +146,22 @@ export class Lifetime {
 
   /**
    * Behind the first request: the file's refresh (it sets a refused file
-   * aside and audits skipped records), other hosts' records, then the
-   * probes all of that calls for (after them: a host acts on what the
-   * others say, not on its file alone), the refresher.
+   * aside and audits skipped records) and its refresher, other hosts'
+   * records, then the probes all of that calls for (after them: a host acts
+   * on what the others say, not on its file alone). The refresher is armed
+   * before shared health starts, whatever that start does: the file is how
+   * the processes of one home hear each other, Redis or not (armed after it,
+   * a Redis URL the client could not parse left it off, and another
+   * process's trip reached this one only at its stop).
    */
   async follow() {
     const { d } = this;
     const { engine, health, report, shell, step } = d;
     if (this.signal.aborted) return;
     await health.refresh(); // what other host processes learnt since
+    if (this.signal.aborted) return;
+    this.timers.refresh = setInterval(() => { health.refresh().then(() => step(wakeEvent())); }, d.refreshMs ?? DEFAULT_REFRESH_MS);
+    this.timers.refresh.unref?.();
     if (d.sharedConfig.redis && d.sharedRedis) {
       this.shared = new d.sharedRedis.SharedHealth({
         options: d.sharedConfig.redis,
@@ -178,15 +185,23 @@ export class Lifetime {
         pruneMs: d.pruneMs,
       });
       shell.shared = this.shared;
-      if (!this.signal.aborted) {
-        await this.shared.start();
-        this.shared.sync(); // what this host knows that Redis may not
+      try {
+        if (!this.signal.aborted) {
+          await this.shared.start();
+          this.shared.sync(); // what this host knows that Redis may not
+        }
+      } catch (e) {
+        // Shared health is an addition: a start that fails leaves this host on its file, said once.
+        const shared = this.shared;
+        shell.shared = this.shared = undefined;
+        await shared.close(0).catch(() => {});
+        if (!shared.outage) {
+          report({ type: 'shared-unavailable', store: 'redis',
+            reason: `shared health did not start (${String(e?.message ?? e).slice(0, 120)}); health is shared through the local file only` });
+        }
       }
     }
     step(wakeEvent()); // schedule (or send at once) the probes that knowledge calls for
-    if (this.signal.aborted) return;
-    this.timers.refresh = setInterval(() => { health.refresh().then(() => step(wakeEvent())); }, d.refreshMs ?? DEFAULT_REFRESH_MS);
-    this.timers.refresh.unref?.();
   }
 
   /** Whether the engine answers, once its bring-up settled; a bad config ends the turn naming its key, anything else fails open. */
