@@ -90,3 +90,61 @@ export async function hostKnowsSession(id, { sessions, sessionsDir }) {
   }
   return false;
 }
+
+/**
+ * How deeply a body may nest. The deepest a page sends is the settings
+ * card's section (`section.chain[i].provider`, four levels); the module's
+ * codec refuses deeper than 32 too (plugin/codec/depth.go).
+ */
+export const MAX_BODY_DEPTH = 32;
+/** How large a body may be, counted as its JSON text would be (about): the section's bound and ample room. */
+export const MAX_BODY_BYTES = 4 * MAX_SECTION_BYTES;
+
+/**
+ * A field's path for a message, e.g. `section.chain[0][0]`, cut short.
+ * @param {Array<string | number>} path
+ */
+function pathText(path) {
+  const s = path.map((k, i) => (typeof k === 'number' ? `[${k}]` : /^[A-Za-z_$][\w$]*$/.test(k) ? `${i ? '.' : ''}${k}` : `[${excerpt(k)}]`)).join('');
+  return s.length > 80 ? `${s.slice(0, 80)}…` : s || 'the body';
+}
+
+/**
+ * Why an RPC body (or the settings card's section) is too deep or too large
+ * to be looked at, naming the field; undefined when it is neither. Walked
+ * iteratively and stopped at the first bound, so no input can exhaust the
+ * stack here: JSON.stringify and every check after it recurse per level,
+ * and a 50,000-deep `chain` once came back as `Maximum call stack size
+ * exceeded`. A body that cannot be walked (a getter that throws) is refused too.
+ * @param {unknown} body
+ * @param {{maxDepth?: number, maxBytes?: number, root?: string[]}} [o] - root: the path the body sits at, for the message.
+ * @returns {string | undefined}
+ */
+export function bodyProblem(body, { maxDepth = MAX_BODY_DEPTH, maxBytes = MAX_BODY_BYTES, root = [] } = {}) {
+  /** @type {Array<{v: unknown, path: Array<string | number>}>} */
+  const stack = [{ v: body, path: root }];
+  let bytes = 0;
+  try {
+    while (stack.length > 0) {
+      const { v, path } = /** @type {{v: unknown, path: Array<string | number>}} */ (stack.pop());
+      bytes += typeof v === 'string' ? v.length + 2 : 8; // a string's text, a scalar's, or a bracket and comma
+      if (bytes > maxBytes) return `${pathText(path)}: the body is larger than ${maxBytes} bytes`;
+      if (v === null || typeof v !== 'object') continue;
+      if (path.length - root.length >= maxDepth) return `${pathText(path)}: nests deeper than ${maxDepth} levels`;
+      if (Array.isArray(v)) {
+        bytes += v.length; // a comma each, counted before a million of them are walked
+        if (bytes > maxBytes) return `${pathText(path)}: the body is larger than ${maxBytes} bytes`;
+        for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: [...path, i] });
+      } else {
+        for (const k of Object.keys(v)) {
+          bytes += k.length + 3;
+          if (bytes > maxBytes) return `${pathText([...path, k])}: the body is larger than ${maxBytes} bytes`;
+          stack.push({ v: /** @type {Record<string, unknown>} */ (v)[k], path: [...path, k] });
+        }
+      }
+    }
+  } catch {
+    return `${pathText(root)}: cannot be read as JSON`;
+  }
+  return undefined;
+}

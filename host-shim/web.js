@@ -14,7 +14,7 @@
 // the session's inline rows, which show the log's history (rows()).
 // The countdowns tick in the browser from `openUntilMs` and the host's clock.
 import { readFile } from 'node:fs/promises';
-import { excerpt, field, hostKnowsSession, MAX_CHANNEL, MAX_SECTION_BYTES, MAX_VALUE, sameSession, sessionForms, sessionIdProblem } from './rpc-input.js';
+import { bodyProblem, excerpt, field, hostKnowsSession, MAX_CHANNEL, MAX_SECTION_BYTES, MAX_VALUE, sameSession, sessionForms, sessionIdProblem } from './rpc-input.js';
 import { channelId, channelText, parseChannel as textChannel } from './channel.js';
 import { now as clockNow } from './clock.js';
 import { recordOf } from './effect-audit.js';
@@ -565,6 +565,9 @@ export class WebHalf {
   handler(getLlm) {
     return async (endpoint, payload, signal) => {
       try {
+        // Bounded in depth and size before anything walks it (rpc-input.js bodyProblem).
+        const tooMuch = bodyProblem(payload);
+        if (tooMuch) return refuse('INVALID', `dsh-resilience: ${tooMuch}`);
         // An early page brings the module up and waits for it.
         await (this.deps.whenUp ? this.deps.whenUp() : this.deps.policy?.ready);
         switch (endpoint) {
@@ -738,7 +741,9 @@ export class WebHalf {
           this.deps.whenUp?.(); // the next save finds it up
           throw new Error('dsh-resilience is starting: save again in a moment');
         }
-        const message = this.problem(value);
+        // Bounded before anything walks it (a 50,000-deep chain overflowed the stack): rpc-input.js bodyProblem.
+        const tooMuch = bodyProblem(value, { maxBytes: MAX_SECTION_BYTES, root: ['settings'] });
+        const message = tooMuch ? `dsh-resilience: ${tooMuch}` : this.problem(value);
         if (message) throw new Error(message);
       },
     });

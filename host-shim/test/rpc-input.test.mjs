@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileModule, Engine as Policy } from '../engine.js';
 import { QuotaRules } from '../quota.js';
-import { excerpt, hostKnowsSession, sessionIdProblem } from '../rpc-input.js';
+import { bodyProblem, excerpt, hostKnowsSession, MAX_BODY_BYTES, MAX_BODY_DEPTH, sessionIdProblem } from '../rpc-input.js';
 import { reasonOf, WebHalf } from '../web.js';
 
 const quiet = { warn() {} };
@@ -111,4 +111,67 @@ test('excerpt: at most 40 characters of anything, control characters masked', ()
   const cyclic = {};
   cyclic.self = cyclic;
   assert.equal(excerpt(cyclic), '"[object Object]"');
+});
+
+/** v nested n arrays deep. */
+const nest = (n, v = 0) => { let x = v; for (let i = 0; i < n; i++) x = [x]; return x; };
+
+test('every endpoint: a body nested 50,000 deep or larger than the bound is refused naming the field, nothing written', async () => {
+  const { h, settingsPath, audit, backup } = await host();
+  const deep = nest(50_000);
+  for (const [endpoint, body, field] of [
+    ['validate', { section: { chain: deep } }, /section\.chain\[0\]\[0\]/],
+    ['validate', { section: { chain: [{ provider: 'p', model: 'a', x: deep }] } }, /section\.chain\[0\]\.x\[0\]/],
+    ['set-backup', { channel: deep }, /channel\[0\]/],
+    ['set-quota', { session: 'live', value: deep }, /value\[0\]/],
+    ['set-pool', { session: deep, value: 'main' }, /session\[0\]/],
+    ['status', { since: deep }, /since\[0\]/],
+    ['rows', { session: 'live', more: deep }, /more\[0\]/],
+    ['report', { window: deep }, /window\[0\]/],
+    ['candidates', deep, /^dsh-resilience: \[0\]\[0\]/],
+    ['nope', { 'a b': deep }, /\["a b"\]\[0\]/],
+  ]) {
+    const r = await h(endpoint, body);
+    assert.equal(reasonOf(r), 'INVALID', `${endpoint}: ${JSON.stringify(r.error)}`);
+    assert.match(r.error.message, field, endpoint);
+    assert.match(r.error.message, new RegExp(`nests deeper than ${MAX_BODY_DEPTH} levels`), endpoint);
+    assert.ok(r.error.message.length < 300, `${endpoint}: a short message`);
+  }
+  const large = await h('validate', { section: { chain: [{ provider: 'p', model: 'x'.repeat(MAX_BODY_BYTES) }] } });
+  assert.equal(reasonOf(large), 'INVALID');
+  assert.match(large.error.message, /section\.chain\[0\]\.model: the body is larger than \d+ bytes/);
+  const wide = await h('set-backup', { channel: new Array(10_000_000).fill(0) });
+  assert.match(wide.error.message, /channel: the body is larger than/);
+  // The bound leaves what a page sends alone.
+  assert.deepEqual((await h('validate', { section: { chain: [{ provider: 'p', model: 'a' }], failureThreshold: 4 } })).value, { problem: null });
+  assert.equal((await h('validate', { section: { chain: nest(MAX_BODY_DEPTH - 3, { provider: 'p' }) } })).ok, true, 'deep but within the bound: the module answers');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(await written(settingsPath), false);
+  assert.deepEqual(audit, []);
+  assert.deepEqual(backup(), { provider: 'p', model: 'b' });
+});
+
+test('the settings card\'s check: a section nested 50,000 deep is refused naming the field, not a stack overflow', async (t) => {
+  const dir = process.env.DSH_HOST_DIR;
+  if (!dir) return t.skip('DSH_HOST_DIR unset (make test-shim sets it)');
+  const { createRequire } = await import('node:module');
+  const Schema = createRequire(join(dir, 'host', 'package.json'))('@deepseek-ai/schemastery');
+  const { web } = await host();
+  let validate;
+  const sub = { effect() {}, settings: { register(ns, schema, opts) { validate = opts.validate; return { get: () => ({}), watch: () => () => {} }; } } };
+  await web.serveSettings(sub, () => {}, Schema);
+  assert.throws(() => validate({ chain: nest(50_000) }), (e) => /^dsh-resilience: settings\.chain\[0\]\[0\].*: nests deeper than 32 levels$/.test(e.message) && !/call stack/.test(e.message));
+  assert.throws(() => validate({ chain: [{ provider: 'p', model: 'y'.repeat(MAX_BODY_BYTES) }] }), /settings\.chain\[0\]\.model: the body is larger than/);
+  assert.doesNotThrow(() => validate({ chain: [{ provider: 'p', model: 'a' }] }));
+});
+
+test('bodyProblem: iterative, bounded, never throws', () => {
+  assert.equal(bodyProblem({ a: [1, 'x', null, { b: true }] }), undefined);
+  assert.equal(bodyProblem(nest(MAX_BODY_DEPTH - 1)), undefined);
+  assert.match(bodyProblem(nest(MAX_BODY_DEPTH + 1)), /nests deeper/);
+  const cycle = {}; cycle.self = cycle;
+  assert.match(bodyProblem(cycle), /self\.self.*nests deeper/);
+  const trap = {}; Object.defineProperty(trap, 'x', { enumerable: true, get() { throw new Error('boom'); } });
+  assert.match(bodyProblem({ y: trap }), /cannot be read as JSON/);
+  assert.match(bodyProblem(nest(1_000_000)), /nests deeper/);
 });
