@@ -58,9 +58,9 @@ export async function saveBackup(path, channel, audit) {
 
 /**
  * The one write path for the backup: `/resilience backup`, the web chip and
- * the settings card all come here, so they never disagree. The module
- * decides with it (set-backup); this keeps the file it outlives the process
- * in, and what was last set, for the pages that show it.
+ * the settings card all come here, so they never disagree. The module holds
+ * it (set-backup) and answers it (`engine.backup()`, WIT `preferences`):
+ * this keeps only the file it outlives the process in.
  */
 export class Backup {
   /**
@@ -81,14 +81,11 @@ export class Backup {
     this.decided = decided;
     this.describe = describe;
     this.signal = signal;
-    /** @type {Channel | undefined} */
-    this.value = undefined;
   }
 
-  /** Reads what the last process left. */
-  async load() {
-    this.value = await loadBackup(this.path, this.report);
-    return this.value;
+  /** Reads what the last process left, for the module's bring-up. */
+  load() {
+    return loadBackup(this.path, this.report);
   }
 
   /**
@@ -105,7 +102,6 @@ export class Backup {
       if (!known) return `dsh-resilience: the host knows no model ${channel.provider}/${channel.model}`;
     }
     if (!this.step(setBackupEvent(channel))) return 'dsh-resilience: the policy module failed; see the audit log';
-    this.value = channel;
     const record = { type: 'backup', channel: channel ? channelId(channel) : null, source };
     this.report(record);
     this.decided(record);

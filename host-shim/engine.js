@@ -15,7 +15,7 @@ import { ModuleInstance, ModuleError, TrapError } from './kernel.js';
 import { now as clockNow } from './clock.js';
 import { setBackupEvent } from './events.js';
 
-/** @import { Channel, Event, Health, QuotaReport, ResolvedConfig, Restored, SessionView, StepOutput, ViewQuery } from './policy-types.js' */
+/** @import { Channel, Event, Health, Preferences, QuotaReport, ResolvedConfig, Restored, SessionView, StepOutput, ViewQuery } from './policy-types.js' */
 
 export const WASM_PATH = fileURLToPath(new URL('../build/dsh-resilience.wasm', import.meta.url));
 
@@ -114,6 +114,9 @@ export class Engine {
     this.healthDirty = false;
     // What the module was told besides its config and health, told again to
     // every new instance: the last set-backup, and model info per channel.
+    // Inputs, not state: nothing reads them but a bring-up (a trapped
+    // instance may not answer for them); what the module holds is asked of
+    // it (`backup()`, WIT `preferences`).
     /** @type {Event | undefined} */
     this.backupEvent = undefined;
     /** @type {Map<string, Event>} JSON of the channel -> model-info event */
@@ -369,6 +372,15 @@ export class Engine {
    */
   view(query) {
     return this.ask('view', query);
+  }
+
+  /**
+   * The user's backup as the module holds it (WIT `preferences`): its one
+   * holder while the process lives. Undefined: none, or no module answering.
+   * @returns {Channel | undefined}
+   */
+  backup() {
+    return /** @type {Preferences | undefined} */ (this.ask('preferences', {}))?.backup ?? undefined;
   }
 
   /**

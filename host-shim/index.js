@@ -76,7 +76,7 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
   // The web client's host half (web.js): it follows the module's effects, so the page follows decisions live.
   /** @type {WebHalf} */ const web = new WebHalf({
     auditPath: join(stateDir, 'audit.jsonl'), rowPolicyConfig: policyConfig, sessionsDir: join(dshHome(), 'sessions'),
-    backup: () => backup.value, setBackup: (channel, source) => backup.set(channel, source), applyConfig: (next) => applyConfig(next),
+    backup: () => engine.backup(), setBackup: (channel, source) => backup.set(channel, source), applyConfig: (next) => applyConfig(next),
     whenUp: () => life.whenUp(), upSettled: () => life.upSettled(),
   });
   // The host's telemetry seam and the webhooks follow the audit records (telemetry.js, notify.js);
@@ -98,7 +98,7 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
   const quota = new QuotaRules({ ctx, policy: engine, decide: step, settingsPath: join(stateDir, 'quota-sessions.json'), report, emit, lifetime: signal });
   web.deps.quota = quota;
   const shell = new Shell({ ctx, engine, step, report, web, emit, logger, health, signal });
-  /** @type {ModelInfo} */ const models = new ModelInfo({ ctx, engine, step, web, backup: () => backup.value, signal });
+  /** @type {ModelInfo} */ const models = new ModelInfo({ ctx, engine, step, web, backup: () => engine.backup(), signal });
   /** @type {Backup} */ const backup = new Backup({ path: join(stateDir, 'backup.json'), ctx, step, report, decided: (r) => web.decided(r), describe: (llm, c) => models.describe(llm, c), signal });
   // Effects are the only way out of the module: each goes, in order, to these subscribers (effects.js).
   /** @type {import('./effects.js').Subscriber[]} */
@@ -165,7 +165,7 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
     },
     setBackup: (channel) => backup.set(channel, 'command'),
     migrate: () => migrateText(ctx, join(dshHome(), 'cordis.patch.yml')),
-    table: () => renderTable(engine.resolved, engine.snapshot(), backup.value, clockNow()),
+    table: () => renderTable(engine.resolved, engine.snapshot(), engine.backup(), clockNow()),
   });
   // skill.js: configure-resilience, for the agent, when the row's `skill` says so.
   const skill = installSkill(ctx, logger, () => skillWanted({

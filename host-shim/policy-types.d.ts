@@ -1338,6 +1338,15 @@ export interface ViewTarget {
 }
 
 /**
+ * What the user told the module to prefer, module-wide: the shell asks
+ * rather than keep a copy.
+ */
+export interface Preferences {
+  /** The backup (`set-backup`), tried before the chain; absent: none. */
+  backup?: Channel | null;
+}
+
+/**
  * Where a session runs and where a failure would send it now, as a
  * failover would decide: the chip renders it and derives nothing.
  */
@@ -1659,6 +1668,8 @@ export interface PolicyExports {
   'inspect': { input: InspectQuery; output: QuotaReport };
   /** A session as the web chip shows it (policy/view.go). Changes nothing. */
   'view': { input: ViewQuery; output: SessionView };
+  /** The user's module-wide choices (the backup). Changes nothing. */
+  'preferences': { input: Record<string, never>; output: Preferences };
   /**
    * The rows of the plugins dsh-resilience replaces, as one `resilience`
    * row and a table of every old key (`dsh-resilience migrate`,

@@ -271,6 +271,9 @@ func (g *eventGen) next() (export string, input []byte, valid bool) {
 		}
 		return "inspect", []byte(fmt.Sprintf(`{"nowMs":%d%s}`, g.now, agent)), true
 	}
+	if g.pick(300) == 0 {
+		return "preferences", nil, true
+	}
 	if g.pick(200) == 0 {
 		var extra string
 		for _, k := range []string{"proposed", "home", "pick"} {
@@ -521,7 +524,7 @@ func TestDifferentialRandomEvents(t *testing.T) {
 		"effect circuit", "effect failover", "effect retry", "effect give-up", "effect schedule-wake", "effect probe",
 		"effect effort-dropped", "verdict watch ", "verdict cut ", "verdict tool-retry ", "verdict tool-return ",
 		"effect stall", "effect tool-retry", "snapshot", "restore", "configure", "error",
-		"effect quota-wait", "effect quota-routed", "effect quota-session", "effect refresh-balance", "effect schedule-refresh", "inspect", "view",
+		"effect quota-wait", "effect quota-routed", "effect quota-session", "effect refresh-balance", "effect schedule-refresh", "inspect", "view", "preferences",
 		"effect spill", "effect wait-cut", "effect session-route", "effect returned", "effect slow"} {
 		require.Positive(t, kinds[k], "the generated stream never produced %q", k)
 	}

@@ -1,0 +1,4 @@
+package main
+
+//go:wasmexport preferences
+func preferences() int32 { return call("preferences") }
