@@ -1643,6 +1643,40 @@ export interface Report {
 }
 
 /**
+ * `secrets`: the values of every credential the plugin can resolve (the
+ * host's provider keys, named by each provider's `apiKeyEnv`, and the
+ * plugin's own references: `shared.redis.passwordEnv`, a webhook's
+ * `secretEnv`, `quota.balances[].apiKeyEnv`). Provider text that enters
+ * the module (a failure's message and code, a model lookup's code) is
+ * redacted from then on: these values, and the shapes keys take
+ * (policy/redact). They replace the last call's; a value shorter than 6
+ * bytes is not kept, nor more than 256; each at most 4096 bytes. Kept
+ * beside the policy state: never in a snapshot, an effect or an answer,
+ * and never in an audit record (the shim does not record this input).
+ */
+export interface Secrets {
+  values: string[];
+}
+
+export interface SecretsHeld {
+  /** How many values are kept. */
+  held: number;
+}
+
+/**
+ * Texts the shim writes itself (at most 64), to be redacted as the module
+ * redacts provider text.
+ */
+export interface RedactInput {
+  texts: string[];
+}
+
+export interface Redacted {
+  /** In the order asked. */
+  texts: string[];
+}
+
+/**
  * The exports of world `policy`: each reads `input` as JSON and
  * answers `output`, or fails with an error string.
  */
@@ -1685,4 +1719,11 @@ export interface PolicyExports {
   'report-feed': { input: ReportBatch; output: ReportProgress };
   /** Ends the report: answers it and frees it. */
   'report-end': { input: Record<string, never>; output: Report };
+  /** Takes the values of the credentials to keep out of provider text. */
+  'secrets': { input: Secrets; output: SecretsHeld };
+  /**
+   * Texts redacted as provider text is on its way in (policy/redact). Pure:
+   * changes nothing.
+   */
+  'redact': { input: RedactInput; output: Redacted };
 }

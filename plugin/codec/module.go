@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/dsh-resilience/dsh-resilience/policy"
+	"github.com/dsh-resilience/dsh-resilience/policy/redact"
 	"github.com/tidwall/gjson"
 )
 
@@ -41,6 +42,9 @@ type Module struct {
 	out         writer
 	fx          []policy.Effect
 	hostRetries hostRetryCache // the last host retry policy decoded
+	// redactor takes credentials out of provider text (redact.go): the
+	// values the shim handed over, kept beside the policy state, never in it.
+	redactor redact.Redactor
 	// extra holds the state an export beside the policy keeps between its
 	// calls (a report read in batches), by the export's name.
 	extra map[string]any
@@ -152,6 +156,7 @@ func (m *Module) Decide(input []byte) ([]byte, error) {
 			return nil, err
 		}
 	}
+	ev = m.redactEvent(ev)
 	out := policy.StepInto(m.state, now, ev, m.fx)
 	m.out.reset()
 	writeOutput(&m.out, out)

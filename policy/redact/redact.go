@@ -1,0 +1,279 @@
+// Package redact takes credentials out of text a provider wrote (an error
+// body, a probe's failure) before the plugin records it or passes it on: a
+// provider that echoes the request's Authorization header or the key it
+// refused must not put that key in the audit log, a webhook, telemetry or a
+// session file.
+//
+// Two rules, both replacing only the secret and keeping the words around it:
+//   - the values of the credentials the plugin can resolve (the host hands
+//     them over: wit/policy.wit, `secrets`), wherever they appear;
+//   - the shapes keys take: `sk-…`, `Bearer <token>`, the value after an
+//     `Authorization`, `api_key`, `apikey`, `x-api-key`, `password` field,
+//     AWS access key ids (`AKIA…`, `ASIA…`), JWTs (`eyJ….….`), and a long
+//     token with a digit in it after a `key`, `token` or `secret` word.
+//
+// Pure, and plain loops rather than regular expressions: the regexp package
+// would come into every policy instance (module size and start-up).
+package redact
+
+import (
+	"slices"
+	"strings"
+)
+
+// Marker stands where a secret was.
+const Marker = "[redacted]"
+
+// MinValueLen is the shortest credential value replaced wherever it appears:
+// a shorter one (a test's "x") would blank ordinary words.
+const MinValueLen = 6
+
+// MaxValues bounds the values one Redactor holds.
+const MaxValues = 256
+
+// Redactor holds the credential values to take out. The zero value takes out
+// the shapes only.
+type Redactor struct {
+	values []string // longest first: a value holding another is replaced whole
+}
+
+// New keeps the values of at least MinValueLen bytes (surrounding spaces
+// trimmed, duplicates dropped), at most MaxValues of them.
+func New(values []string) Redactor {
+	var kept []string
+	for _, v := range values {
+		v = strings.TrimSpace(v)
+		if len(v) >= MinValueLen && !slices.Contains(kept, v) && len(kept) < MaxValues {
+			kept = append(kept, v)
+		}
+	}
+	slices.SortStableFunc(kept, func(a, b string) int { return len(b) - len(a) })
+	return Redactor{values: kept}
+}
+
+// Len is how many values the Redactor holds.
+func (r Redactor) Len() int { return len(r.values) }
+
+// Text is s with every credential value and key shape replaced by Marker.
+// Text of its own answer is that answer.
+func (r Redactor) Text(s string) string {
+	for _, v := range r.values {
+		if strings.Contains(s, v) {
+			s = strings.ReplaceAll(s, v, Marker)
+		}
+	}
+	return shapes(s)
+}
+
+// shapes replaces every key shape in s, left to right.
+func shapes(s string) string {
+	var b []byte
+	last := 0
+	for i := 0; i < len(s); {
+		start, end, ok := match(s, i)
+		if !ok {
+			i++
+			continue
+		}
+		if b == nil {
+			b = make([]byte, 0, len(s))
+		}
+		b = append(b, s[last:start]...)
+		b = append(b, Marker...)
+		last, i = end, end
+	}
+	if b == nil {
+		return s
+	}
+	return string(append(b, s[last:]...))
+}
+
+// match tries each shape at i: the span [start, end) to replace, start >= i.
+func match(s string, i int) (start, end int, ok bool) {
+	if i > 0 && isAlnum(s[i-1]) {
+		return 0, 0, false // every shape starts a word
+	}
+	if n := prefixedToken(s, i, "sk-", 16); n > 0 {
+		return i, i + n, true
+	}
+	if n := awsKeyID(s, i); n > 0 {
+		return i, i + n, true
+	}
+	if n := jwt(s, i); n > 0 {
+		return i, i + n, true
+	}
+	if at := scheme(s, i, false); at > i {
+		if n := run(s, at, isToken); n >= 8 && hasDigit(s[at:at+n]) {
+			return at, at + n, true
+		}
+	}
+	if at, strict := field(s, i); at > i {
+		v := at
+		if sc := scheme(s, at, true); sc > at {
+			v = sc // `Authorization: Bearer x`: the scheme stays, its token goes
+		}
+		if n := run(s, v, isValue); n > 0 && (strict || n >= 16 && hasDigit(s[v:v+n]) && run(s, v, isToken) == n) {
+			return v, v + n, true
+		}
+	}
+	return 0, 0, false
+}
+
+// prefixedToken: prefix (case as written) then at least min token bytes.
+func prefixedToken(s string, i int, prefix string, min int) int {
+	if !strings.HasPrefix(s[i:], prefix) {
+		return 0
+	}
+	n := run(s, i+len(prefix), func(c byte) bool { return isAlnum(c) || c == '-' || c == '_' })
+	if n < min {
+		return 0
+	}
+	return len(prefix) + n
+}
+
+// awsKeyID: AKIA or ASIA and 16 upper-case letters or digits, a whole word.
+func awsKeyID(s string, i int) int {
+	if !strings.HasPrefix(s[i:], "AKIA") && !strings.HasPrefix(s[i:], "ASIA") {
+		return 0
+	}
+	n := run(s, i+4, func(c byte) bool { return c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' })
+	if n < 16 || i+4+n < len(s) && isAlnum(s[i+4+n]) {
+		return 0
+	}
+	return 4 + n
+}
+
+// jwt: eyJ… (base64url of `{"`), a dot, a payload, and an optional signature.
+func jwt(s string, i int) int {
+	if !strings.HasPrefix(s[i:], "eyJ") {
+		return 0
+	}
+	head := run(s, i, isB64URL)
+	if head < 10 || i+head >= len(s) || s[i+head] != '.' {
+		return 0
+	}
+	j := i + head + 1
+	body := run(s, j, isB64URL)
+	if body < 10 {
+		return 0
+	}
+	j += body
+	if j < len(s) && s[j] == '.' {
+		j += 1 + run(s, j+1, isB64URL)
+	}
+	return j - i
+}
+
+// scheme: where the credential starts after an HTTP auth scheme word
+// (`Bearer `, `Basic `; in a header's value also `Token `) at i, or i when
+// there is none. Outside a header, `token` is an ordinary word.
+func scheme(s string, i int, inHeader bool) int {
+	for _, w := range []string{"bearer", "basic", "token"} {
+		if w == "token" && !inHeader {
+			continue
+		}
+		if hasFold(s, i, w) {
+			j := i + len(w)
+			n := run(s, j, func(c byte) bool { return c == ' ' || c == '\t' })
+			if n > 0 {
+				return j + n
+			}
+		}
+	}
+	return i
+}
+
+// The field names whose value is a credential whatever it looks like (strict),
+// and the words after which only a long token with a digit is taken as one.
+var (
+	strictNames = []string{"proxy-authorization", "authorization", "x-api-key", "api-key", "api_key", "apikey",
+		"access_token", "access-token", "refresh_token", "client_secret", "password", "passwd"}
+	looseWords = []string{"key", "token", "secret"}
+)
+
+// field: where the value starts after a credential field's name at i and its
+// separator (`: `, `=`, `":"`, a JSON string's escaped quotes), or i when
+// there is no such field here. strict: the name alone makes the value a
+// credential; loose (a `key`, `token`, `secret` word, which may also end
+// `api key is`) it must look like one.
+func field(s string, i int) (at int, strict bool) {
+	for _, name := range strictNames {
+		if hasFold(s, i, name) && !(i+len(name) < len(s) && isAlnum(s[i+len(name)])) {
+			if v, sep := separator(s, i+len(name)); sep {
+				return v, true
+			}
+		}
+	}
+	// A loose word ends a word, possibly a longer one (`apiKey`, `session_token`).
+	for _, w := range looseWords {
+		for j := i; j < len(s) && j-i < 32 && (isAlnum(s[j]) || s[j] == '_' || s[j] == '-'); j++ {
+			if hasFold(s, j, w) && !(j+len(w) < len(s) && isAlnum(s[j+len(w)])) {
+				v, sep := separator(s, j+len(w))
+				if !sep {
+					v = j + len(w) + run(s, j+len(w), func(c byte) bool { return c == ' ' }) // `key abc123…`
+				}
+				if v > j+len(w) {
+					return v, false
+				}
+			}
+		}
+	}
+	return i, false
+}
+
+// separator skips quotes and spaces around one `:` or `=` from i: where the
+// value starts, and whether there was one.
+func separator(s string, i int) (int, bool) {
+	j := i + run(s, i, isQuoteOrSpace)
+	if j >= len(s) || s[j] != ':' && s[j] != '=' {
+		return i, false
+	}
+	j++
+	return j + run(s, j, isQuoteOrSpace), true
+}
+
+func run(s string, i int, in func(byte) bool) int {
+	n := 0
+	for i+n < len(s) && in(s[i+n]) {
+		n++
+	}
+	return n
+}
+
+func hasFold(s string, i int, lower string) bool {
+	if len(s)-i < len(lower) {
+		return false
+	}
+	for k := 0; k < len(lower); k++ {
+		c := s[i+k]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[k] {
+			return false
+		}
+	}
+	return true
+}
+
+func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func isB64URL(c byte) bool { return isAlnum(c) || c == '-' || c == '_' }
+
+// isToken: the bytes of a bearer token or an encoded key (base64, base64url, hex).
+func isToken(c byte) bool {
+	return isB64URL(c) || c == '.' || c == '~' || c == '+' || c == '/' || c == '='
+}
+
+// isValue: a field's value runs to a space, a quote, a backslash or punctuation
+// that ends a value in JSON, a header list or a query string. `[` is not in
+// it, so Marker is never taken for a value: Text of its own answer is that answer.
+func isValue(c byte) bool {
+	return c > ' ' && c < 0x7f && !strings.ContainsRune("\"'`\\,;&{}()[]<>", rune(c))
+}
+
+func isQuoteOrSpace(c byte) bool { return c == ' ' || c == '\t' || c == '"' || c == '\'' || c == '\\' }
