@@ -70,6 +70,9 @@ export class DisposedError extends Error {
   }
 }
 
+/** What stands for provider text the module could not check (it is not up, or failed). */
+export const WITHHELD = '[withheld: the policy module is not up to redact it]';
+
 /** A config the module refused: the user's to fix, so it is never failed open. */
 export class ConfigError extends Error {
   /** @param {string} message */
@@ -121,6 +124,10 @@ export class Engine {
     this.backupEvent = undefined;
     /** @type {Map<string, Event>} JSON of the channel -> model-info event */
     this.modelInfo = new Map();
+    // The credential values the module redacts provider text by (redaction.js):
+    // told to every new instance, never recorded (the replay has no use for them).
+    /** @type {string[]} */
+    this.secretValues = [];
     /**
      * The session settings for an instance running `resolved`: the quota
      * shell supplies them (exhaustion marks come with the health).
@@ -201,6 +208,7 @@ export class Engine {
       if (e instanceof ModuleError) throw new ConfigError(`dsh-resilience: ${e.message.replace(/^configure: /, '')}`);
       throw e;
     }
+    if (this.secretValues.length > 0) module.call('secrets', JSON.stringify({ values: this.secretValues }));
     const now = clockNow();
     // A plain copy: the row's config object is the host's own (a reactive proxy), not ours to hold.
     const config = JSON.parse(configJson);
@@ -333,6 +341,7 @@ export class Engine {
    */
   decide(nowMs, event) {
     if (!this.instance) return undefined;
+    event = this.redactEvent(event); // the module would redact it too: the input record must hold what it took
     this.record(inputRecord(nowMs, event));
     try {
       /** @type {StepOutput} */
@@ -344,6 +353,61 @@ export class Engine {
       this.fail(e, event.kind);
       return undefined;
     }
+  }
+
+  /**
+   * The credential values provider text is redacted by (redaction.js): the
+   * running instance takes them now, every new one at its bring-up.
+   * @param {string[]} values
+   */
+  setSecrets(values) {
+    this.secretValues = values;
+    if (this.instance) this.ask('secrets', { values });
+  }
+
+  /**
+   * Texts the shim writes or passes on itself, redacted by the module's rule
+   * (policy/redact): there is no copy of it here. Until the module is up, or
+   * when it fails to answer, each text is withheld whole (WITHHELD): text that
+   * cannot be checked is not written.
+   * @param {string[]} texts
+   * @returns {string[]}
+   */
+  redact(texts) {
+    if (texts.length === 0) return texts;
+    /** @type {{texts?: unknown} | undefined} */
+    const answer = this.ask('redact', { texts });
+    const out = answer?.texts;
+    return Array.isArray(out) && out.length === texts.length ? out.map(String) : texts.map(() => WITHHELD);
+  }
+
+  /**
+   * A failure's code and message as the shim may write them (redact()).
+   * @template {{code: string, message?: string | null}} F
+   * @param {F} failure
+   * @returns {F}
+   */
+  redactFailure(failure) {
+    const hasMessage = typeof failure.message === 'string';
+    const [code, message] = this.redact(hasMessage ? [failure.code, /** @type {string} */ (failure.message)] : [failure.code]);
+    return { ...failure, code, ...(hasMessage ? { message } : {}) };
+  }
+
+  /**
+   * An event with the provider's words in it (a failure's code and message,
+   * a model lookup's code) redacted: what the input record holds and the
+   * module takes. Any other event is returned as it is.
+   * @template {Event} E
+   * @param {E} event
+   * @returns {E}
+   */
+  redactEvent(event) {
+    const e = /** @type {Event} */ (event);
+    if ((e.kind === 'request-error' || e.kind === 'probe-result') && e.failure) {
+      return /** @type {E} */ ({ ...e, failure: this.redactFailure(e.failure) });
+    }
+    if (e.kind === 'model-info' && e.code) return /** @type {E} */ ({ ...e, code: this.redact([e.code])[0] });
+    return event;
   }
 
   /**

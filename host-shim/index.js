@@ -35,6 +35,7 @@ import { QuotaRules } from './quota.js';
 import { requestListeners } from './requests.js';
 import { dshHome, resolveStateDir, splitConfig } from './row.js';
 import { resolveSecret } from './secret.js';
+import { Secrets } from './redaction.js';
 import { watchStalls } from './stall.js';
 import { telemetrySink } from './telemetry.js';
 import { toolRetryListener } from './tools.js';
@@ -81,11 +82,15 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
   });
   // The host's telemetry seam and the webhooks follow the audit records (telemetry.js, notify.js);
   // the page answers its long poll on every record too (a setting, a merged health): it reads none.
-  const notifier = new Notifier({ targets: checkNotify(shim.notify ?? []), report: (r) => audit.write(r), secret: (ref) => resolveSecret(ctx, ref) });
+  const notifyTargets = checkNotify(shim.notify ?? []);
+  const notifier = new Notifier({ targets: notifyTargets, report: (r) => audit.write(r), secret: (ref) => resolveSecret(ctx, ref) });
   const audit = tapAudit(new AuditLog(join(stateDir, 'audit.jsonl')), [() => web.changed(), telemetrySink(ctx), (r) => notifier.observe(r)]);
   const report = (/** @type {object} */ record) => audit.write(record);
   const engine = new Engine(life.compiling, policyConfig, logger, report, report);
   web.deps.policy = engine;
+  // The values of every credential the plugin can resolve, for the module to redact provider text by (redaction.js).
+  const secrets = new Secrets({ ctx, engine, own: () => [sharedConfig.redis?.passwordEnv, ...notifyTargets.map((t) => t.secretEnv),
+    ...(engine.resolved?.quota?.balances ?? []).map((b) => b.apiKeyEnv)] });
   const waits = new Waits();
   const pruneMs = shim.healthPruneMs ?? DEFAULT_PRUNE_MS;
   const coldStart = new ColdStart(join(stateDir, 'cold-start.json'), report);
@@ -124,8 +129,11 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
   life.begin({ ctx, engine, step, report, logger, facts, health, quota, shell, coldStart, sharedConfig, sharedRedis, createRedisClient,
     pruneMs, refreshMs: shim.healthRefreshMs, booted });
 
+  secrets.follow(life.up);
+
   // ---- the host's events: each talks only to the engine
-  const { onRequest, onRequestError } = requestListeners({ ctx, engine, whenUp: () => life.whenUp(), sendCold: (p, c) => life.sendCold(p, c), quota, web, turns, waits, cuts: shell.cuts });
+  const { onRequest, onRequestError } = requestListeners({ ctx, engine, whenUp: () => life.whenUp(), sendCold: (p, c) => life.sendCold(p, c), quota, web, turns, waits, cuts: shell.cuts,
+    secretsHeld: () => secrets.held });
   ctx.on('agent/request', onRequest, true);
   ctx.on('agent/request-error', onRequestError, true);
   ctx.on('agent/status', ({ agent, status }) => { if (status === 'idle') step(settledEvent(agent)); });

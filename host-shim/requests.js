@@ -39,10 +39,14 @@ const DISABLED = Symbol('quota wait disabled');
  * @param {import('./turns.js').Turns} o.turns
  * @param {import('./wait.js').Waits} o.waits
  * @param {Map<string, AbortController>} o.cuts - agent id -> its sleeping wait's cut (effect wait-cut).
+ * @param {() => Promise<unknown>} [o.secretsHeld] - settles once the module holds the
+ *   credentials' values (redaction.js); never rejects.
  */
-export function requestListeners({ ctx, engine, whenUp, sendCold, quota, web, turns, waits, cuts }) {
+export function requestListeners({ ctx, engine, whenUp, sendCold, quota, web, turns, waits, cuts, secretsHeld = async () => {} }) {
   /** @param {unknown} e @param {string} what */
   const fail = (e, what) => engine.fail(e, what);
+  /** @param {{code: string, message: string}} f */
+  const redactFailure = (f) => engine.redactFailure(f);
 
   /**
    * The route of one request: the module's swap, or the host's own.
@@ -84,6 +88,7 @@ export function requestListeners({ ctx, engine, whenUp, sendCold, quota, web, tu
     turns.note(payload); // failover and give-up records say where in the task (turns.js)
     // A request sent cold fails before the bring-up: the engine is brought up for it.
     if (!engine.up && !(await whenUp().catch(() => false))) return next();
+    await secretsHeld(); // the module redacts this failure's text by the credentials' values: handed over first
     if (quota.active) quota.noteFailure(payload);
     let out = engine.step(requestErrorEvent(payload, 'before-host', randomDraw()));
     if (out === undefined) return next();
@@ -140,7 +145,7 @@ export function requestListeners({ ctx, engine, whenUp, sendCold, quota, web, tu
    */
   function spillRow(payload, spill) {
     try {
-      const retryId = appendRetry(payload, { channel: spill.to, attempt: spill.failures }, 0);
+      const retryId = appendRetry(payload, { channel: spill.to, attempt: spill.failures }, 0, redactFailure);
       appendRetryStarted(payload, retryId, spill.failures);
     } catch (e) {
       fail(e, 'llm/retry append (spill)');
@@ -161,7 +166,7 @@ export function requestListeners({ ctx, engine, whenUp, sendCold, quota, web, tu
     /** @type {import('@deepseek-ai/dsh-llm-retry').RetryId | undefined} */
     let retryId;
     try {
-      retryId = appendRetry(payload, effect, delayMs);
+      retryId = appendRetry(payload, effect, delayMs, redactFailure);
     } catch (e) {
       fail(e, 'llm/retry append');
     }

@@ -24,14 +24,16 @@ const session = (payload) => /** @type {{append(type: string, data: object): unk
  * @param {RequestErrorPayload} payload
  * @param {{channel?: Channel, attempt?: number} | undefined} effect - the retry (or spill) the wait is for.
  * @param {number} delayMs
+ * @param {(f: {code: string, message: string}) => {code: string, message: string}} redact - the
+ *   module's redaction (engine.redactFailure): the session file never holds a credential the provider echoed.
  * @returns {RetryId}
  */
-export function appendRetry(payload, effect, delayMs) {
+export function appendRetry(payload, effect, delayMs, redact) {
   const retryId = /** @type {RetryId} */ (`dsh-resilience:${payload.agent.id}:${payload.turn}:${payload.step}`);
   /** @type {Partial<RequestErrorPayload['failure']>} */
   const f = payload.failure ?? {};
   /** @type {{code: string, message: string, status?: number, providerRetryAfterMs?: number}} */
-  const failure = { code: String(f.code ?? 'UNKNOWN'), message: String(f.message ?? '') };
+  const failure = redact({ code: String(f.code ?? 'UNKNOWN'), message: String(f.message ?? '') });
   if (Number.isInteger(f.status)) failure.status = f.status;
   if (Number.isFinite(f.providerRetryAfterMs)) failure.providerRetryAfterMs = f.providerRetryAfterMs;
   /** @type {LlmRetryEventData} */

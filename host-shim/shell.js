@@ -79,6 +79,7 @@ export class Shell {
     /** @param {any} ev */
     const settle = (ev) => {
       if (this.signal.aborted) return;
+      ev = this.engine.redactEvent(ev); // the provider's words go on in the plugin's events: redacted first
       const record = { type: 'probe-result', channel: channelId(channel), ok: ev.ok, code: ev.failure?.code, ms: Date.now() - started };
       this.report(record);
       this.web.decided(record);

@@ -70,7 +70,7 @@ test('llm/retry records use the plugin\'s own policy key and a stable retry id',
   const appended = [];
   const payload = { agent: { id: 's1', session: { append: (type, data) => appended.push([type, data]) } }, turn: 2, step: 3, provider: 'p',
     failure: { code: 'QUOTA', message: 'spent', status: 402 } };
-  const id = appendRetry(payload, { channel: { provider: 'q', model: 'b' }, attempt: 2 }, 1500);
+  const id = appendRetry(payload, { channel: { provider: 'q', model: 'b' }, attempt: 2 }, 1500, (f) => f); // the module's redaction: redaction.test.mjs
   appendRetryStarted(payload, id, 2);
   assert.equal(appended[0][0], 'llm/retry');
   assert.deepEqual(appended[0][1], { retryId: 'dsh-resilience:s1:2:3', turn: 2, step: 3, provider: 'q', mode: 'always', policyKey: POLICY_KEY,
