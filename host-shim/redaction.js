@@ -8,7 +8,7 @@
 // `apiKeyEnv`) and from the plugin's own references (shared.redis.passwordEnv,
 // a webhook's secretEnv, quota.balances[].apiKeyEnv); their values from the
 // host's credential service (secret.js). Asked at the bring-up and again
-// whenever the host says a credential or a setting changed; a value once held
+// whenever the host says a credential, a setting or its providers changed; a value once held
 // stays held (a rotated key may still be echoed by a request sent before).
 // Nothing here is written anywhere: the values go to the module only, which
 // keeps them out of its snapshots and answers.
@@ -84,7 +84,7 @@ export class Secrets {
 
   /**
    * Hands the values over once `up` resolves, and again whenever the host
-   * says a credential or a setting changed.
+   * says a credential, a setting or its providers changed.
    * @param {Promise<unknown>} up - the engine's bring-up.
    */
   follow(up) {
@@ -93,5 +93,6 @@ export class Secrets {
     const ctx = /** @type {{on(name: string, listener: () => void): unknown}} */ (/** @type {unknown} */ (this.ctx));
     ctx.on('credentials/updated', again);
     ctx.on('settings/updated', again);
+    ctx.on('llm/adapters-updated', again); // a provider's adapter registers in its own activation, often after the bring-up
   }
 }

@@ -193,14 +193,17 @@ export async function startFakeProvider(options = {}) {
     else run();
   }
 
-  function respond({ res, body, model, step, later, id, seq }) {
+  function respond({ req, res, body, model, step, later, id, seq }) {
     const stream = body.stream === true;
     const created = Math.floor(Date.now() / 1000);
     const text = step.text ?? `ok from ${model}`;
     const sse = (obj) => res.write(`data: ${typeof obj === 'string' ? obj : JSON.stringify(obj)}\n\n`);
 
     if (STATUS_SHORTHANDS[step.kind] || step.kind === 'status') {
-      sendError(res, { ...STATUS_SHORTHANDS[step.kind], ...step });
+      const error = { ...STATUS_SHORTHANDS[step.kind], ...step };
+      // A provider that quotes the request's credentials back in its error body.
+      if (step.echoAuth) error.message = `${error.message ?? ''} (request had Authorization: ${req.headers.authorization ?? '(none)'})`;
+      sendError(res, error);
       return;
     }
 
