@@ -341,18 +341,23 @@ export class Engine {
    */
   decide(nowMs, event) {
     if (!this.instance) return undefined;
-    event = this.redactEvent(event); // the module would redact it too: the input record must hold what it took
-    this.record(inputRecord(nowMs, event));
+    // A model lookup's code is asked about on its own (once per target); a
+    // failure's words come back redacted with the step's answer (`redacted`).
+    if (event.kind === 'model-info') event = this.redactEvent(event);
+    /** @type {StepOutput} */
+    let out;
     try {
-      /** @type {StepOutput} */
-      const out = JSON.parse(this.instance.call('decide', JSON.stringify({ nowMs, event })));
-      this.remember(event);
-      for (const fx of out.effects) if (fx.kind === 'circuit') this.healthDirty = true;
-      return out;
+      out = JSON.parse(this.instance.call('decide', JSON.stringify({ nowMs, event })));
     } catch (e) {
+      this.record(inputRecord(nowMs, unchecked(event))); // the module never said what it took
       this.fail(e, event.kind);
       return undefined;
     }
+    event = taken(event, out.redacted);
+    this.record(inputRecord(nowMs, event)); // what the module took: the provider's text as redacted
+    this.remember(event);
+    for (const fx of out.effects) if (fx.kind === 'circuit') this.healthDirty = true;
+    return out;
   }
 
   /**
@@ -572,6 +577,31 @@ function restoreInput(json, nowMs, live = false) {
   const isObject = health !== null && typeof health === 'object' && !Array.isArray(health);
   // Anything else is the module's to reject, with its own wording.
   return isObject ? JSON.stringify({ ...health, nowMs: Math.max(0, Math.floor(nowMs)), ...(live ? { live: true } : {}) }) : json;
+}
+
+/**
+ * The event as the module took it: a failure's code and message as redacted
+ * (`redacted` of the step's answer, present when redaction changed them).
+ * @param {Event} event
+ * @param {import('./policy-types.js').Failure | null | undefined} redacted
+ * @returns {Event}
+ */
+function taken(event, redacted) {
+  if (!redacted || !((event.kind === 'request-error' || event.kind === 'probe-result') && event.failure)) return event;
+  const { code, message } = redacted;
+  return { ...event, failure: { ...event.failure, code, ...(message ? { message } : {}) } };
+}
+
+/**
+ * An event whose failure the module could not check (its decide failed): the
+ * provider's words are withheld from the record.
+ * @param {Event} event
+ * @returns {Event}
+ */
+function unchecked(event) {
+  if (!((event.kind === 'request-error' || event.kind === 'probe-result') && event.failure)) return event;
+  const { message, ...failure } = event.failure;
+  return { ...event, failure: { ...failure, code: WITHHELD, ...(message ? { message: WITHHELD } : {}) } };
 }
 
 /**

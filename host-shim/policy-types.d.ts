@@ -1181,6 +1181,12 @@ export interface EffectSkippedTooSmall extends SkippedTooSmallEffect {
 export interface StepOutput {
   verdict: Verdict;
   effects: Effect[];
+  /**
+   * The event's failure (request-error, probe-result) as the module took
+   * it, when redaction changed its code or message (policy/redact; see
+   * `secrets`): the shim records this text, never the one it sent.
+   */
+  redacted?: Failure | null;
 }
 
 export interface ChannelHealth {

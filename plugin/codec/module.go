@@ -156,10 +156,10 @@ func (m *Module) Decide(input []byte) ([]byte, error) {
 			return nil, err
 		}
 	}
-	ev = m.redactEvent(ev)
+	ev, taken := m.redactEvent(ev)
 	out := policy.StepInto(m.state, now, ev, m.fx)
 	m.out.reset()
-	writeOutput(&m.out, out)
+	writeOutput(&m.out, out, taken)
 	clear(out.Effects) // hold no effect past the call
 	m.fx = out.Effects[:0]
 	if m.ShareOutput {

@@ -9,7 +9,7 @@ import (
 // writeOutput encodes the WIT record `step-output`. Each effect kind has one
 // case here, and an unknown kind panics: a new effect must be given a wire form
 // (and a WIT case) before it can ship.
-func writeOutput(w *writer, out policy.Output) {
+func writeOutput(w *writer, out policy.Output, redacted *policy.Failure) {
 	w.beginObject("")
 	writeVerdict(w, out.Verdict)
 	w.beginArray("effects")
@@ -127,6 +127,9 @@ func writeOutput(w *writer, out policy.Output) {
 		w.endObject()
 	}
 	w.endArray()
+	if redacted != nil {
+		writeFailure(w, "redacted", *redacted)
+	}
 	w.endObject()
 }
 

@@ -87,28 +87,32 @@ func (m *Module) Redact(input []byte) ([]byte, error) {
 // redactEvent is ev with the provider's words in it redacted: a failure's
 // message and code (a request's, a probe's) and a model lookup's code. Every
 // consumer downstream (the verdict's original failure, effects, the audit
-// records built from them) then sees only the redacted text.
-func (m *Module) redactEvent(ev policy.Event) policy.Event {
+// records built from them) then sees only the redacted text. taken is the
+// failure as redacted when redaction changed it (nil otherwise): the step's
+// answer carries it, so the shim records what the module took without asking
+// again (one more call per failure cost the shim 17 µs for a short message).
+func (m *Module) redactEvent(ev policy.Event) (_ policy.Event, taken *policy.Failure) {
 	switch e := ev.(type) {
 	case policy.RequestError:
-		e.Failure = m.redactFailure(e.Failure)
-		return e
+		e.Failure, taken = m.redactFailure(e.Failure)
+		return e, taken
 	case policy.ProbeResult:
-		e.Failure = m.redactFailure(e.Failure)
-		return e
+		e.Failure, taken = m.redactFailure(e.Failure)
+		return e, taken
 	case policy.ModelInfo:
 		if e.Code != "" {
 			e.Code = m.redactor.Text(e.Code)
 		}
-		return e
+		return e, nil
 	}
-	return ev
+	return ev, nil
 }
 
-func (m *Module) redactFailure(f policy.Failure) policy.Failure {
-	if f.Message != "" {
-		f.Message = m.redactor.Text(f.Message)
+func (m *Module) redactFailure(f policy.Failure) (policy.Failure, *policy.Failure) {
+	message, code := m.redactor.Text(f.Message), m.redactor.Text(f.Code)
+	if message == f.Message && code == f.Code {
+		return f, nil
 	}
-	f.Code = m.redactor.Text(f.Code)
-	return f
+	f.Message, f.Code = message, code
+	return f, &f
 }

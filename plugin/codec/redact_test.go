@@ -63,6 +63,13 @@ func TestDecideRedactsProviderText(t *testing.T) {
 	if !strings.Contains(all, "[redacted]") {
 		t.Fatalf("no redacted text came back at all; the outputs:\n%s", all)
 	}
+	// The step's answer says what the module took when redaction changed it, and only then.
+	if !strings.Contains(outs[1], `"redacted":{"code":"AUTH","message":"401: key [redacted] refused; Authorization: Bearer [redacted];`) {
+		t.Errorf("the failure as taken is not in the answer: %s", outs[1])
+	}
+	if strings.Contains(outs[0], "redacted") || strings.Contains(outs[3], `"redacted"`) {
+		t.Errorf("an answer names a redaction that did not happen: %s / %s", outs[0], outs[3])
+	}
 	red, err := m.Redact([]byte(`{"texts":[` + string(appendString(nil, message)) + `,"plain words"]}`))
 	if err != nil {
 		t.Fatal(err)

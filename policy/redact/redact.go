@@ -70,9 +70,13 @@ func shapes(s string) string {
 	var b []byte
 	last := 0
 	for i := 0; i < len(s); {
+		if !isAlnum(s[i]) {
+			i++
+			continue
+		}
 		start, end, ok := match(s, i)
 		if !ok {
-			i++
+			i += run(s, i, alnum) // to the next word: a shape starts one
 			continue
 		}
 		if b == nil {
@@ -90,20 +94,26 @@ func shapes(s string) string {
 
 // match tries each shape at i: the span [start, end) to replace, start >= i.
 func match(s string, i int) (start, end int, ok bool) {
-	if i > 0 && isAlnum(s[i-1]) {
-		return 0, 0, false // every shape starts a word
+	if !isAlnum(s[i]) || i > 0 && isAlnum(s[i-1]) {
+		return 0, 0, false // every shape starts a word, with a letter
 	}
-	if n := prefixedToken(s, i, "sk-", 16); n > 0 {
-		return i, i + n, true
-	}
-	if n := awsKeyID(s, i); n > 0 {
-		return i, i + n, true
-	}
-	if n := jwt(s, i); n > 0 {
-		return i, i + n, true
+	// The fixed shapes, by their first letter (the scan is per word, and most words are none).
+	switch s[i] {
+	case 's':
+		if n := prefixedToken(s, i, "sk-", 16); n > 0 {
+			return i, i + n, true
+		}
+	case 'A':
+		if n := awsKeyID(s, i); n > 0 {
+			return i, i + n, true
+		}
+	case 'e':
+		if n := jwt(s, i); n > 0 {
+			return i, i + n, true
+		}
 	}
 	if at := scheme(s, i, false); at > i {
-		if n := run(s, at, isToken); n >= 8 && hasDigit(s[at:at+n]) {
+		if n := run(s, at, token); n >= 8 && hasDigit(s[at:at+n]) {
 			return at, at + n, true
 		}
 	}
@@ -112,7 +122,7 @@ func match(s string, i int) (start, end int, ok bool) {
 		if sc := scheme(s, at, true); sc > at {
 			v = sc // `Authorization: Bearer x`: the scheme stays, its token goes
 		}
-		if n := run(s, v, isValue); n > 0 && (strict || n >= 16 && hasDigit(s[v:v+n]) && run(s, v, isToken) == n) {
+		if n := run(s, v, value); n > 0 && (strict || n >= 16 && hasDigit(s[v:v+n]) && run(s, v, token) == n) {
 			return v, v + n, true
 		}
 	}
@@ -124,7 +134,7 @@ func prefixedToken(s string, i int, prefix string, min int) int {
 	if !strings.HasPrefix(s[i:], prefix) {
 		return 0
 	}
-	n := run(s, i+len(prefix), func(c byte) bool { return isAlnum(c) || c == '-' || c == '_' })
+	n := run(s, i+len(prefix), b64url)
 	if n < min {
 		return 0
 	}
@@ -136,7 +146,7 @@ func awsKeyID(s string, i int) int {
 	if !strings.HasPrefix(s[i:], "AKIA") && !strings.HasPrefix(s[i:], "ASIA") {
 		return 0
 	}
-	n := run(s, i+4, func(c byte) bool { return c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' })
+	n := run(s, i+4, upperOrDigit)
 	if n < 16 || i+4+n < len(s) && isAlnum(s[i+4+n]) {
 		return 0
 	}
@@ -148,18 +158,18 @@ func jwt(s string, i int) int {
 	if !strings.HasPrefix(s[i:], "eyJ") {
 		return 0
 	}
-	head := run(s, i, isB64URL)
+	head := run(s, i, b64url)
 	if head < 10 || i+head >= len(s) || s[i+head] != '.' {
 		return 0
 	}
 	j := i + head + 1
-	body := run(s, j, isB64URL)
+	body := run(s, j, b64url)
 	if body < 10 {
 		return 0
 	}
 	j += body
 	if j < len(s) && s[j] == '.' {
-		j += 1 + run(s, j+1, isB64URL)
+		j += 1 + run(s, j+1, b64url)
 	}
 	return j - i
 }
@@ -169,12 +179,12 @@ func jwt(s string, i int) int {
 // there is none. Outside a header, `token` is an ordinary word.
 func scheme(s string, i int, inHeader bool) int {
 	for _, w := range []string{"bearer", "basic", "token"} {
-		if w == "token" && !inHeader {
+		if w == "token" && !inHeader || i >= len(s) || s[i]|0x20 != w[0] {
 			continue
 		}
 		if hasFold(s, i, w) {
 			j := i + len(w)
-			n := run(s, j, func(c byte) bool { return c == ' ' || c == '\t' })
+			n := run(s, j, blank)
 			if n > 0 {
 				return j + n
 			}
@@ -197,25 +207,26 @@ var (
 // credential; loose (a `key`, `token`, `secret` word, which may also end
 // `api key is`) it must look like one.
 func field(s string, i int) (at int, strict bool) {
+	first := s[i] | 0x20 // ASCII lower case
 	for _, name := range strictNames {
-		if hasFold(s, i, name) && !(i+len(name) < len(s) && isAlnum(s[i+len(name)])) {
+		if name[0] == first && hasFold(s, i, name) && !(i+len(name) < len(s) && isAlnum(s[i+len(name)])) {
 			if v, sep := separator(s, i+len(name)); sep {
 				return v, true
 			}
 		}
 	}
 	// A loose word ends a word, possibly a longer one (`apiKey`, `session_token`).
+	end := i + run(s, i, b64url)
 	for _, w := range looseWords {
-		for j := i; j < len(s) && j-i < 32 && (isAlnum(s[j]) || s[j] == '_' || s[j] == '-'); j++ {
-			if hasFold(s, j, w) && !(j+len(w) < len(s) && isAlnum(s[j+len(w)])) {
-				v, sep := separator(s, j+len(w))
-				if !sep {
-					v = j + len(w) + run(s, j+len(w), func(c byte) bool { return c == ' ' }) // `key abc123…`
-				}
-				if v > j+len(w) {
-					return v, false
-				}
-			}
+		if end-i < len(w) || !hasFold(s, end-len(w), w) {
+			continue
+		}
+		v, sep := separator(s, end)
+		if !sep {
+			v = end + run(s, end, blank) // `key abc123…`
+		}
+		if v > end {
+			return v, false
 		}
 	}
 	return i, false
@@ -224,17 +235,18 @@ func field(s string, i int) (at int, strict bool) {
 // separator skips quotes and spaces around one `:` or `=` from i: where the
 // value starts, and whether there was one.
 func separator(s string, i int) (int, bool) {
-	j := i + run(s, i, isQuoteOrSpace)
+	j := i + run(s, i, quoteOrBlank)
 	if j >= len(s) || s[j] != ':' && s[j] != '=' {
 		return i, false
 	}
 	j++
-	return j + run(s, j, isQuoteOrSpace), true
+	return j + run(s, j, quoteOrBlank), true
 }
 
-func run(s string, i int, in func(byte) bool) int {
+// run is how many bytes of class c start at i.
+func run(s string, i int, c uint8) int {
 	n := 0
-	for i+n < len(s) && in(s[i+n]) {
+	for i+n < len(s) && classes[s[i+n]]&c != 0 {
 		n++
 	}
 	return n
@@ -258,22 +270,37 @@ func hasFold(s string, i int, lower string) bool {
 
 func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
 
-func isAlnum(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
+func isAlnum(c byte) bool { return classes[c]&alnum != 0 }
 
-func isB64URL(c byte) bool { return isAlnum(c) || c == '-' || c == '_' }
+// Byte classes, one table lookup each: the scan looks at every byte, and in
+// the wasm module a call through a function value per byte cost more than
+// the rule itself.
+const (
+	alnum        uint8 = 1 << iota
+	b64url             // alnum, '-', '_': base64url, and the bytes of a word
+	token              // b64url, '.', '~', '+', '/', '=': a bearer token or an encoded key
+	value              // a field's value runs to a space, a quote, a backslash or punctuation that ends a value in JSON, a header list or a query string; not '[', so Marker is never taken for one (Text of its own answer is that answer)
+	upperOrDigit       // an AWS key id's body
+	blank              // ' ', '\t'
+	quoteOrBlank       // blank, '"', '\'', '\\'
+)
 
-// isToken: the bytes of a bearer token or an encoded key (base64, base64url, hex).
-func isToken(c byte) bool {
-	return isB64URL(c) || c == '.' || c == '~' || c == '+' || c == '/' || c == '='
-}
-
-// isValue: a field's value runs to a space, a quote, a backslash or punctuation
-// that ends a value in JSON, a header list or a query string. `[` is not in
-// it, so Marker is never taken for a value: Text of its own answer is that answer.
-func isValue(c byte) bool {
-	return c > ' ' && c < 0x7f && !strings.ContainsRune("\"'`\\,;&{}()[]<>", rune(c))
-}
-
-func isQuoteOrSpace(c byte) bool { return c == ' ' || c == '\t' || c == '"' || c == '\'' || c == '\\' }
+var classes = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		isA := b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+		set := func(on bool, k uint8) {
+			if on {
+				t[c] |= k
+			}
+		}
+		set(isA, alnum)
+		set(isA || b == '-' || b == '_', b64url)
+		set(isA || b == '-' || b == '_' || strings.IndexByte(".~+/=", b) >= 0, token)
+		set(b > ' ' && b < 0x7f && strings.IndexByte("\"'`\\,;&{}()[]<>", b) < 0, value)
+		set(b >= 'A' && b <= 'Z' || b >= '0' && b <= '9', upperOrDigit)
+		set(b == ' ' || b == '\t', blank)
+		set(b == ' ' || b == '\t' || b == '"' || b == '\'' || b == '\\', quoteOrBlank)
+	}
+	return t
+}()

@@ -40,6 +40,8 @@ func TestText(t *testing.T) {
 		{"a short configured value stays", "abc is fine", "abc is fine"},
 		{"task- is not sk-", "task-0123456789abcdefghij failed", "task-0123456789abcdefghij failed"},
 		{"empty", "", ""},
+		{"a field at the very end", "the key:", "the key:"},
+		{"a key word at the very end", "bad api key", "bad api key"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := r.Text(c.in)
@@ -74,6 +76,7 @@ func TestNewKeepsLongValuesOnce(t *testing.T) {
 func FuzzText(f *testing.F) {
 	f.Add("Authorization: Bearer sk-abcdefghijklmnop1234", "sk-abcdefghijklmnop1234")
 	f.Add(`{"api_key":"x"}`, "")
+	f.Add("the key:", "")
 	f.Fuzz(func(t *testing.T, s, v string) {
 		r := New([]string{v})
 		got := r.Text(s)
