@@ -1,7 +1,8 @@
 // Provider text that echoes a credential, through the whole plugin with the
 // real module (index.js under a fake Cordis context): the audit log, the
-// host's telemetry seam, a webhook, the web's inline rows, the report and the
-// plugin's own events hold none of it (policy/redact is the rule, the module
+// host's telemetry seam, a webhook, the web's inline rows, the report, the
+// plugin's own events (a probe's too) and the retry rows it appends to a
+// session hold none of it (policy/redact is the rule, the module
 // applies it; redaction.js hands it the credentials' values).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +14,7 @@ import { apply } from '../index.js';
 import { compileModule, Engine, WITHHELD } from '../engine.js';
 import { providerRefs } from '../redaction.js';
 import { reportData } from '../report-command.js';
+import { Shell } from '../shell.js';
 import { WebHalf } from '../web.js';
 
 const P = { provider: 'p', model: 'a' };
@@ -174,4 +176,27 @@ test('text the shim writes itself: redacted by the module when it is up, withhel
   assert.equal(f.status, 401);
   // The values live beside the state: never in a snapshot.
   assert.deepEqual(leaks(JSON.stringify(engine.snapshot())), []);
+});
+
+test('a probe whose failure quotes a key: the plugin\'s probe events and records hold none of it', async () => {
+  const engine = new Engine(compileModule(), { chain: [P, Q] }, { warn() {} });
+  await engine.start();
+  engine.setSecrets(Object.values(CREDENTIALS));
+  const emitted = [];
+  const records = [];
+  const llm = {
+    // eslint-disable-next-line require-yield
+    async* stream() { throw Object.assign(new Error(MESSAGE), { failure: { code: CODE, message: MESSAGE } }); },
+  };
+  const ctx = { get: (name) => (name === 'llm' ? llm : undefined), emit: (name, payload) => emitted.push([name, payload]) };
+  const shell = new Shell({
+    ctx, engine, step: (ev) => engine.step(ev), report: (r) => records.push(r), web: { decided: (r) => records.push(r) },
+    emit: (name, payload) => emitted.push([name, payload]), logger: { warn() {}, info() {} }, health: {}, signal: new AbortController().signal,
+  });
+  shell.probe(P);
+  await shell.dispose(); // waits for the probe in flight
+  const probe = emitted.find(([name]) => name === 'dsh-resilience/probe');
+  assert.ok(probe, JSON.stringify(emitted));
+  assert.match(probe[1].message, /^401 Unauthorized: key \[redacted\] refused/);
+  assert.deepEqual(leaks(JSON.stringify([emitted, records])), []);
 });
