@@ -27,6 +27,7 @@ import { ColdStart } from './cold-start.js';
 import { Lifetime, DISPOSED } from './lifetime.js';
 import { ModelInfo } from './model-info.js';
 import { Shell } from './shell.js';
+import { stop } from './stop.js';
 import { checkNotify, Notifier } from './notify.js';
 import { installSkill, skillWanted } from './skill.js';
 import { routeAuxCalls } from './aux-route.js';
@@ -189,25 +190,8 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
     sub.effect(() => sub.sessionProjections.register(quota.projection()), 'dsh-resilience: quotaRetry projection');
   });
 
-  ctx.effect(() => async () => {
-    // The webhooks' grace runs beside the rest of the stop, within the host's 5 s:
-    // a headless run's last notification (its give-up) gets its tries left (notify.js).
-    const notified = notifier.dispose();
-    await life.end(); // nothing starts after this; a bring-up under way ends first
-    engine.dispose();
-    waits.dispose();
-    models.dispose();
-    await quota.dispose();
-    await shell.dispose();
-    await health.queue; // a refresh in flight ends here; steps no longer act on it
-    // Saved when it changed, or when the module's word on a cold start did (cold-start.js).
-    if (shell.dirty || life.coldWordChanged()) await health.save();
-    await health.close(); // from here on nothing is read or written
-    await life.shared?.close(); // its last writes, if Redis answers at once
-    await notified; // each delivery not taken is audited before `stop`: nothing is written after it
-    report({ type: 'stop', pid: process.pid, moduleFailures: engine.failureCounts() });
-    await audit.flush();
-  }, 'dsh-resilience: end waits, probes and timers; save health; flush the audit log');
+  ctx.effect(() => () => stop({ notifier, life, engine, waits, models, quota, shell, health, report, audit }),
+    'dsh-resilience: end waits, probes and timers; save health; flush the audit log');
 
   expose?.({ engine, up: life.up, reconfigure: applyConfig, health });
 }
