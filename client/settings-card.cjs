@@ -235,7 +235,9 @@ function makeSettingsCard(ctx) {
       return () => stop.abort();
     }, []);
     const value = snap && snap.value;
-    React.useEffect(() => { if (value && draft === undefined) setDraft(draftOf(value)); }, [value]);
+    // A draft is made from the host's section once it comes, and again after
+    // Restore defaults drops it: the section may have settled before the drop.
+    React.useEffect(() => { if (value && draft === undefined) setDraft(draftOf(value)); }, [value, draft]);
 
     const saved = value ? draftOf(value) : undefined;
     const dirty = !!draft && !!saved && (!sameJson(draft, saved) || resets.length > 0 || (backup !== undefined && backup !== savedBackup));
@@ -273,6 +275,7 @@ function makeSettingsCard(ctx) {
       const base = draftOf(snap.base || {});
       setDraft((d) => /** @type {Draft} */ ({ ...d, [k]: base[k] }));
       setResets((r) => (r.includes(k) ? r : [...r, k]));
+      if (k === 'backoffMaxMs') setCustom(false); // the picker shows what the wait falls back to
     };
     // One field as the stock cards lay it out: label (and the override badge
     // with its reset), the control, then the hint, or the message in its place.
@@ -333,7 +336,14 @@ function makeSettingsCard(ctx) {
           if (!r || !r.ok) { setNote({ kind: 'error', text: (r && r.error && r.error.message) || '?', field: 'backup' }); return; }
           setSavedBackup(backup);
         }
-        setDraft(draftOf({ ...value, ...section }));
+        // The draft as the host now resolves it: a cleared field (Reset, the
+        // wait back on Default) falls back to the base, not to the value it had.
+        /** @type {Record<string, unknown>} */
+        const next = { ...held, ...section };
+        /** @type {Record<string, unknown>} */
+        const base = /** @type {Record<string, unknown>} */ (snap.base || {});
+        for (const k of FIELDS) if (resets.includes(k) || section[k] === undefined) next[k] = base[k];
+        setDraft(draftOf(next));
         setNote({ kind: 'ok', text: t('settings.saved') });
       } catch (e) {
         setNote({ kind: 'error', text: t('settings.saveFailed', { message: String((e && e.message) || e) }) });
@@ -346,13 +356,15 @@ function makeSettingsCard(ctx) {
         setBackup('');
         setSavedBackup('');
         setResets([]);
+        setCustom(false);
         setDraft(undefined);
         setNote({ kind: 'ok', text: t('settings.saved') });
       } catch (e) {
         setNote({ kind: 'error', text: t('settings.saveFailed', { message: String((e && e.message) || e) }) });
       }
     };
-    const discard = () => { setNote(undefined); setResets([]); setDraft(saved); setBackup(savedBackup); };
+    // Custom is the picker's own state: left on, it would show Custom over a discarded wait.
+    const discard = () => { setNote(undefined); setResets([]); setCustom(false); setDraft(saved); setBackup(savedBackup); };
     const footNote = note && !(note.kind === 'error' && note.field) ? note : undefined;
     /** @param {number} ms */
     const waitLabel = (ms) => (ms >= 60000 ? t('settings.wait.min', { n: ms / 60000 }) : t('settings.wait.s', { n: ms / 1000 }));

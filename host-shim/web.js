@@ -701,8 +701,15 @@ export class WebHalf {
       unknownMaxRetries: Schema.natural().default(defaults.unknownMaxRetries).description('with retryUnknown off: unknown failures in a row one model step retries'),
       chain: Schema.array(channel).default([]).description('failover order; the first is the primary'),
     });
+    // The layer the user's values sit on, which is what the card's Reset
+    // shows for a field: the row's value, else the module's default (the
+    // card has no other way to know it while the user's value stands; without
+    // it Reset showed an empty box and the save was refused). The wait stays
+    // out: its default depends on persistent, and unset is what the module reads.
     /** @type {Record<string, unknown>} */
-    const base = {};
+    const { backoffMaxMs: _wait, ...fixed } = defaults;
+    /** @type {Record<string, unknown>} */
+    const base = { ...fixed, chain: [] };
     for (const k of TUNABLE) if (rowPolicyConfig[k] !== undefined) base[k] = rowPolicyConfig[k];
     // What the module runs with now, in the section's shape: a section that
     // says the same (the schema's defaults, the row's own values) changes nothing.

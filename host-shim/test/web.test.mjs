@@ -212,6 +212,19 @@ test('persistent switched on from the card alone gets the 60 s cap: the schema l
   assert.deepEqual(reports[0].keys, ['backoffMaxMs', 'persistent']);
 });
 
+test('the base layer is what Reset shows: the row\'s value, else the module\'s default; the wait stays unset', async (t) => {
+  const Schema = await hostSchema();
+  if (!Schema) return t.skip('DSH_HOST_DIR unset (make test-shim sets it)');
+  const { web } = half();
+  const s = fakeSettings({ failureThreshold: 7 });
+  await web.serveSettings(s.sub, () => {}, Schema);
+  const { base } = s.registered.opts;
+  assert.deepEqual(base.chain, CHAIN, 'the row\'s own');
+  assert.deepEqual([base.failureThreshold, base.cooldownMs, base.recovery, base.persistent, base.retryUnknown, base.unknownMaxRetries],
+    [3, 60000, 'return', false, true, 3], 'the module\'s defaults where the row says nothing');
+  assert.equal('backoffMaxMs' in base, false, 'unset: 30 s, or 60 s with persistent');
+});
+
 test('a card wait the user chose is kept with persistent; an untouched card reconfigures nothing', async (t) => {
   const Schema = await hostSchema();
   if (!Schema) return t.skip('DSH_HOST_DIR unset (make test-shim sets it)');
