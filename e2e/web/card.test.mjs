@@ -210,6 +210,8 @@ describe('the settings card\'s controls in the real web UI', { concurrency: fals
     await row.locator('summary').click();
     const details = await until(async () => { const d = await row.locator('dl').innerText(); return /Where/.test(d) && d; }, 'the row\'s Where line');
     assert.match(details, /Where\s+failover 1\/4 · turn 2 step 1/, details);
+    // The chip follows: the last turn's give-up is over, and the next target is never where the session is.
+    await until(async () => { const t = await page.locator(CHIP).innerText(); return !/Gave up/.test(t) && !/Next: mock\/mock-a/.test(t) && t; }, 'the chip after the failover', 20_000);
     await screenshot(page, 'card-chain-failover-row', CHAT_CLIP);
 
     // The backup: chosen in the card, kept in backup.json, named by the chip.
