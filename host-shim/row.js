@@ -50,12 +50,15 @@ export function splitConfig(config) {
   if (config === null || typeof config !== 'object' || Array.isArray(config)) {
     throw new Error('dsh-resilience: the config row must be an object');
   }
+  // Keys are the user's: `toString` or `__proto__` must name no member of
+  // an object here. No prototype: a `__proto__` key is a key the module
+  // refuses by name, never the object's prototype.
   /** @type {Record<string, unknown>} */
-  const shim = {};
+  const shim = Object.create(null);
   /** @type {Record<string, unknown>} */
-  const policy = {};
+  const policy = Object.create(null);
   for (const [key, value] of Object.entries(config)) {
-    if (!(key in SHIM_KEYS)) {
+    if (!Object.hasOwn(SHIM_KEYS, key)) {
       policy[key] = value;
       continue;
     }
