@@ -327,6 +327,43 @@ func (s *State) chooseRoute(now int64, p *Pool, avoid Channel, n fitNeed) (Route
 	return p.Routes[best], true
 }
 
+// moveRoute is route choice for a move off a route whose provider reported
+// its allowance spent (a quota failure, or a route marked meanwhile). The
+// seed's words: "the first route in declared order that is not out of
+// allowance and clears its own threshold, or failing that any route that is
+// merely not out of allowance — because a route with little left can still
+// be the one that answers". So when no route clears its threshold, a route
+// whose reading is below its minimumRemaining but above nothing is taken
+// (declared order) before the long-term wait. A threshold chooses; it never
+// makes a session wait an hour while a route with allowance left is there.
+// A route nothing vouches for under failOpen false, or whose reading shows
+// nothing left, is out of allowance still.
+func (s *State) moveRoute(now int64, p *Pool, avoid Channel, n fitNeed) (Route, bool) {
+	r, ok := s.chooseRoute(now, p, avoid, n)
+	if ok {
+		return r, true
+	}
+	for _, low := range p.Routes {
+		if low.Channel == avoid || n.any() && s.skip(low.Channel, n) {
+			continue
+		}
+		if s.leftBelowMinimum(now, low) {
+			return low, true
+		}
+	}
+	return r, false
+}
+
+// leftBelowMinimum reports whether a route is unusable only because its
+// reading is under its provider's minimumRemaining: something is left.
+func (s *State) leftBelowMinimum(now int64, r Route) bool {
+	if _, why := s.routeTier(now, r); why != UnusableLow {
+		return false
+	}
+	rd := s.q.readings[r.Channel.Provider]
+	return rd.ok && rd.remaining > 0
+}
+
 // PickRoute is route choice for a new session put into the named pool, as
 // the llmQuotaRetry service's pickRoute answers it.
 func (s *State) PickRoute(now int64, pool string) (Route, bool, bool) {

@@ -159,6 +159,38 @@ func (s *State) sessionPool(a *agent, on Channel) (*Pool, SettingSource) {
 	return nil, SourceDefault
 }
 
+// routingPool is the pool a session's requests may be moved within: the
+// session's pool while its switch is on. The seed: the switch "covers the
+// route move as much as the wait"; with it off, an exhausted allowance is
+// delegated unchanged, so no pool route stands in for the route the session
+// is on (the engine's ordinary handling, the chain, is what is left).
+func (s *State) routingPool(a *agent, on Channel) *Pool {
+	if !s.quotaEnabled(a) {
+		return nil
+	}
+	p, _ := s.sessionPool(a, on)
+	return p
+}
+
+// pinned reports whether the session stays on current although its
+// provider carries an exhaustion mark: pool off with the switch on. The
+// seed's `off`: "This session never changes provider. An exhausted
+// allowance is waited out where it is, however long that takes." A chain
+// does not change that: the mark keeps the session where it is (its
+// requests wait for the allowance, the wait is cut when the mark ends),
+// while a failure of another kind still walks the chain. No clock: a
+// lapsed mark leaves current routable, where an unpinned walk starts too.
+func (s *State) pinned(a *agent, current Channel) (prefs, bool) {
+	if a.q.poolMode != PoolOff || current.IsZero() || !s.cfg.QuotaActive() || !s.quotaEnabled(a) {
+		return prefs{}, false
+	}
+	p := s.providerBreaker(current.Provider)
+	if p == nil || p.markedAtMs == 0 || p.state != Open {
+		return prefs{}, false
+	}
+	return prefs{first: current, need: a.need}, true
+}
+
 func (s *State) onSetQuota(now int64, e SetQuota, fx *[]Effect) {
 	a := s.agents.get(e.Agent, now)
 	defer s.agents.place(a)
@@ -256,7 +288,8 @@ func (s *State) quotaBeforeRequest(now int64, a *agent, id string, proposed Chan
 		a.q.pool = p.Name
 		own, onRoute := p.route(proposed)
 		if onRoute {
-			if t, _ := s.routeTier(now, own); t >= 0 {
+			// With the switch off nothing moves it off the route it is on (routingPool).
+			if t, _ := s.routeTier(now, own); t >= 0 || !s.quotaEnabled(a) {
 				a.q.route = own
 				return
 			}
@@ -274,10 +307,10 @@ func (s *State) quotaBeforeRequest(now int64, a *agent, id string, proposed Chan
 		a.q.route = r
 	}
 	s.refitRoute(now, a, id, p, proposed, fx)
-	if s.servable(now, a.q.route.Channel) && s.routable(now, a.q.route.Channel) {
-		return
+	if !s.quotaEnabled(a) || s.servable(now, a.q.route.Channel) && s.routable(now, a.q.route.Channel) {
+		return // the switch covers this move too (routingPool)
 	}
-	if r, ok := s.chooseRoute(now, p, Channel{}, a.need); ok && r.Channel != a.q.route.Channel {
+	if r, ok := s.moveRoute(now, p, Channel{}, a.need); ok && r.Channel != a.q.route.Channel {
 		from := a.q.route
 		a.q.route = r
 		*fx = append(*fx, QuotaRouted{Agent: id, Pool: p.Name, From: from, To: r, Cause: CauseExhausted})
@@ -304,8 +337,14 @@ func (s *State) poolPreferences(a *agent, current Channel) (prefs, bool) {
 		return prefs{}, false
 	}
 	r := a.q.route.Channel
-	return prefs{first: r, backup: s.backup, pool: p, need: a.need,
-		outgrown: r != current && a.need.any() && !s.fits(r, a.need)}, true
+	ps := prefs{first: r, backup: s.backup, pool: p, need: a.need,
+		outgrown: r != current && a.need.any() && !s.fits(r, a.need)}
+	if !s.quotaEnabled(a) {
+		// The switch off: the route it is on, then the engine's own order
+		// (routingPool), never another route of the pool.
+		ps.pool, ps.chain = nil, s.cfg.Chain
+	}
+	return ps, true
 }
 
 // fallbackTarget is where a request goes when nothing is routable: a pooled
@@ -365,9 +404,17 @@ func (s *State) onQuotaFailure(now int64, a *agent, e RequestError, ch Channel, 
 		// back to the exhausted provider.
 		on = a.pick
 	}
+	if !s.quotaEnabled(a) {
+		// The seed: "A session whose switch is off delegates an exhausted
+		// allowance unchanged ... it covers the route move as much as the
+		// wait." Neither a move within the pool nor a wait: the engine's
+		// ordinary handling, as with no quota rules (the chain, else the
+		// failure goes back to the host).
+		return s.failover(now, a, e, ch, ClassQuota, fx)
+	}
 	p, _ := s.sessionPool(a, on)
 	if p != nil {
-		if r, ok := s.chooseRoute(now, p, ch, a.need); ok {
+		if r, ok := s.moveRoute(now, p, ch, a.need); ok {
 			from, _ := p.route(ch)
 			if from.Channel.IsZero() {
 				from = Route{Channel: ch}
@@ -381,14 +428,12 @@ func (s *State) onQuotaFailure(now int64, a *agent, e RequestError, ch Channel, 
 			return Verdict{Kind: Retry}
 		}
 	}
-	if !s.quotaEnabled(a) {
-		return s.failover(now, a, e, ch, ClassQuota, fx) // the engine's own handling
-	}
 	// Along the chain while a failover is left; spent, the turn waits for the
 	// allowance as it does with nothing routable. Ending it only when another
 	// target was routable made a session with more options fare worse, and a
-	// user who turned the quota rules on asked for the wait.
-	if p == nil && a.failovers < s.cfg.MaxFailovers {
+	// user who turned the quota rules on asked for the wait. Pool off never
+	// changes provider for it (pinned): it waits where it is.
+	if p == nil && a.q.poolMode != PoolOff && a.failovers < s.cfg.MaxFailovers {
 		if _, ok := s.firstRoutable(now, s.preferences(a, ch), ch); ok {
 			return s.failover(now, a, e, ch, ClassQuota, fx)
 		}

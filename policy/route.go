@@ -18,6 +18,9 @@ type prefs struct {
 }
 
 func (s *State) preferences(a *agent, current Channel) prefs {
+	if ps, ok := s.pinned(a, current); ok {
+		return ps // quota.go: pool off waits out a spent allowance where it is
+	}
 	if !a.pick.IsZero() {
 		return s.pickPreferences(a, current) // session.go: the user's own pick is never overridden
 	}

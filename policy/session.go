@@ -128,7 +128,7 @@ func (s *State) pickPreferences(a *agent, current Channel) prefs {
 	}
 	ps := prefs{first: first, backup: s.backup, chain: s.cfg.Chain, need: a.need}
 	if s.cfg.QuotaActive() {
-		if p, _ := s.sessionPool(a, a.pick); p != nil {
+		if p := s.routingPool(a, a.pick); p != nil {
 			ps.chain, ps.pool = nil, p
 		}
 	}
