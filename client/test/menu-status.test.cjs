@@ -126,7 +126,9 @@ test('quota items: none without quota rules; switch and pool sections with their
 test('quota items in Chinese; ids map to the commands\' writes, a backup id to none', () => {
   const zh = quotaItems(quota, 'zh');
   assert.equal(zh.find((i) => i.id === 'quota-heading').text, '额度重试：开（默认）');
-  assert.equal(zh.find((i) => i.pool === 'off').label, '关（按链）');
+  // Off is the seed's `off`: the session never changes provider for a spent allowance, a chain or not.
+  assert.equal(quotaItems(quota, 'en').find((i) => i.pool === 'off').label, 'Off (never changes provider)');
+  assert.equal(zh.find((i) => i.pool === 'off').label, '关（不更换服务商）');
   const ids = quotaItems(quota, 'en').filter((i) => !i.type).map((i) => quotaChoice(i.id));
   assert.deepEqual(ids[0], { endpoint: 'set-quota', value: 'on' });
   assert.deepEqual(ids[3], { endpoint: 'set-pool', value: 'main' });

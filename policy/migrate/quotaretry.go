@@ -16,7 +16,11 @@ var quotaRetry = plugin{
 	keys: map[string]keyMap{
 		"pools": func(v, _ Value) ([]out, error) {
 			p, err := pools(v)
-			return to(Path{"pools"}, p, "a list of {name, routes}; the same names, routes and order"), err
+			// The pool setting `off` keeps the quota plugin's meaning, chain or not
+			// ("This session never changes provider. An exhausted allowance is
+			// waited out where it is"): policy quota.go, pinned.
+			return to(Path{"pools"}, p, "a list of {name, routes}; the same names, routes and order; "+
+				"a session's pool off keeps its meaning: it never changes provider for a spent allowance, even with a chain"), err
 		},
 		"balances": func(v, _ Value) ([]out, error) {
 			b, warnings, err := balances(v)
