@@ -116,3 +116,32 @@ test('/quota-pool off with a chain: a 402 is waited out on A, never failed over 
   assert.ok(heard.includes('llm-quota-retry/entered') && heard.includes('llm-quota-retry/left'), heard.join(', '));
   assert.ok(!heard.includes('dsh-resilience/failover'), heard.join(', '));
 });
+
+test('balance scripts: an error beside a reading is the provider refusing (a missing reading); an unresolved apiKeyEnv warns and the script still runs', async (t) => {
+  fp.reset();
+  fp.script('*', [{ kind: 'success', text: 'ok' }]);
+  const balances = [
+    { provider: 'mock', script: script('refused.mjs'), timeoutMs: 8000 },
+    { provider: 'deepseek-official', script: script('fixed.mjs', '7'), apiKeyEnv: 'DSHR_NEVER_SET_BALANCE_KEY', unit: 'CNY', timeoutMs: 8000 },
+  ];
+  const h = await makeHome({
+    baseURL: fp.baseURL, ...STOCK,
+    plugin: { pools: [{ name: 'main', routes: [A, B] }], probes: false, quota: { balances } },
+    extraPlugins: [runner({ beforeFirst: { read: 'main' }, commands: ['/quota-routes main'] })],
+  });
+  t.after(h.cleanup);
+
+  const r = await runHeadless(h, 'Reply with OK');
+  assert.equal(r.code, 0, r.stderr);
+
+  const audit = await auditRecords(h);
+  const reading = (provider) => audit.find((a) => a.type === 'balance' && a.provider === provider);
+  assert.deepEqual([reading('mock')?.ok, reading('mock')?.remaining, reading('mock')?.why], [false, undefined, 'provider refused']);
+  const keyless = reading('deepseek-official');
+  assert.deepEqual([keyless?.ok, keyless?.remaining], [true, 7], 'the script ran without the credential');
+  assert.match(keyless?.warning ?? '', /credential DSHR_NEVER_SET_BALANCE_KEY not found/);
+  const routes = (await lines(join(h.dsh, 'command-runner/results.jsonl'))).find((x) => x.command === '/quota-routes main');
+  assert.match(routes.result.result.text, /mock\/mock-b\s+yes\s+no-reading\s+missing, \d+ s ago/);
+  assert.match(routes.result.result.text, /deepseek-official\/deepseek-v4-flash\s+yes\s+reading\s+7 CNY/);
+  assert.ok(!JSON.stringify(audit).includes('invalid api key'), 'a script\'s output is never logged');
+});

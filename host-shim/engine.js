@@ -453,6 +453,17 @@ export class Engine {
   }
 
   /**
+   * A balance script's stdout read by the module (WIT `balance-output`):
+   * the reading, and why it is missing; undefined when the module failed.
+   * @param {string} provider
+   * @param {string} text
+   * @returns {import('./policy-types.js').BalanceOutput | undefined}
+   */
+  balanceOutput(provider, text) {
+    return this.ask('balance-output', { provider, text });
+  }
+
+  /**
    * An export that reads the running instance and changes nothing: its
    * answer, or undefined when there is no instance or it failed (logged once).
    * @param {string} name

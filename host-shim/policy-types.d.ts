@@ -540,6 +540,24 @@ export interface BalanceReadingEvent {
   resetsAtMs?: number | null;
 }
 
+/** A balance script's stdout, for the module to read (`balance-output`). */
+export interface BalanceOutputInput {
+  provider: string;
+  /** At most 64 KiB: the shim reads no more. */
+  text: string;
+}
+
+/**
+ * What the module reads in a script's output: the `balance-reading` event
+ * to decide with, and why it is a missing reading (`not JSON`, `no numeric
+ * remaining`, `bad resetsAt`, `provider refused`: an `error` beside the
+ * reading), for the audit log. Never the output itself.
+ */
+export interface BalanceOutput {
+  reading: BalanceReadingEvent;
+  why?: string | null;
+}
+
 /**
  * A session's persisted home (`failover`, until `returned`) and pick (`session-route`), handed
  * back at bring-up before its first request; an agent that already routed
@@ -1710,6 +1728,11 @@ export interface PolicyExports {
   'view': { input: ViewQuery; output: SessionView };
   /** The user's module-wide choices (the backup). Changes nothing. */
   'preferences': { input: Record<string, never>; output: Preferences };
+  /**
+   * A balance script's stdout read into a reading (policy/balance.go
+   * ReadBalance decides). Pure: changes nothing.
+   */
+  'balance-output': { input: BalanceOutputInput; output: BalanceOutput };
   /**
    * The rows of the plugins dsh-resilience replaces, as one `resilience`
    * row and a table of every old key (`dsh-resilience migrate`,

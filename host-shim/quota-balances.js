@@ -13,10 +13,16 @@ export class Balances {
    * @param {() => import('./policy-types.js').ResolvedConfig} o.resolved - the config the module runs now.
    * @param {(event: object) => unknown} o.decide - one policy step with its effects carried out.
    * @param {(record: object) => unknown} o.report - the audit log.
+   * @param {import('./balance.js').ReadOutput} o.read - the module's reading of a script's output.
+   * @param {{warn: Function}} [o.logger]
    * @param {AbortSignal} o.lifetime
    */
-  constructor({ ctx, resolved, decide, report, lifetime }) {
-    Object.assign(this, { ctx, resolved, decide, report, lifetime });
+  constructor({ ctx, resolved, decide, report, read, logger, lifetime }) {
+    Object.assign(this, { ctx, resolved, decide, report, read, logger, lifetime });
+    /** @type {import('./balance.js').ReadOutput} */
+    this.read;
+    /** @type {{warn: Function} | undefined} */
+    this.logger;
     /** @type {import('./host.js').Context} */
     this.ctx;
     /** @type {() => import('./policy-types.js').ResolvedConfig} */
@@ -42,12 +48,14 @@ export class Balances {
     if (!b || this.running.has(provider)) return this.running.get(provider);
     const started = Date.now();
     // balance.js is loaded with the first reading, off the start-up path of rows without balances.
-    const run = import('./balance.js').then(({ runBalance }) => runBalance(this.ctx, b, this.lifetime)).then((reading) => {
+    const run = import('./balance.js').then(({ runBalance }) => runBalance(this.ctx, b, this.lifetime, this.read)).then((reading) => {
       this.running.delete(provider);
       if (this.lifetime.aborted) return;
-      const { why, ...event } = reading;
+      const { why, warning, ...event } = reading;
+      // The contract: a credential nothing is configured for "logs a warning; the script still runs".
+      if (warning) this.logger?.warn('dsh-resilience: balance script for %s: %s', provider, warning);
       // The audit line has the number or the reason, never the script's output.
-      this.report({ type: 'balance', provider, ok: event.ok, remaining: event.remaining, why, ms: Date.now() - started });
+      this.report({ type: 'balance', provider, ok: event.ok, remaining: event.remaining, why, ...(warning ? { warning } : {}), ms: Date.now() - started });
       this.decide(event);
     });
     this.running.set(provider, run);

@@ -85,7 +85,8 @@ export class QuotaRules {
     this.bySession = new Map();
     /** @type {Map<string, AbortController>} agent id -> the controller of its pending long-term wait */
     this.waits = new Map();
-    this.balances = new Balances({ ctx, resolved: () => this.resolved, decide, report, lifetime });
+    this.balances = new Balances({ ctx, resolved: () => this.resolved, decide, report, lifetime,
+      read: (provider, text) => policy.balanceOutput(provider, text), logger: policy.logger });
     // Every instance the engine brings up (after a trap, on a new config)
     // hears the settings of every session it serves. Exhaustion marks are the
     // module's, in its provider health records: a new instance gets them with

@@ -403,3 +403,53 @@ func (s *State) quotaProviders() []string {
 	sort.Strings(rest)
 	return append(out, rest...)
 }
+
+// Reading a script's output. The shim runs the script and hands its stdout
+// over (the `balance-output` export); the codec reads the JSON and the
+// time, and the rule below decides what the output says.
+
+// BalanceOutput is what a script printed, as the codec read it.
+type BalanceOutput struct {
+	// Object: the output is one JSON object (not JSON, or another value, is not).
+	Object bool
+	// Remaining is a finite number; HasRemaining false when it is absent,
+	// not a number, or not finite.
+	HasRemaining bool
+	Remaining    float64
+	// ResetsAtMs is resetsAt as epoch ms; BadResetsAt when present and not
+	// an RFC 3339 time (or a date) at or after the epoch.
+	ResetsAtMs  int64
+	BadResetsAt bool
+	// Refused: an `error` beside the reading (any value but null, false or "").
+	Refused bool
+}
+
+// Why a script's output is a missing reading (the audit line's `why`; never the output).
+const (
+	MissingNotJSON   = "not JSON"
+	MissingRemaining = "no numeric remaining"
+	MissingResetsAt  = "bad resetsAt"
+	MissingRefused   = "provider refused"
+)
+
+// ReadBalance decides what a script's output is: a reading, or a missing
+// one and why. The contract: "a provider's own refusal can be reported with
+// error alongside a reading", and "Everything else is a missing reading, not
+// an error". A refusal is the provider declining to say (a rejected key, an
+// endpoint down), so the number beside it is nobody's word: a missing
+// reading, which leaves the route to the exhaustion mark and failOpen, never
+// one that lifts a mark or moves a session.
+func ReadBalance(provider string, o BalanceOutput) (BalanceReading, string) {
+	missing := BalanceReading{Provider: provider}
+	switch {
+	case !o.Object:
+		return missing, MissingNotJSON
+	case o.Refused:
+		return missing, MissingRefused
+	case !o.HasRemaining:
+		return missing, MissingRemaining
+	case o.BadResetsAt:
+		return missing, MissingResetsAt
+	}
+	return BalanceReading{Provider: provider, OK: true, Remaining: o.Remaining, ResetsAtMs: o.ResetsAtMs}, ""
+}

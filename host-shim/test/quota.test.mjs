@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { access, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseReading } from '../balance.js';
+import { readingOf, runBalance } from '../balance.js';
 import { compileModule, Engine as Policy } from '../engine.js';
 import { QuotaRules } from '../quota.js';
 import { describeSession, poolCommand, quotaCommand, routesTable } from '../quota-commands.js';
@@ -20,15 +20,41 @@ const ROW = {
 let compiled;
 before(async () => { compiled = await compileModule(); });
 
-test('a balance script\'s output: the one documented object, anything else a missing reading', () => {
-  assert.deepEqual(parseReading('p', '{"remaining": 12.5}\n'), { kind: 'balance-reading', provider: 'p', ok: true, remaining: 12.5 });
-  assert.deepEqual(parseReading('p', '{"remaining": 0, "resetsAt": "2030-01-01T00:00:00Z"}'),
+test('a balance script\'s output is the module\'s to read: the one documented object, a refusal beside it, anything else a missing reading', () => {
+  const policy = new Policy(compiled, ROW, quiet);
+  const read = (provider, text) => policy.balanceOutput(provider, text);
+  assert.deepEqual(readingOf('p', '{"remaining": 12.5}\n', read), { kind: 'balance-reading', provider: 'p', ok: true, remaining: 12.5 });
+  assert.deepEqual(readingOf('p', '{"remaining": 0, "resetsAt": "2030-01-01T00:00:00Z"}', read),
     { kind: 'balance-reading', provider: 'p', ok: true, remaining: 0, resetsAtMs: Date.parse('2030-01-01T00:00:00Z') });
-  for (const [text, why] of [['plenty', 'not JSON'], ['', 'not JSON'], ['[1]', 'no numeric remaining'], ['{"remaining":"5"}', 'no numeric remaining'],
-    ['{"balance":5}', 'no numeric remaining'], ['null', 'no numeric remaining'], ['{"remaining":5,"resetsAt":"soon"}', 'bad resetsAt'],
-    ['{"remaining":1e999}', 'no numeric remaining']]) {
-    assert.deepEqual(parseReading('p', text), { kind: 'balance-reading', provider: 'p', ok: false, why }, text);
+  assert.deepEqual(readingOf('p', '{"remaining": 3, "error": null}', read), { kind: 'balance-reading', provider: 'p', ok: true, remaining: 3 }, 'a null error is none');
+  for (const [text, why] of [['plenty', 'not JSON'], ['', 'not JSON'], ['[1]', 'not JSON'], ['{"remaining":"5"}', 'no numeric remaining'],
+    ['{"balance":5}', 'no numeric remaining'], ['null', 'not JSON'], ['{"remaining":5,"resetsAt":"soon"}', 'bad resetsAt'],
+    ['{"remaining":1e999}', 'no numeric remaining'], ['[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]', 'not JSON'],
+    // The contract: "a provider's own refusal can be reported with error alongside a reading" — the number beside it is nobody's word.
+    ['{"remaining": 80, "error": "401 invalid api key"}', 'provider refused'], ['{"remaining": 80, "error": {"code": 429}}', 'provider refused'],
+    ['{"error": "endpoint down"}', 'provider refused']]) {
+    assert.deepEqual(readingOf('p', text, read), { kind: 'balance-reading', provider: 'p', ok: false, why }, text);
   }
+  assert.deepEqual(readingOf('p', '{"remaining": 1}', () => undefined), { kind: 'balance-reading', provider: 'p', ok: false, why: 'policy module failed' });
+});
+
+test('an apiKeyEnv nothing is configured for warns, adds no entry, and the script still runs', async () => {
+  const policy = new Policy(compiled, ROW, quiet);
+  const spawned = [];
+  const subprocess = {
+    spawn(o) {
+      spawned.push(o);
+      return { done: Promise.resolve({ exitCode: 0 }), terminate() {}, collected: { stdout: { readFrom: () => ({ text: '{"remaining": 7}', lossy: false, nextOffset: 16 }) } } };
+    },
+  };
+  const ctx = { get: (name) => (name === 'subprocess' ? subprocess : name === 'credentials' ? { resolve: async () => undefined } : undefined) };
+  const b = { provider: 'p', script: ['x'], timeoutMs: 5000, refreshMs: 60000, apiKeyEnv: 'DSHR_NEVER_SET_KEY', env: [{ name: 'REGION', value: 'r' }], minimumRemaining: 0 };
+  delete process.env.DSHR_NEVER_SET_KEY;
+  const r = await runBalance(ctx, b, new AbortController().signal, (provider, text) => policy.balanceOutput(provider, text));
+  assert.equal(spawned.length, 1, 'the script ran');
+  assert.deepEqual(spawned[0].env, { REGION: 'r' }, 'no entry for the missing credential');
+  assert.deepEqual([r.ok, r.remaining], [true, 7]);
+  assert.match(r.warning, /credential DSHR_NEVER_SET_KEY not found/);
 });
 
 test('settings survive a reload; a fork takes its nearest ancestor\'s explicit setting once, as a snapshot', async () => {
