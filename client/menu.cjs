@@ -112,18 +112,20 @@ function quotaItems(quota, locale) {
   const t = (k, v) => translate(locale, k, v);
   /** @param {boolean} b */
   const onOff = (b) => t(b ? 'quota.on' : 'quota.off');
-  const switchMode = quota.source === 'session' ? (quota.enabled ? 'on' : 'off') : 'default';
+  // An inherited setting is the session's own from the fork on: its value is ticked, as a set one is.
+  const owned = quota.source === 'session' || quota.source === 'inherited';
+  const switchMode = owned ? (quota.enabled ? 'on' : 'off') : 'default';
   /** @type {Array<MenuLabel | MenuSeparator | QuotaItem>} */
   const items = [
     { type: 'separator', id: 'sep-quota' },
-    { type: 'label', id: 'quota-heading', text: t('quota.heading', { state: onOff(quota.enabled), source: t(`quota.source.${quota.source === 'session' ? 'session' : 'default'}`) }) },
+    { type: 'label', id: 'quota-heading', text: t('quota.heading', { state: onOff(quota.enabled), source: t(`quota.source.${owned ? quota.source : 'default'}`) }) },
   ];
   for (const mode of ['on', 'off', 'default']) {
     items.push({ id: QUOTA_PREFIX + mode, quota: mode, current: mode === switchMode,
       label: mode === 'default' ? t('quota.default', { state: onOff(quota.defaultEnabled) }) : t(`quota.${mode}`) });
   }
   const pools = quota.pools || [];
-  const poolChoice = quota.poolSource === 'session' ? quota.pool : quota.poolSource === 'off' ? 'off' : 'default';
+  const poolChoice = quota.poolSource === 'session' || quota.poolSource === 'inherited' ? quota.pool : quota.poolSource === 'off' ? 'off' : 'default';
   const poolState = quota.poolSource === 'off' ? t('pool.none') : quota.pool || t('pool.chain');
   items.push({ type: 'separator', id: 'sep-pool' },
     { type: 'label', id: 'pool-heading', text: t('pool.heading', { pool: poolState, source: t(`pool.source.${quota.poolSource || 'default'}`) }) });

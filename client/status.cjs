@@ -60,9 +60,9 @@ const { countdown, age } = require('./countdown.cjs');
  * @typedef {object} QuotaView
  * @property {boolean} enabled
  * @property {boolean} defaultEnabled
- * @property {'session' | 'default'} source
+ * @property {'session' | 'inherited' | 'default'} source - `inherited`: its parent session's, taken as a snapshot
  * @property {string | null} pool
- * @property {string} poolSource - `session`, `default`, `off`, or how the module chose it
+ * @property {string} poolSource - `session`, `inherited`, `default`, `off`, or how the module chose it
  * @property {string[]} pools
  */
 

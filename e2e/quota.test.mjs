@@ -117,10 +117,8 @@ test('the whole pool exhausted: a long-term wait (entered, llm/retry row), then 
   assert.equal(svc.pickUnknown, undefined);
   assert.equal(svc.setUnknown, false);
   assert.deepEqual(svc.pickRoute, { provider: A.provider, model: A.model }, 'a success lifted A\'s mark');
-  assert.deepEqual([svc.projection.enabled, svc.projection.defaultEnabled, svc.projection.source, svc.projection.pool, svc.projection.poolSource],
-    [true, true, 'default', 'main', 'inferred']);
-  // The quota plugin's own values: nothing set in this session (the service's setPool is not a session command).
-  assert.deepEqual([svc.projection.quotaRetry, svc.projection.poolChoice], ['inherited', 'inherited']);
+  // The quota plugin's projection format exactly: no pool stated, the one pool holding the route (`default`); pools are names.
+  assert.deepEqual(svc.projection, { enabled: true, defaultEnabled: true, source: 'default', pool: 'main', poolSource: 'default', pools: ['main', 'spare'] });
 });
 
 test('/quota-retry off during a long-term wait ends it at once (left: disabled)', async (t) => {
@@ -178,9 +176,8 @@ test('/quota-pool survives a host restart: the resumed session keeps its pool', 
   assert.match(status.result.result.text, /pool: spare \(session\), route mock\/mock-a/);
   const svc = (await lines(join(runnerDir, 'service.jsonl'))).find((x) => x.resumed === previous);
   assert.equal(svc.poolOf, 'spare');
-  assert.deepEqual([svc.projection.pool, svc.projection.poolSource], ['spare', 'session']);
-  // The quota plugin's values, folded from the session's own commands in the resumed session.
-  assert.deepEqual([svc.projection.quotaRetry, svc.projection.poolChoice], ['off', 'spare']);
+  // Folded from the session's own commands in the resumed session, in the quota plugin's format exactly.
+  assert.deepEqual(svc.projection, { enabled: false, defaultEnabled: true, source: 'session', pool: 'spare', poolSource: 'session', pools: ['main', 'spare'] });
 });
 
 test('balance scripts: a reading, and a hanging, a garbage and a 10 MB script each a missing reading within their timeout; the credential reaches its script and no log', async (t) => {

@@ -11,7 +11,7 @@
 // is never logged: a reading carries the number, a missing one a short reason.
 
 import { resolveSecret, serviceOf } from './secret.js';
-import { missingReadingEvent } from './events.js';
+import { balanceReadingEvent, missingReadingEvent } from './events.js';
 
 /** Output beyond this is a missing reading: a balance is one small object. */
 export const MAX_OUTPUT_BYTES = 64 * 1024;
@@ -107,11 +107,6 @@ async function runScript(subprocess, b, env, lifetime, read) {
 export function readingOf(provider, text, read) {
   const answer = read(provider, text);
   if (!answer) return missing(provider, 'policy module failed');
-  const r = answer.reading;
-  /** @type {Reading} */
-  const event = { kind: 'balance-reading', provider: r.provider, ok: r.ok };
-  if (r.ok && typeof r.remaining === 'number') event.remaining = r.remaining;
-  if (r.ok && typeof r.resetsAtMs === 'number') event.resetsAtMs = r.resetsAtMs;
-  if (answer.why) event.why = answer.why;
-  return event;
+  const event = balanceReadingEvent(answer.reading);
+  return answer.why ? { ...event, why: answer.why } : event;
 }

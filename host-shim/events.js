@@ -149,13 +149,16 @@ export function modelInfoEvent(channel, { efforts = [], contextWindow, error } =
 }
 
 /**
- * A balance script's reading (WIT `balance-reading-event`): a number, maybe a reset time.
- * @param {string} provider
- * @param {number} remaining
- * @param {number} [resetsAtMs]
+ * A balance script's reading as the module read its output (WIT
+ * `balance-output`'s `reading`), as the event it decides with.
+ * @param {import('./policy-types.js').BalanceReadingEvent} r
  * @returns {EventBalanceReading}
  */
-export const balanceReadingEvent = (provider, remaining, resetsAtMs) => ({ kind: 'balance-reading', provider, ok: true, remaining, ...(resetsAtMs !== undefined ? { resetsAtMs } : {}) });
+export const balanceReadingEvent = (r) => ({
+  kind: 'balance-reading', provider: r.provider, ok: r.ok,
+  ...(r.ok && typeof r.remaining === 'number' ? { remaining: r.remaining } : {}),
+  ...(r.ok && typeof r.resetsAtMs === 'number' ? { resetsAtMs: r.resetsAtMs } : {}),
+});
 
 /**
  * A missing reading; `why` is for the audit log and is stripped before the module sees it.
@@ -170,17 +173,22 @@ export const missingReadingEvent = (provider, why) => ({ kind: 'balance-reading'
  * refuses anything else, naming the field).
  * @param {string} agent
  * @param {string} mode
+ * @param {boolean} [inherited] - the session's ancestor's setting, taken as a snapshot
  * @returns {EventSetQuota}
  */
-export const setQuotaEvent = (agent, mode) => ({ kind: 'set-quota', agent, mode: /** @type {QuotaSwitch} */ (mode) });
+export const setQuotaEvent = (agent, mode, inherited) => ({ kind: 'set-quota', agent, mode: /** @type {QuotaSwitch} */ (mode), ...(inherited ? { inherited } : {}) });
 
 /**
  * A session's pool: a pool's name, `off` or `default`.
  * @param {string} agent
  * @param {string} pool
+ * @param {boolean} [inherited] - the session's ancestor's setting, taken as a snapshot
  * @returns {EventSetPool}
  */
-export const setPoolEvent = (agent, pool) => (pool === 'off' || pool === 'default' ? { kind: 'set-pool', agent, mode: pool } : { kind: 'set-pool', agent, mode: 'pool', pool });
+export const setPoolEvent = (agent, pool, inherited) => ({
+  ...(pool === 'off' || pool === 'default' ? { kind: 'set-pool', agent, mode: pool } : { kind: 'set-pool', agent, mode: 'pool', pool }),
+  ...(inherited ? { inherited } : {}),
+});
 
 /**
  * A session's persisted home and pick, handed back before its first request.

@@ -514,6 +514,11 @@ export type QuotaSwitch =
 export interface SetQuotaEvent {
   agent: string;
   mode: QuotaSwitch;
+  /**
+   * The setting is the session's nearest ancestor's, taken once as a
+   * snapshot (a forked or delegated session): reported as `inherited`.
+   */
+  inherited?: boolean | null;
 }
 
 /** How a session's pool is set (`/resilience pool <pool>|off|default`). */
@@ -527,6 +532,8 @@ export interface SetPoolEvent {
   mode: PoolMode;
   /** Required with mode `pool`; an unknown pool changes nothing. */
   pool?: string | null;
+  /** The setting is the session's nearest ancestor's, taken once as a snapshot. */
+  inherited?: boolean | null;
 }
 
 /**
@@ -1027,7 +1034,8 @@ export interface QuotaRoutedEffect {
 
 /**
  * A session's quota settings after a command: `enabled-source` is
- * `default` or `session`, `pool-source` `session`, `inferred`, `off` or `default`.
+ * `default`, `session` or `inherited` (an ancestor's, as a snapshot),
+ * `pool-source` `session`, `inherited`, `inferred`, `off` or `default`.
  */
 export interface QuotaSessionEffect {
   agent: string;

@@ -72,7 +72,7 @@ export function describeSession(rules, id) {
   const s = rules.inspect(id)?.session;
   if (!s) return 'dsh-resilience: the policy module failed; see the audit log';
   const lines = [
-    `quota retry: ${s.enabled ? 'on' : 'off'} (${s.enabledSource === 'session' ? 'set for this session' : `default: ${rules.resolved.quota.defaultEnabled ? 'on' : 'off'}`})`,
+    `quota retry: ${s.enabled ? 'on' : 'off'} (${{ session: 'set for this session', inherited: 'inherited from its parent session' }[s.enabledSource] ?? `default: ${rules.resolved.quota.defaultEnabled ? 'on' : 'off'}`})`,
     `pool: ${s.pool ?? (s.poolSource === 'off' ? 'off, never changes provider for a spent allowance' : '(none: the chain)')} (${s.poolSource})${s.route ? `, route ${routeKey(s.route)}` : ''}`,
   ];
   if (s.wait) lines.push(`waiting since ${iso(s.wait.enteredAtMs)}: ${s.wait.attempts} attempt(s), next at ${iso(s.wait.nextAttemptAtMs)}`);

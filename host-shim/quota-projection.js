@@ -8,7 +8,7 @@
 
 import { parseCommandLine } from './command-line.js';
 
-/** @import { ResolvedConfig, Route } from './policy-types.js' */
+/** @import { ResolvedConfig } from './policy-types.js' */
 
 /**
  * The fold's state: lossless JSON (the host may checkpoint it).
@@ -16,7 +16,6 @@ import { parseCommandLine } from './command-line.js';
  * @property {string | null} quota - the session's switch (on, off), null when not set
  * @property {string | null} pool - its pool's name, or off; null when not set
  * @property {{provider: string, model: string} | null} route - its last request's route
- * @property {boolean} poolDefault - the pool was handed back to the row's default
  */
 
 /**
@@ -24,18 +23,30 @@ import { parseCommandLine } from './command-line.js';
  * @typedef {{type: string, data?: {header?: {config?: {provider?: unknown, model?: unknown}}, name?: string, args?: unknown}}} FoldedEvent
  */
 
-/** @param {Route} r */
-const plainRoute = (r) => (r ? { provider: r.provider, model: r.model, ...(r.reasoningEffort ? { reasoningEffort: r.reasoningEffort } : {}) } : undefined);
+/**
+ * The projection, in the quota plugin's documented format and nothing else:
+ * `{enabled, defaultEnabled, source, pool, poolSource, pools}`, `pools` the
+ * configured names in order. Where more is needed (routes, readings, marks,
+ * how a pool was inferred), the llmQuotaRetry service's report() and
+ * `/resilience pool status` carry it.
+ * @typedef {object} QuotaRetryProjection
+ * @property {boolean | null} enabled - the effective switch (null before the module is up)
+ * @property {boolean | null} defaultEnabled - the row's default (null before the module is up)
+ * @property {'default' | 'session' | 'inherited'} source
+ * @property {string | null} pool - the pool governing the session
+ * @property {'default' | 'session' | 'inherited' | 'off'} poolSource
+ * @property {string[]} pools
+ */
 
-/** The running config's pools as the view shows them (none before the module is up). */
+/** The running config's pools (none before the module is up). */
 /** @param {ResolvedConfig | undefined} resolved */
-const poolsOf = (resolved) => (resolved?.pools ?? []).map((p) => ({ name: p.name, routes: p.routes.map(plainRoute) }));
+const poolsOf = (resolved) => (resolved?.pools ?? []);
 
 /**
  * A pure fold over host-known events: the session's quota commands
  * (`command/run` with their arguments) and the route of its last request
  * (`request/header`). A forked session's log starts with its parent's
- * events, so it shows the inherited settings too.
+ * events, so it shows the settings it took from them too.
  * Registered at activation, before the module may be up: the fold and the
  * view read the running config when they run. A pool picked while it is not
  * up is kept as picked, and the view names it once the config has it.
@@ -45,10 +56,12 @@ export function quotaProjection(running) {
   return {
     key: 'quotaRetry',
     schema: { parse: (/** @type {unknown} */ v) => v },
+    // Version 1's state also held `poolDefault` (for a field the view no
+    // longer has): such a checkpoint reads the same, so no new version.
     stateVersion: 1,
     // Lossless JSON only (the host may checkpoint the state): null, never undefined.
     /** @returns {ProjectionState} */
-    init: () => ({ quota: null, pool: null, route: null, poolDefault: false }),
+    init: () => ({ quota: null, pool: null, route: null }),
     /**
      * @param {ProjectionState} state
      * @param {FoldedEvent} event
@@ -67,43 +80,34 @@ export function quotaProjection(running) {
       const resolved = running();
       const known = resolved === undefined || poolsOf(resolved).some((p) => p.name === parsed.arg);
       if (parsed.kind === 'pool' && (parsed.arg === 'off' || parsed.arg === 'default' || known)) {
-        return { ...state, pool: parsed.arg === 'default' ? null : parsed.arg, poolDefault: parsed.arg === 'default' };
+        return { ...state, pool: parsed.arg === 'default' ? null : parsed.arg };
       }
       return state;
     },
-    /** @param {ProjectionState} state */
+    /**
+     * @param {ProjectionState} state
+     * @returns {QuotaRetryProjection}
+     */
     view(state) {
       const resolved = running();
       const pools = poolsOf(resolved);
       // Before the module is up the row's default is not known yet: null.
       const defaultEnabled = resolved ? resolved.quota.defaultEnabled : null;
       const enabled = state.quota ? state.quota === 'on' : defaultEnabled;
+      /** @type {string | null} */
       let pool = null;
+      /** @type {QuotaRetryProjection['poolSource']} */
       let poolSource = 'default';
       if (state.pool === 'off') poolSource = 'off';
       else if (state.pool && (!resolved || pools.some((p) => p.name === state.pool))) [pool, poolSource] = [state.pool, 'session'];
       else if (state.route) {
+        // `default`: no pool stated, so the session follows the one pool that
+        // holds the route it is on (the seed's "default"), or none.
         const route = state.route;
-        const holding = pools.filter((p) => p.routes.some((r) => r?.provider === route.provider && r?.model === route.model));
-        if (holding.length === 1) [pool, poolSource] = [holding[0].name, 'inferred'];
+        const holding = pools.filter((p) => p.routes.some((r) => r.provider === route.provider && r.model === route.model));
+        if (holding.length === 1) pool = holding[0].name;
       }
-      return { enabled, defaultEnabled, source: state.quota ? 'session' : 'default', pool, poolSource, pools,
-        ...choices(state) };
+      return { enabled, defaultEnabled, source: state.quota ? 'session' : 'default', pool, poolSource, pools: pools.map((p) => p.name) };
     },
-  };
-}
-
-/**
- * The session's choices in the quota plugin's own values: `quotaRetry` is
- * `on`, `off`, or `inherited` (not set in this session: its parent's, or the
- * row's default); `poolChoice` is a pool name, `default` (handed back to the
- * row's default), `inherited` (not set here), or null (opted out: the quota
- * plugin's `setPool(session, null)`).
- * @param {ProjectionState} state
- */
-function choices(state) {
-  return {
-    quotaRetry: state.quota ?? 'inherited',
-    poolChoice: state.pool === 'off' ? null : state.pool ?? (state.poolDefault ? 'default' : 'inherited'),
   };
 }

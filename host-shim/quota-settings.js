@@ -22,6 +22,7 @@ import { KeyedStore } from './keyed-store.js';
  * @property {string} [parent] - the session it was forked or delegated from
  * @property {string} [quota] - its quota switch: on or off (none: the default)
  * @property {string} [pool] - its pool's name, or off (none: the default)
+ * @property {Array<'quota' | 'pool'>} [inherited] - which of the two are its ancestor's, taken as a snapshot (reported `inherited`)
  * @property {Channel} [home] - where it belongs while failed over, as the module said
  * @property {Channel} [pick] - the user's model pick, as the module said
  * @property {number} [v] - the record's version in the file (keyed-store.js)
@@ -94,6 +95,7 @@ export class QuotaSettings {
       p = s.parent;
     }
     if (own.quota !== undefined || own.pool !== undefined) {
+      own.inherited = /** @type {Array<'quota' | 'pool'>} */ (['quota', 'pool'].filter((k) => own[/** @type {'quota' | 'pool'} */ (k)] !== undefined));
       this.audit({ type: 'quota-settings-inherited', session: id, from: parent, quota: own.quota, pool: own.pool });
     }
     // A setting another host wrote meanwhile is the session's own: it wins.
@@ -121,6 +123,7 @@ export class QuotaSettings {
       const s = { ...r, at };
       if (value === undefined) delete s[key];
       else s[key] = value;
+      ownSetting(s, key);
       return s;
     });
   }
@@ -139,6 +142,7 @@ export class QuotaSettings {
         const k = /** @type {SettingKey} */ (key);
         if (value === undefined) delete s[k];
         else /** @type {Record<SettingKey, unknown>} */ (s)[k] = value; // Object.entries loses which key holds which type
+        ownSetting(s, k);
       }
       return s;
     });
@@ -147,4 +151,16 @@ export class QuotaSettings {
   save() {
     return this.store.save();
   }
+}
+
+/**
+ * A key the session set (or cleared) itself is its own from then on: no longer its ancestor's.
+ * @param {SessionSettings} s - changed in place
+ * @param {SettingKey} key
+ */
+function ownSetting(s, key) {
+  if (!s.inherited || (key !== 'quota' && key !== 'pool')) return;
+  const left = s.inherited.filter((k) => k !== key);
+  if (left.length) s.inherited = left;
+  else delete s.inherited;
 }

@@ -39,16 +39,17 @@ export function webView(rules, id) {
   const base = { defaultEnabled: rules.resolved.quota.defaultEnabled === true, pools: rules.poolNames() };
   const s = agent !== undefined ? rules.inspect(agent)?.session : undefined;
   if (s) {
-    return { ...base, enabled: !!s.enabled, source: s.enabledSource === 'session' ? 'session' : 'default', pool: s.pool ?? null, poolSource: s.poolSource ?? 'default' };
+    const source = s.enabledSource === 'session' || s.enabledSource === 'inherited' ? s.enabledSource : 'default';
+    return { ...base, enabled: !!s.enabled, source, pool: s.pool ?? null, poolSource: s.poolSource ?? 'default' };
   }
   /** @type {Partial<SessionSettings>} */
   const own = rules.settings.get(session) ?? {};
   return {
     ...base,
     enabled: own.quota ? own.quota === 'on' : base.defaultEnabled,
-    source: own.quota ? 'session' : 'default',
+    source: own.quota ? (own.inherited?.includes('quota') ? 'inherited' : 'session') : 'default',
     pool: own.pool && own.pool !== 'off' ? own.pool : null,
-    poolSource: own.pool === 'off' ? 'off' : own.pool ? 'session' : 'default',
+    poolSource: own.pool === 'off' ? 'off' : own.pool ? (own.inherited?.includes('pool') ? 'inherited' : 'session') : 'default',
   };
 }
 

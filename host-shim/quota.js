@@ -152,8 +152,8 @@ export class QuotaRules {
     const events = [];
     const s = this.settings.get(session);
     if (s && active) {
-      if (s.quota) events.push(setQuotaEvent(id, s.quota));
-      if (s.pool) events.push(setPoolEvent(id, s.pool));
+      if (s.quota) events.push(setQuotaEvent(id, s.quota, s.inherited?.includes('quota')));
+      if (s.pool) events.push(setPoolEvent(id, s.pool, s.inherited?.includes('pool')));
     }
     // The session's home and the user's pick, as the module last reported
     // them, after its pool (choosing a pool ends a pick; a pick made since wins).

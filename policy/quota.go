@@ -97,12 +97,18 @@ const (
 	SourceSession  SettingSource = "session"  // the session set it
 	SourceInferred SettingSource = "inferred" // the one pool holding the session's route
 	SourceOff      SettingSource = "off"      // the session turned pools off
+	// SourceInherited: a forked or delegated session holds its nearest
+	// ancestor's explicit setting, taken once as a snapshot (the seed's
+	// `inherited`); `default` clears it back to the row's default.
+	SourceInherited SettingSource = "inherited"
 )
 
 // SetQuota is `/resilience quota on|off|default` for one agent's session.
 type SetQuota struct {
 	Agent string
 	Mode  SwitchMode
+	// Inherited: the setting is the session's ancestor's, taken as a snapshot.
+	Inherited bool
 }
 
 // SetPool is `/resilience pool <pool>|off|default` for one agent's session.
@@ -111,6 +117,8 @@ type SetPool struct {
 	Agent string
 	Mode  PoolMode
 	Pool  string
+	// Inherited: the setting is the session's ancestor's, taken as a snapshot.
+	Inherited bool
 }
 
 func (SetQuota) isEvent() {}
@@ -124,7 +132,9 @@ type agentQuota struct {
 	switchMode SwitchMode // "" is default
 	poolMode   PoolMode   // "" is default
 	poolName   string     // with PoolNamed
-	wait       *longWait
+	// The switch and the pool are the ancestor's, taken as a snapshot (SourceInherited).
+	switchInherited, poolInherited bool
+	wait                           *longWait
 }
 
 // longWait is a held turn waiting for an allowance to come back.
@@ -151,6 +161,9 @@ func (s *State) sessionPool(a *agent, on Channel) (*Pool, SettingSource) {
 	case PoolOff:
 		return nil, SourceOff
 	case PoolNamed:
+		if a.q.poolInherited {
+			return s.cfg.pool(a.q.poolName), SourceInherited
+		}
 		return s.cfg.pool(a.q.poolName), SourceSession
 	}
 	if p := s.cfg.InferPool(on); p != nil {
@@ -194,9 +207,9 @@ func (s *State) pinned(a *agent, current Channel) (prefs, bool) {
 func (s *State) onSetQuota(now int64, e SetQuota, fx *[]Effect) {
 	a := s.agents.get(e.Agent, now)
 	defer s.agents.place(a)
-	a.q.switchMode = e.Mode
+	a.q.switchMode, a.q.switchInherited = e.Mode, e.Inherited
 	if e.Mode == SwitchDefault {
-		a.q.switchMode = ""
+		a.q.switchMode, a.q.switchInherited = "", false
 	}
 	if !s.quotaEnabled(a) && a.q.wait != nil {
 		s.leaveWait(a, e.Agent, LeftDisabled, fx)
@@ -208,6 +221,9 @@ func (s *State) onSetPool(now int64, e SetPool, fx *[]Effect) {
 	a := s.agents.get(e.Agent, now)
 	defer s.agents.place(a)
 	from := a.q.route
+	if e.Mode != PoolNamed || s.cfg.pool(e.Pool) != nil {
+		a.q.poolInherited = e.Inherited && e.Mode != PoolDefault
+	}
 	switch e.Mode {
 	case PoolNamed:
 		p := s.cfg.pool(e.Pool)
@@ -241,6 +257,9 @@ func (s *State) sessionEffect(id string, a *agent) QuotaSession {
 	out := QuotaSession{Agent: id, Enabled: s.quotaEnabled(a), EnabledSource: SourceDefault, Route: a.q.route}
 	if a.q.switchMode != "" {
 		out.EnabledSource = SourceSession
+		if a.q.switchInherited {
+			out.EnabledSource = SourceInherited
+		}
 	}
 	on := a.q.route.Channel
 	if on.IsZero() {

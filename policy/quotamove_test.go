@@ -204,3 +204,41 @@ func TestPoolOffNeverChangesProviderWithAChain(t *testing.T) {
 		t.Fatalf("default pool, a chain: %+v", out.Verdict)
 	}
 }
+
+// A forked or delegated session's settings taken from its ancestor are
+// reported `inherited` (the seed's source), until the session sets its own
+// or goes back to the default.
+func TestInheritedSettingsAreSaidSo(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		events        []Event
+		enabledSource SettingSource
+		pool          string
+		poolSource    SettingSource
+	}{
+		{"nothing set", nil, SourceDefault, "main", SourceInferred},
+		{"inherited switch and pool", []Event{SetQuota{Agent: "c", Mode: SwitchOff, Inherited: true}, SetPool{Agent: "c", Mode: PoolNamed, Pool: "main", Inherited: true}},
+			SourceInherited, "main", SourceInherited},
+		{"inherited off", []Event{SetPool{Agent: "c", Mode: PoolOff, Inherited: true}}, SourceDefault, "", SourceOff},
+		{"its own setting after", []Event{SetQuota{Agent: "c", Mode: SwitchOff, Inherited: true}, SetQuota{Agent: "c", Mode: SwitchOn},
+			SetPool{Agent: "c", Mode: PoolNamed, Pool: "main", Inherited: true}, SetPool{Agent: "c", Mode: PoolNamed, Pool: "main"}},
+			SourceSession, "main", SourceSession},
+		{"default clears it, never re-inherits", []Event{SetQuota{Agent: "c", Mode: SwitchOff, Inherited: true}, SetQuota{Agent: "c", Mode: SwitchDefault},
+			SetPool{Agent: "c", Mode: PoolNamed, Pool: "main", Inherited: true}, SetPool{Agent: "c", Mode: PoolDefault}},
+			SourceDefault, "main", SourceInferred},
+		{"an unknown pool changes nothing, the inheritance included", []Event{SetPool{Agent: "c", Mode: PoolNamed, Pool: "main", Inherited: true},
+			SetPool{Agent: "c", Mode: PoolNamed, Pool: "nope"}}, SourceDefault, "main", SourceInherited},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := quotaSim(t, nil)
+			m.request("c", rA.Channel)
+			for _, e := range tc.events {
+				m.step(e)
+			}
+			s := m.s.QuotaReport(m.now, "c").Session
+			if s.EnabledSource != tc.enabledSource || s.Pool != tc.pool || s.PoolSource != tc.poolSource {
+				t.Fatalf("session %+v, want %s, pool %q (%s)", s.QuotaSession, tc.enabledSource, tc.pool, tc.poolSource)
+			}
+		})
+	}
+}

@@ -121,6 +121,12 @@ test('quota items: none without quota rules; switch and pool sections with their
   const inferred = quotaItems({ ...quota, pool: 'main', poolSource: 'inferred' }, 'en');
   assert.equal(inferred.find((i) => i.id === 'pool-heading').text, 'Pool: main (from its route)');
   assert.equal(inferred.find((i) => i.current && i.pool).pool, 'default', 'an inferred pool is not a session choice');
+  // A fork's settings taken from its parent: said so, and ticked as its own.
+  const inherited = quotaItems({ ...quota, enabled: false, source: 'inherited', pool: 'spare', poolSource: 'inherited' }, 'en');
+  assert.deepEqual(inherited.filter((i) => i.type === 'label').map((i) => i.text),
+    ['Quota retry: Off (from its parent session)', 'Pool: spare (from its parent session)']);
+  assert.deepEqual([inherited.find((i) => i.current && i.quota).quota, inherited.find((i) => i.current && i.pool).pool], ['off', 'spare']);
+  assert.equal(quotaItems({ ...quota, source: 'inherited' }, 'zh').find((i) => i.id === 'quota-heading').text, '额度重试：开（继承自上级会话）');
 });
 
 test('quota items in Chinese; ids map to the commands\' writes, a backup id to none', () => {

@@ -156,31 +156,43 @@ test('commands, the service and the switch ending a wait, against the real modul
   assert.match(describeSession(again, 'a1'), /quota retry: off \(set for this session\)/);
   // A fork of s1 takes them as a snapshot.
   again.track(agent('a2', 's2', 's1'));
+  assert.match(describeSession(again, 'a2'), /quota retry: off \(inherited from its parent session\)/);
+  assert.deepEqual([webView(again, 's2').source, webView(again, 's2').enabled], ['inherited', false], 'the chip says whose setting it is');
+  assert.equal(again.inspect('a2').session.enabledSource, 'inherited');
+  // Its own choice makes it its own; its default clears it to the row's default, never back to its parent's.
+  quotaCommand(again, agent('a2', 's2', 's1'), 'off');
   assert.match(describeSession(again, 'a2'), /quota retry: off \(set for this session\)/);
+  quotaCommand(again, agent('a2', 's2', 's1'), 'default');
+  assert.match(describeSession(again, 'a2'), /quota retry: on \(default: on\)/);
   assert.match(routesTable(again, ).text, /pool main: new sessions get pa\/m/);
   assert.equal(routesTable(again, 'nope').kind, 'error');
 });
 
-test('the quotaRetry projection folds the session\'s own commands and route', () => {
+test('the quotaRetry projection is the quota plugin\'s format exactly, folded from the session\'s own commands and route', () => {
   const q = rules('/nonexistent/quota.json');
   const p = q.projection();
   let s = p.init();
   const ev = (type, data) => ({ type, data });
   s = p.apply(s, ev('request/header', { header: { config: { provider: 'pa', model: 'm' } } }));
-  assert.deepEqual(p.view(s), { enabled: true, defaultEnabled: true, source: 'default', pool: 'main', poolSource: 'inferred', pools: p.view(s).pools,
-    quotaRetry: 'inherited', poolChoice: 'inherited' });
+  // {enabled, defaultEnabled, source, pool, poolSource, pools}: pools are names; a pool the route infers is `default`.
+  assert.deepEqual(p.view(s), { enabled: true, defaultEnabled: true, source: 'default', pool: 'main', poolSource: 'default', pools: ['main', 'spare'] });
   const same = p.apply(s, ev('assistant/chunk', {}));
   assert.equal(same, s, 'an unrelated event keeps the state reference');
   s = p.apply(s, ev('command/run', { name: 'quota-retry', args: 'off' }));
   s = p.apply(s, ev('command/run', { name: 'resilience', args: 'pool spare' }));
   s = p.apply(s, ev('command/run', { name: 'quota-pool', args: 'nope' })); // refused by the command: no change
-  assert.deepEqual([p.view(s).enabled, p.view(s).source, p.view(s).pool, p.view(s).poolSource], [false, 'session', 'spare', 'session']);
-  assert.deepEqual([p.view(s).quotaRetry, p.view(s).poolChoice], ['off', 'spare'], 'the quota plugin\'s values');
+  assert.deepEqual(p.view(s), { enabled: false, defaultEnabled: true, source: 'session', pool: 'spare', poolSource: 'session', pools: ['main', 'spare'] });
   s = p.apply(s, ev('command/run', { name: 'quota-pool', args: 'off' }));
-  assert.deepEqual([p.view(s).pool, p.view(s).poolSource, p.view(s).poolChoice], [null, 'off', null], 'off is the opt-out, null');
+  assert.deepEqual([p.view(s).pool, p.view(s).poolSource], [null, 'off'], 'off: no pool');
   s = p.apply(s, ev('command/run', { name: 'quota-pool', args: 'default' }));
-  assert.equal(p.view(s).poolChoice, 'default');
-  assert.deepEqual(p.view(s).pools.map((x) => x.name), ['main', 'spare']);
+  assert.deepEqual([p.view(s).pool, p.view(s).poolSource], ['main', 'default']);
+  s = p.apply(s, ev('command/run', { name: 'quota-retry', args: 'default' }));
+  assert.deepEqual([p.view(s).enabled, p.view(s).source], [true, 'default']);
+  // Lossless JSON: the state and the view survive a round trip unchanged (the host checkpoints the state).
+  assert.deepEqual(JSON.parse(JSON.stringify(s)), s);
+  assert.deepEqual(JSON.parse(JSON.stringify(p.view(s))), p.view(s));
+  // A checkpoint of the version before (it held poolDefault) reads the same.
+  assert.deepEqual(p.view({ ...s, poolDefault: true }), p.view(s));
 });
 
 const quotaFailure = (provider) => ({ kind: 'request-error', agent: 'x', provider, phase: 'before-host', rand: 0, failure: { code: 'QUOTA', message: 'Insufficient Balance', status: 402 } });

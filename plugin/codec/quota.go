@@ -194,17 +194,19 @@ func writeQuotaConfig(w *writer, c policy.Config) {
 func (d *decoder) quotaEvent(kind string, e gjson.Result) policy.Event {
 	switch kind {
 	case "set-quota":
-		d.object(e, "event", "kind", "agent", "mode")
+		d.object(e, "event", "kind", "agent", "mode", "inherited")
 		return policy.SetQuota{
-			Agent: d.str(e.Get("agent"), "event.agent", true),
-			Mode:  policy.SwitchMode(d.oneOf(e.Get("mode"), "event.mode", true, "on", "off", "default")),
+			Agent:     d.str(e.Get("agent"), "event.agent", true),
+			Mode:      policy.SwitchMode(d.oneOf(e.Get("mode"), "event.mode", true, "on", "off", "default")),
+			Inherited: d.boolean(e.Get("inherited"), "event.inherited"),
 		}
 	case "set-pool":
-		d.object(e, "event", "kind", "agent", "mode", "pool")
+		d.object(e, "event", "kind", "agent", "mode", "pool", "inherited")
 		ev := policy.SetPool{
-			Agent: d.str(e.Get("agent"), "event.agent", true),
-			Mode:  policy.PoolMode(d.oneOf(e.Get("mode"), "event.mode", true, "pool", "off", "default")),
-			Pool:  d.str(e.Get("pool"), "event.pool", false),
+			Agent:     d.str(e.Get("agent"), "event.agent", true),
+			Mode:      policy.PoolMode(d.oneOf(e.Get("mode"), "event.mode", true, "pool", "off", "default")),
+			Pool:      d.str(e.Get("pool"), "event.pool", false),
+			Inherited: d.boolean(e.Get("inherited"), "event.inherited"),
 		}
 		if ev.Mode == policy.PoolNamed && ev.Pool == "" {
 			d.fail("event.pool", "is required with mode pool")
