@@ -29,6 +29,10 @@ type simAgent struct {
 	held                      bool
 	heldListed                bool     // in runner.heldAgents
 	heldMemo                  heldMemo // checkHeld's mask of its preferences (heldfast.go)
+	// The session's quota switch as the user set it ("" default, on, off), and
+	// whether this instance was told it (quotaworld.go).
+	quotaSwitch string
+	switchTold  bool
 	// The routing worlds (route.go).
 	web                  bool    // selects as the web host does: its pick, else its last route
 	pick, header         Channel // the user's pick; the route its log last used
@@ -70,7 +74,7 @@ func (r *runner) agent(id string) *simAgent {
 
 // forget resets what the checks know of the agent: the policy forgot it.
 func (a *simAgent) forget() {
-	a.routedHere, a.failovers, a.held, a.recoverSince, a.refusedReq = false, 0, false, 0, false
+	a.routedHere, a.failovers, a.held, a.recoverSince, a.refusedReq, a.switchTold = false, 0, false, 0, false, false
 	a.modHome, a.modPick, a.modStarted, a.modRestored, a.touchedPool = Channel{}, Channel{}, false, false, false
 	clear(a.proposed)
 	clear(a.pooledOn)
@@ -95,6 +99,7 @@ func (r *runner) send(a *simAgent) {
 	prop := a.proposal()
 	a.proposed[prop] = true
 	r.restoreRoute(a)
+	r.tellSwitch(a)
 	// A proposal unlike the last one and the route taken is the user's choice
 	// (a headless agent's new turn on another channel reads the same way).
 	choice := a.routedHere && a.routed != prop && a.lastProp != (Channel{}) && a.lastProp != prop

@@ -196,6 +196,10 @@ func parseOutput(out []byte) Output {
 			fx.Reason = e.Get("reason").String()
 		case "schedule-wake":
 			fx.AtMs = e.Get("atMs").Int()
+		case "quota-routed":
+			fx.Reason = e.Get("cause").String()
+		case "quota-wait":
+			fx.Reason = e.Get("phase").String()
 		case "probe", "effort-dropped":
 			fx.Channel = channelOf(e.Get("channel"))
 		case "slow": // the slow-call breaker (slowworld.go)

@@ -43,6 +43,8 @@ func (r *runner) doOp(op *Op) {
 		r.pick(op)
 	case OpReading:
 		r.reading(op)
+	case OpQuotaSwitch:
+		r.quotaSwitch(op)
 	case OpModelInfo:
 		ch := r.s.Channels[op.Ch]
 		efforts := []string{`[]`, `["high"]`, `["low","high"]`}[op.N%3]

@@ -726,3 +726,23 @@ func TestSimRegressionSeed54PickedRoute(t *testing.T) {
 		},
 	})
 }
+
+// Issue #35: the quota switch covers the move as much as the wait. Found by
+// the quota-switch-covers-move invariant against the module before the fix
+// (seed 1, 60 agents, 4 h): a-31 turned its switch off, and a later request
+// on a provider of its pool marked spent meanwhile was moved to another
+// route of the pool (quota-routed, cause exhausted). Shrunk from 2195 ops.
+func TestSimRegressionSeed1QuotaSwitchCoversTheMove(t *testing.T) {
+	requireClean(t, Schedule{Seed: 1, EndMs: 5951472,
+		Channels: []Channel{{"local", "claude/sonnet-4.5"}, {"local", "gpt-x"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "deepseek-v4-flash"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "gpt-x"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "🙂-mini"}, {"代理商-α", "claude/sonnet-4.5"}, {"代理商-α", "meta-llama/llama-4-maverick"}, {"my-openai-route", "🙂-mini"}},
+		Homes:    []int{0, 0, 0, 6, 7},
+		Config:   "{\"chain\":[{\"provider\":\"local\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"代理商-α\",\"model\":\"meta-llama/llama-4-maverick\"}],\"failureThreshold\":4,\"burstWindowMs\":61957,\"cooldownMs\":4721,\"maxCooldownMs\":141630,\"providerThreshold\":0,\"backoffBaseMs\":1100,\"backoffMaxMs\":59805,\"maxFailovers\":3,\"giveUpAfterMs\":1064538,\"retryBudgetPercent\":3,\"retryBudgetFloor\":3,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":1,\"backoffMs\":157},\"pools\":[{\"name\":\"pool-0\",\"routes\":[{\"provider\":\"代理商-α\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"my-openai-route\",\"model\":\"🙂-mini\"},{\"provider\":\"代理商-α\",\"model\":\"meta-llama/llama-4-maverick\"}]}],\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"代理商-α\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]}}",
+		Ops: []Op{
+			{ID: 238, At: 1607194, Kind: OpTurn, Ch: 7, Agent: "a-31", N: 11},
+			{ID: 259, At: 1748884, Kind: OpTurn, Ch: 0, Agent: "a-31", N: 9},
+			{ID: 2158, At: 1835803, Kind: OpQuotaSwitch, Agent: "a-31", N: 1},
+			{ID: 868, At: 5921096, Kind: OpTurn, Ch: 7, Agent: "a-31", N: 7},
+			{ID: 870, At: 5949113, Kind: OpStream, Ch: 7, N: 4, Dur: 257053},
+		},
+	})
+}

@@ -115,6 +115,7 @@ func routeOps(seed int64, s *Schedule, w routeWorld, agents int, add func(Op)) {
 			add(Op{At: t, Kind: OpReading, Prov: p, N: []int{0, 0, 5, 100}[r.Intn(4)]})
 		}
 	}
+	switchOps(seed, s, w, agents, add) // quotaworld.go: drawn last, from their own stream
 }
 
 // parseRoutes reads the config's pools and balance providers.

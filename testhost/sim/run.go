@@ -305,6 +305,7 @@ func (r *runner) decide(what string, subject Channel, a *simAgent, ev func([]byt
 		prev = a.routed
 	}
 	r.applyEffects(out, subject, prev)
+	r.checkSwitch(out) // quotaworld.go
 	r.cutWaits(out)
 	r.noteRoutes(out)
 	return out, true

@@ -51,9 +51,11 @@ const (
 	OpPick
 	// OpReading: provider Prov's balance script reads N.
 	OpReading
+	// OpQuotaSwitch: the user sets Agent's quota switch: N 0 on, 1 off, 2 default (quotaworld.go).
+	OpQuotaSwitch
 )
 
-var opNames = [...]string{"OpOutage", "OpTurn", "OpCancel", "OpDispose", "OpTool", "OpRestart", "OpRebuild", "OpBackup", "OpStream", "OpModelInfo", "OpPick", "OpReading"}
+var opNames = [...]string{"OpOutage", "OpTurn", "OpCancel", "OpDispose", "OpTool", "OpRestart", "OpRebuild", "OpBackup", "OpStream", "OpModelInfo", "OpPick", "OpReading", "OpQuotaSwitch"}
 
 func (k OpKind) String() string { return opNames[k] }
 
