@@ -40,7 +40,9 @@ export function eventSubscriber(ctx, logger) {
     const event = eventOf(fx);
     if (!event) return;
     try {
-      ctx.emit(event, { ...fx });
+      // The payload is the effect's own fields: its audit entry is the audit log's (effect-audit.js).
+      const { audit: _audit, ...payload } = /** @type {Effect & {audit?: unknown}} */ (fx);
+      ctx.emit(event, payload);
     } catch (e) {
       logger.warn('a %s listener failed: %s', event, e?.message ?? e);
     }

@@ -822,6 +822,7 @@ export interface CircuitChange {
   cause: string;
   class?: FailureClass | null;
   openUntilMs?: number | null;
+  audit?: AuditEntry | null;
 }
 
 export interface FailoverEffect {
@@ -841,6 +842,7 @@ export interface FailoverEffect {
    * route change, which that bound does not count.
    */
   failovers?: number | null;
+  audit?: AuditEntry | null;
 }
 
 /**
@@ -856,6 +858,7 @@ export interface GiveUpEffect {
   /** The failovers the agent had made since its last success, when any. */
   failovers?: number | null;
   tried?: TriedChannel[] | null;
+  audit?: AuditEntry | null;
 }
 
 /** A channel a recovery failed on, and the last code it answered. */
@@ -877,6 +880,7 @@ export interface SpillEffect {
   to: Channel;
   code: string;
   failures: number;
+  audit?: AuditEntry | null;
 }
 
 /**
@@ -886,6 +890,7 @@ export interface SpillEffect {
 export interface WaitCutEffect {
   agent: string;
   channel: Channel;
+  audit?: AuditEntry | null;
 }
 
 export interface RetryEffect {
@@ -894,6 +899,7 @@ export interface RetryEffect {
   attempt: number;
   delayMs: number;
   code: string;
+  audit?: AuditEntry | null;
 }
 
 /** Ask for a `wake` event at this time, replacing the previous request; 0 cancels. */
@@ -904,12 +910,14 @@ export interface ScheduleWakeEffect {
 /** Send this channel a tiny real request and report a `probe-result`. */
 export interface ProbeEffect {
   channel: Channel;
+  audit?: AuditEntry | null;
 }
 
 export interface EffortDroppedEffect {
   agent: string;
   channel: Channel;
   effort: string;
+  audit?: AuditEntry | null;
 }
 
 /** Which silence a stall limit measured. */
@@ -926,6 +934,7 @@ export interface UnroutableEffect {
   /** The config keys that name it: `chain[2]`, `backup`. */
   keys: string[];
   code: string;
+  audit?: AuditEntry | null;
 }
 
 /**
@@ -935,6 +944,7 @@ export interface UnroutableEffect {
 export interface RoutableEffect {
   channel: Channel;
   keys: string[];
+  audit?: AuditEntry | null;
 }
 
 /** A stalled stream was cut: audit it, emit `dsh-resilience/stall`. */
@@ -945,6 +955,7 @@ export interface StallEffect {
   silenceMs: number;
   limitMs: number;
   chunks: number;
+  audit?: AuditEntry | null;
 }
 
 /** Where a channel's slow-call breaker is. */
@@ -974,6 +985,7 @@ export interface SlowEffect {
   limitMs: number;
   /** Slow calls in a row so far. */
   calls: number;
+  audit?: AuditEntry | null;
 }
 
 /** Why a tool call failed, as far as repeating it is concerned. */
@@ -1001,6 +1013,7 @@ export interface ToolRetryEffect {
   /** The failure's cause; absent when the attempt succeeded. */
   reason?: ToolCause | null;
   delayMs: number;
+  audit?: AuditEntry | null;
 }
 
 /**
@@ -1017,6 +1030,7 @@ export interface QuotaWaitEffect {
   enteredAtMs: number;
   attempts: number;
   nextAttemptAtMs: number;
+  audit?: AuditEntry | null;
 }
 
 /**
@@ -1030,6 +1044,7 @@ export interface QuotaRoutedEffect {
   from?: Route | null;
   to: Route;
   cause: string;
+  audit?: AuditEntry | null;
 }
 
 /**
@@ -1044,6 +1059,7 @@ export interface QuotaSessionEffect {
   pool?: string | null;
   poolSource: string;
   route?: Route | null;
+  audit?: AuditEntry | null;
 }
 
 /** Run this provider's balance script and report a `balance-reading`. */
@@ -1065,6 +1081,7 @@ export interface SessionRouteEffect {
   agent: string;
   home?: Channel | null;
   pick?: Channel | null;
+  audit?: AuditEntry | null;
 }
 
 /**
@@ -1075,6 +1092,7 @@ export interface ReturnedEffect {
   agent: string;
   from: Channel;
   to: Channel;
+  audit?: AuditEntry | null;
 }
 
 /**
@@ -1088,7 +1106,39 @@ export interface SkippedTooSmallEffect {
   contextTokens: number;
   contextWindow: number;
   usable: number;
+  audit?: AuditEntry | null;
 }
+
+/**
+ * An effect's audit record and log line: the module's word, which the
+ * shim writes as given (docs/audit.md; plugin/codec/audit.go). Every
+ * effect but `schedule-wake`, `refresh-balance` and `schedule-refresh`
+ * (timer bookkeeping; a balance run is audited with its reading) has one.
+ */
+export interface AuditEntry {
+  /**
+   * The record as JSON text, without its `at` (the log's time): its
+   * fields follow its `type` (docs/audit.md), so it is not a WIT type.
+   */
+  recordJson: string;
+  /** The log line; absent: none. */
+  log?: LogLine | null;
+  /**
+   * The shim adds the host's `turn` and `step` of the record's agent,
+   * when it knows them (a failover, a give-up): the host's facts, which
+   * the module never holds.
+   */
+  hostTurn?: boolean | null;
+}
+
+export interface LogLine {
+  level: LogLevel;
+  text: string;
+}
+
+export type LogLevel =
+  | 'info'
+  | 'warn';
 
 /** Side effects for the shim to carry out, in order. */
 export type Effect =

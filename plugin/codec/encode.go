@@ -72,8 +72,15 @@ func (w *writer) strings(k string, vs []string) {
 // appendString quotes s as a JSON string. Invalid UTF-8 becomes U+FFFD, as
 // encoding/json does, so the output is always valid JSON.
 func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
 	b = append(b, '"')
+	b = appendEscaped(b, s)
+	return append(b, '"')
+}
+
+// appendEscaped appends s escaped as the inside of a JSON string: text the
+// module holds (a string) or builds (an audit log line, bytes).
+func appendEscaped[S ~string | ~[]byte](b []byte, s S) []byte {
+	const hex = "0123456789abcdef"
 	for i := 0; i < len(s); {
 		// A run of bytes that need no escape goes in whole: keys and most
 		// values are all such bytes, and appending them one at a time (a
@@ -100,7 +107,8 @@ func appendString(b []byte, s string) []byte {
 			i++
 			continue
 		}
-		r, n := utf8.DecodeRuneInString(s[i:])
+		// At most utf8.UTFMax bytes converted: no allocation for bytes.
+		r, n := utf8.DecodeRuneInString(string(s[i:min(len(s), i+utf8.UTFMax)]))
 		if r == utf8.RuneError && n == 1 {
 			b = append(b, "\\ufffd"...)
 		} else {
@@ -108,7 +116,7 @@ func appendString(b []byte, s string) []byte {
 		}
 		i += n
 	}
-	return append(b, '"')
+	return b
 }
 
 // AppendString appends s as a JSON string literal, exactly as the module

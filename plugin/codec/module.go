@@ -40,6 +40,7 @@ type Module struct {
 	// once. A decision then allocates no output or effect slices.
 	ShareOutput bool
 	out         writer
+	audit       auditor // each audited effect's record and log line (audit.go)
 	fx          []policy.Effect
 	hostRetries hostRetryCache // the last host retry policy decoded
 	// redactor takes credentials out of provider text (redact.go): the
@@ -159,7 +160,10 @@ func (m *Module) Decide(input []byte) ([]byte, error) {
 	ev, taken := m.redactEvent(ev)
 	out := policy.StepInto(m.state, now, ev, m.fx)
 	m.out.reset()
-	writeOutput(&m.out, out, taken)
+	if m.audit.maxFailovers == nil {
+		m.audit.maxFailovers = func() int { return m.state.Config().MaxFailovers }
+	}
+	writeOutput(&m.out, out, &m.audit, taken)
 	clear(out.Effects) // hold no effect past the call
 	m.fx = out.Effects[:0]
 	if m.ShareOutput {

@@ -8,8 +8,9 @@ import (
 
 // writeOutput encodes the WIT record `step-output`. Each effect kind has one
 // case here, and an unknown kind panics: a new effect must be given a wire form
-// (and a WIT case) before it can ship.
-func writeOutput(w *writer, out policy.Output, redacted *policy.Failure) {
+// (and a WIT case) before it can ship. Each audited effect carries its audit
+// record and log line (audit.go).
+func writeOutput(w *writer, out policy.Output, a *auditor, redacted *policy.Failure) {
 	w.beginObject("")
 	writeVerdict(w, out.Verdict)
 	w.beginArray("effects")
@@ -124,6 +125,7 @@ func writeOutput(w *writer, out policy.Output, redacted *policy.Failure) {
 			}
 			panic(fmt.Sprintf("codec: effect %T has no wire form", fx))
 		}
+		a.write(w, fx)
 		w.endObject()
 	}
 	w.endArray()

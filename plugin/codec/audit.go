@@ -1,0 +1,413 @@
+package codec
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dsh-resilience/dsh-resilience/policy"
+)
+
+// An effect's audit record and log line are the module's word, written
+// beside the effect (its `audit` member, wit/policy.wit `audit-entry`): the
+// shim writes them as given (host-shim/effect-audit.js). The records are the
+// documented contract of docs/audit.md: channels as {provider, model}
+// objects, a `return` record's as "provider/model" text (docs/telemetry.md),
+// times as JavaScript's Date.toISOString writes them. A kind with no record
+// (timer bookkeeping, balance runs) is named in notAudited; a kind neither
+// here nor there panics, as writeOutput does, so a new effect is given its
+// audit decision before it can ship (audit_test.go checks every kind).
+
+// auditor builds one effect's record (in rec) and log line (in text), then
+// writes them into the output; its buffers are kept between calls.
+type auditor struct {
+	rec  writer
+	text []byte
+	// maxFailovers is read only for a record that counts failovers.
+	maxFailovers func() int
+}
+
+// auditLine is what build says of an effect's log line and record.
+type auditLine struct {
+	level    string // "info", "warn"; "" for no log line
+	hostTurn bool   // the shim adds the host's turn and step of the agent (turns.js)
+}
+
+// notAudited names the effect kinds with no audit record: timer bookkeeping,
+// and the balance runs audited with their reading (host-shim/quota.js).
+func notAudited(fx policy.Effect) bool {
+	switch fx.(type) {
+	case policy.ScheduleWake, policy.RefreshBalance, policy.ScheduleRefresh:
+		return true
+	}
+	return false
+}
+
+// write adds the `audit` member of fx to the effect object w is in, when fx
+// is audited.
+func (a *auditor) write(w *writer, fx policy.Effect) {
+	if notAudited(fx) {
+		return
+	}
+	a.rec.reset()
+	a.text = a.text[:0]
+	line := a.build(fx)
+	w.beginObject("audit")
+	w.key("recordJson")
+	w.b = appendQuotedJSON(w.b, a.rec.b)
+	if line.level != "" {
+		w.beginObject("log")
+		w.str("level", line.level)
+		w.key("text")
+		w.b = append(w.b, '"')
+		w.b = appendEscaped(w.b, a.text)
+		w.b = append(w.b, '"')
+		w.endObject()
+	}
+	if line.hostTurn {
+		w.boolean("hostTurn", true)
+	}
+	w.endObject()
+}
+
+// appendQuotedJSON appends JSON text the writer built as a JSON string: its
+// strings are escaped already (valid UTF-8, no control byte), so only its
+// quotes and backslashes need one more.
+func appendQuotedJSON(b, js []byte) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(js); {
+		start := i
+		for i < len(js) && js[i] != '"' && js[i] != '\\' {
+			i++
+		}
+		b = append(b, js[start:i]...)
+		if i < len(js) {
+			b = append(b, '\\', js[i])
+			i++
+		}
+	}
+	return append(b, '"')
+}
+
+// build writes fx's record into a.rec and its log line into a.text.
+func (a *auditor) build(fx policy.Effect) auditLine {
+	r := &a.rec
+	r.beginObject("")
+	defer r.endObject()
+	info := auditLine{level: "info"}
+	switch e := fx.(type) {
+	case policy.CircuitChanged:
+		r.str("type", circuitType(e.To))
+		writeChannel(r, "channel", e.Channel)
+		r.str("from", string(e.From))
+		r.str("cause", e.Cause)
+		if e.Class != "" {
+			r.str("class", string(e.Class))
+		}
+		if e.To == policy.Open && e.OpenUntilMs != 0 {
+			a.isoTime(r, "openUntil", e.OpenUntilMs)
+		}
+		a.say("circuit ", ch(e.Channel), ": ", string(e.From), " -> ", string(e.To), " (", e.Cause, ")")
+	case policy.Probe: // announced with its outcome when the probe settles
+		r.str("type", "probe")
+		writeChannel(r, "channel", e.Channel)
+		return auditLine{}
+	case policy.EffortDropped:
+		r.str("type", "effort-dropped")
+		r.str("agent", e.Agent)
+		writeChannel(r, "channel", e.Channel)
+		r.str("effort", e.Effort)
+		a.say("dropping reasoningEffort ", e.Effort, ": ", ch(e.Channel), " does not list it")
+	case policy.FailedOver:
+		r.str("type", "failover")
+		r.str("agent", e.Agent)
+		writeChannel(r, "from", e.From)
+		writeChannel(r, "to", e.To)
+		r.str("code", e.Code)
+		r.str("class", string(e.Class))
+		a.failovers(e.Failovers)
+		a.say("failover ", ch(e.From), " -> ", ch(e.To), " on ", e.Code, " (", string(e.Class), ")")
+		info.hostTurn = true
+	case policy.Returned:
+		// The module's word that the session is home again. Its channels stay
+		// "provider/model" text: the webhook and telemetry contracts document
+		// them so (docs/telemetry.md).
+		r.str("type", "return")
+		r.str("agent", e.Agent)
+		r.str("from", ch(e.From))
+		r.str("to", ch(e.To))
+		a.say("return ", ch(e.From), " -> ", ch(e.To))
+	case policy.SessionRoute:
+		r.str("type", "session-pick")
+		r.str("agent", e.Agent)
+		if !e.Pick.IsZero() {
+			writeChannel(r, "pick", e.Pick)
+		}
+		if !e.Home.IsZero() {
+			writeChannel(r, "home", e.Home)
+		}
+		return auditLine{}
+	case policy.Retrying:
+		r.str("type", "retry")
+		r.str("agent", e.Agent)
+		writeChannel(r, "channel", e.Channel)
+		r.int("attempt", int64(e.Attempt))
+		r.int("delayMs", e.DelayMs)
+		r.str("code", e.Code)
+		a.say("retry ", ch(e.Channel), " #", decimal(int64(e.Attempt)), " in ", decimal(e.DelayMs), " ms on ", e.Code)
+	case policy.GaveUp:
+		r.str("type", "give-up")
+		r.str("agent", e.Agent)
+		writeChannel(r, "channel", e.Channel)
+		r.str("reason", string(e.Reason))
+		r.str("code", e.Code)
+		if len(e.Tried) > 0 {
+			r.beginArray("tried")
+			for _, t := range e.Tried {
+				r.beginObject("")
+				writeChannel(r, "channel", t.Channel)
+				r.str("code", t.Code)
+				r.endObject()
+			}
+			r.endArray()
+		}
+		a.failovers(e.Failovers)
+		a.say("give up on ", ch(e.Channel), ": ", string(e.Reason), " (", e.Code, ")")
+		for i, t := range e.Tried {
+			sep := ", "
+			if i == 0 {
+				sep = "; tried "
+			}
+			a.say(sep, ch(t.Channel), " (", t.Code, ")")
+		}
+		info.hostTurn = true
+	case policy.Spilled:
+		r.str("type", "spill")
+		r.str("agent", e.Agent)
+		writeChannel(r, "from", e.From)
+		writeChannel(r, "to", e.To)
+		r.str("code", e.Code)
+		r.int("failures", int64(e.Failures))
+		a.say("spill ", ch(e.From), " -> ", ch(e.To), " after ", decimal(int64(e.Failures)), " failures (", e.Code, ")")
+	case policy.SkippedTooSmall:
+		r.str("type", "skipped-too-small")
+		r.str("agent", e.Agent)
+		writeChannel(r, "channel", e.Channel)
+		r.int("contextTokens", e.ContextTokens)
+		r.int("contextWindow", e.ContextWindow)
+		r.int("usable", e.Usable)
+		a.say(ch(e.Channel), " skipped for ", e.Agent, ": ", decimal(e.ContextTokens), " context tokens, window ",
+			decimal(e.ContextWindow), " (", decimal(e.Usable), " usable)")
+	case policy.WaitCut:
+		r.str("type", "wait-cut")
+		r.str("agent", e.Agent)
+		writeChannel(r, "channel", e.Channel)
+		a.say("wait of ", e.Agent, " cut: ", ch(e.Channel), " is usable again")
+	case policy.Unroutable:
+		r.str("type", "unroutable")
+		r.strings("keys", e.Keys)
+		writeChannel(r, "channel", e.Channel)
+		r.str("code", e.Code)
+		a.say("dsh-resilience: ", keysText(e.Keys), " (", ch(e.Channel), ") cannot be served by this host (", e.Code, "): it is never failed over to")
+		return auditLine{level: "warn"}
+	case policy.Routable:
+		r.str("type", "routable")
+		r.strings("keys", e.Keys)
+		writeChannel(r, "channel", e.Channel)
+		a.say(keysText(e.Keys), " (", ch(e.Channel), ") can be served again")
+	case policy.Stalled:
+		r.str("type", "stall")
+		writeChannel(r, "route", e.Channel)
+		if e.Purpose != "" {
+			r.str("purpose", e.Purpose)
+		}
+		r.str("bound", string(e.Bound))
+		r.int("silenceMs", e.SilenceMs)
+		r.int("limitMs", e.LimitMs)
+		r.int("chunks", e.Chunks)
+		a.say("stalled stream cut on ", ch(e.Channel), ": no output for ", decimal(e.SilenceMs), " ms (", string(e.Bound),
+			" limit ", decimal(e.LimitMs), " ms)")
+	case policy.SlowChanged:
+		// The slow-call breaker (policy/slow.go): slow, its half-open probe, closed by a fast call.
+		r.str("type", slowType(e.To))
+		writeChannel(r, "channel", e.Channel)
+		r.str("from", string(e.From))
+		first := "-"
+		if e.Agent != "" {
+			r.str("agent", e.Agent) // a probe let through or gone: no call decided it
+		} else {
+			r.int("firstTokenMs", e.FirstTokenMs)
+			first = decimal(e.FirstTokenMs)
+		}
+		r.int("estimateMs", e.EstimateMs)
+		r.int("limitMs", e.LimitMs)
+		r.int("calls", int64(e.Calls))
+		a.say("slow-call breaker ", ch(e.Channel), ": ", string(e.From), " -> ", string(e.To), " (first token ", first,
+			" ms, estimate ", decimal(e.EstimateMs), " ms, limit ", decimal(e.LimitMs), " ms)")
+	case policy.ToolRetried: // tool, call, attempt, outcome, reason, delay; no arguments or output
+		r.str("type", toolType(e.Outcome))
+		r.str("tool", e.Tool)
+		r.str("call", e.Call)
+		if e.Agent != "" {
+			r.str("agent", e.Agent)
+		}
+		r.int("attempt", int64(e.Attempt))
+		reason := "ok"
+		if e.Cause != "" {
+			r.str("reason", string(e.Cause))
+			reason = string(e.Cause)
+		}
+		r.int("delayMs", e.DelayMs)
+		a.say("tool ", e.Tool, " (", e.Call, "): ", string(e.Outcome), " after attempt ", decimal(int64(e.Attempt)), " (", reason, ")")
+	case policy.QuotaWait:
+		r.str("type", waitType(e.Phase))
+		r.str("agent", e.Agent)
+		r.str("provider", e.Provider)
+		if e.Pool != "" {
+			r.str("pool", e.Pool)
+		}
+		if e.Reason != "" {
+			r.str("reason", string(e.Reason))
+		}
+		r.int("attempts", int64(e.Attempts))
+		if e.Phase != policy.WaitLeft {
+			a.isoTime(r, "nextAttemptAt", e.NextAttemptAtMs)
+		}
+		a.say("quota wait ", string(e.Phase), " for ", e.Agent, " on ", e.Provider, " (", decimal(int64(e.Attempts)), " attempts)")
+	case policy.QuotaRouted:
+		r.str("type", "quota-routed")
+		r.str("agent", e.Agent)
+		r.str("pool", e.Pool)
+		if !e.From.Channel.IsZero() {
+			writeRoute(r, "from", e.From)
+		}
+		writeRoute(r, "to", e.To)
+		r.str("cause", e.Cause)
+		return auditLine{}
+	case policy.QuotaSession:
+		r.str("type", "quota-session")
+		r.str("agent", e.Agent)
+		r.boolean("enabled", e.Enabled)
+		r.str("enabledSource", string(e.EnabledSource))
+		if e.Pool != "" {
+			r.str("pool", e.Pool)
+		}
+		r.str("poolSource", string(e.PoolSource))
+		if !e.Route.Channel.IsZero() {
+			writeRoute(r, "route", e.Route)
+		}
+		return auditLine{}
+	default:
+		panic(fmt.Sprintf("codec: effect %T has no audit record and is not named in notAudited", fx))
+	}
+	return info
+}
+
+// The record types chosen by a state, an outcome or a phase: each spelled
+// out whole, as docs/audit.md lists them.
+
+func circuitType(to policy.CircuitState) string {
+	switch to {
+	case policy.Open:
+		return "circuit-open"
+	case policy.HalfOpen:
+		return "circuit-half-open"
+	}
+	return "circuit-closed"
+}
+
+func slowType(to policy.SlowState) string {
+	switch to {
+	case policy.Slow:
+		return "slow"
+	case policy.SlowHalfOpen:
+		return "slow-probe"
+	}
+	return "slow-closed"
+}
+
+func toolType(o policy.ToolOutcome) string {
+	switch o {
+	case policy.ToolRetry:
+		return "tool-retry"
+	case policy.ToolAttemptsExhausted:
+		return "tool-exhausted"
+	case policy.ToolSucceeded:
+		return "tool-recovered"
+	}
+	return "tool-failed"
+}
+
+func waitType(p policy.WaitPhase) string {
+	switch p {
+	case policy.WaitEntered:
+		return "quota-wait-entered"
+	case policy.WaitWaiting:
+		return "quota-wait-waiting"
+	}
+	return "quota-wait-left"
+}
+
+// failovers adds a failover or give-up's count, and the bound it is counted
+// against, when the agent had failed over.
+func (a *auditor) failovers(n int) {
+	if n <= 0 {
+		return
+	}
+	a.rec.int("failovers", int64(n))
+	a.rec.int("maxFailovers", int64(a.maxFailovers()))
+}
+
+// say appends parts to the log line.
+func (a *auditor) say(parts ...string) {
+	for _, p := range parts {
+		a.text = append(a.text, p...)
+	}
+}
+
+// isoTime writes a time as JavaScript's Date.toISOString does; nothing when
+// it is beyond a JavaScript date (a record without it is still the record).
+func (a *auditor) isoTime(r *writer, k string, ms int64) {
+	const maxDateMs = 8.64e15
+	if ms > maxDateMs || ms < -maxDateMs {
+		return
+	}
+	t := time.UnixMilli(ms).UTC()
+	r.key(k)
+	r.b = append(r.b, '"')
+	if y := t.Year(); y < 0 || y > 9999 {
+		// Outside four digits, a sign and six digits (ECMAScript's expanded years).
+		sign := byte('+')
+		if y < 0 {
+			sign, y = '-', -y
+		}
+		r.b = append(r.b, sign)
+		r.b = appendPadded(r.b, int64(y), 6)
+		r.b = t.AppendFormat(r.b, "-01-02T15:04:05.000Z")
+	} else {
+		r.b = t.AppendFormat(r.b, "2006-01-02T15:04:05.000Z")
+	}
+	r.b = append(r.b, '"')
+}
+
+func appendPadded(b []byte, n int64, width int) []byte {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s); i < width; i++ {
+		b = append(b, '0')
+	}
+	return append(b, s...)
+}
+
+// ch is "provider/model": for people, and for a `return` record.
+func ch(c policy.Channel) string { return c.Provider + "/" + c.Model }
+
+func decimal(n int64) string { return strconv.FormatInt(n, 10) }
+
+// keysText names the config keys of a target, or "a target" when none does.
+func keysText(keys []string) string {
+	if s := strings.Join(keys, ", "); s != "" {
+		return s
+	}
+	return "a target"
+}
