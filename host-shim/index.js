@@ -112,7 +112,7 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
     { role: 'web view', view: true, effect: (fx) => web.effect(fx) },
     { role: 'shell', effect: shellSubscriber(shell) },
     { role: 'quota shell', effect: (fx) => quota.effect(fx) },
-    { role: 'audit log', effect: auditSubscriber({ audit, logger, where: (agent) => turns.of(agent), maxFailovers: () => engine.resolved?.maxFailovers,
+    { role: 'audit log', effect: auditSubscriber({ audit, logger, where: (agent) => turns.of(agent),
       notice: makeNotice({ enabled: shim.notice !== false, headless: () => ctx.get('headlessStartup') !== undefined, write: (l) => process.stderr.write(l) }) }) },
     { role: 'Cordis events', effect: eventSubscriber(ctx, logger) },
   ];

@@ -17,25 +17,10 @@
 import { later } from './timers.js';
 import { toolResultEvent } from './events.js';
 
-/** @import { EffectToolRetry, EventToolResult, Verdict } from './policy-types.js' */
+/** @import { EventToolResult, Verdict } from './policy-types.js' */
 /** @import { ToolDispatchExecution, ToolExecutionResult } from '@deepseek-ai/dsh-tools' */
 
 const randomDraw = () => Math.floor(Math.random() * 2 ** 53);
-
-/**
- * The audit line for a `tool-retry` effect: names, counts and causes; never arguments or output.
- * @param {EffectToolRetry} fx
- */
-export function toolAuditRecord(fx) {
-  /** @type {Partial<Record<string, string>>} */
-  const types = {
-    retry: 'tool-retry',
-    'attempts-exhausted': 'tool-exhausted',
-    succeeded: 'tool-recovered',
-  };
-  const type = types[fx.outcome] ?? 'tool-failed';
-  return { type, tool: fx.tool, call: fx.call, agent: fx.agent, attempt: fx.attempt, reason: fx.reason, delayMs: fx.delayMs };
-}
 
 /**
  * A failed result with the policy's note appended to what the model sees, as

@@ -112,7 +112,7 @@ test('a call that never answers is cut at its first-chunk limit, with a TIMEOUT 
   assert.equal(calls[0].closed, true, 'the provider call was aborted');
   assert.equal(calls[0].released, true, 'its iterator was released');
   assert.equal(live(), 0, 'no timer left');
-  assert.deepEqual(audit, [{ type: 'stall', route: { provider: 'deepseek-official', model: 'deepseek-v4-flash' }, purpose: undefined, bound: 'first-chunk', silenceMs: 2000, limitMs: 2000, chunks: 0 }]);
+  assert.deepEqual(audit, [{ type: 'stall', route: { provider: 'deepseek-official', model: 'deepseek-v4-flash' }, bound: 'first-chunk', silenceMs: 2000, limitMs: 2000, chunks: 0 }]);
   assert.deepEqual(events.map(([name, p]) => [name, p.bound, p.silenceMs]), [['dsh-resilience/stall', 'first-chunk', 2000]]);
   assert.equal(watcher.calls.size, 0);
 });

@@ -1,36 +1,41 @@
 // Failover and give-up records say where in the task they happened (turns.js,
 // effects.js): the host's turn and step, the module's failover n of max.
-import { test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { carryOut } from '../effects.js';
+import { compileModule, Engine as Policy } from '../engine.js';
 import { Turns } from '../turns.js';
 
 const A = { provider: 'p', model: 'a' };
 const B = { provider: 'q', model: 'b' };
+let compiled;
+before(async () => { compiled = await compileModule(); });
 
-function env(turns, max = 4) {
-  const audit = [];
-  return {
-    audit,
-    env: {
-      ctx: { emit() {} }, audit: { write: (r) => audit.push(r) }, logger: { info() {}, warn() {} },
-      scheduleWake() {}, probe() {}, healthChanged() {}, where: (agent) => turns.of(agent), maxFailovers: () => max,
-    },
-  };
-}
-
+// The failover count and its bound are the module's (plugin/codec/audit.go);
+// the turn and step are the host's, added by the shim where the module asks.
 test('a failover record carries turn, step and failover n/max; a give-up its count', () => {
   const turns = new Turns();
   turns.note({ agent: { id: 'a1' }, turn: 3, step: 1 });
-  const { audit, env: e } = env(turns);
-  carryOut([
-    { kind: 'failover', agent: 'a1', from: A, to: B, code: 'RATE_LIMIT', class: 'transient', failovers: 2 },
-    { kind: 'give-up', agent: 'a1', channel: B, reason: 'budget-exhausted', code: 'RATE_LIMIT', failovers: 4 },
-    { kind: 'give-up', agent: 'a2', channel: A, reason: 'no-routable-fallback', code: 'QUOTA' },
-  ], e);
-  assert.deepEqual([audit[0].failovers, audit[0].maxFailovers, audit[0].turn, audit[0].step], [2, 4, 3, 1]);
-  assert.deepEqual([audit[1].failovers, audit[1].maxFailovers, audit[1].turn], [4, 4, 3]);
-  assert.equal('failovers' in audit[2] || 'turn' in audit[2], false, 'nothing known: nothing said');
+  const audit = [];
+  const env = {
+    ctx: { emit() {} }, audit: { write: (r) => audit.push(r) }, logger: { info() {}, warn() {} },
+    scheduleWake() {}, probe() {}, healthChanged() {}, where: (agent) => turns.of(agent),
+  };
+  const policy = new Policy(compiled, { chain: [A, B], probes: false, maxFailovers: 4 }, { info() {}, warn() {} });
+  const step = (now, event) => carryOut(policy.decide(now, event)?.effects ?? [], env);
+  const auth = (agent, provider) => ({ kind: 'request-error', agent, provider, failure: { code: 'AUTH', status: 401 }, phase: 'after-host', rand: 0 });
+  const now = 1_800_000_000_000;
+  step(now, { kind: 'request', agent: 'a1', proposed: A });
+  step(now + 1, auth('a1', 'p'));
+  step(now + 2, { kind: 'request', agent: 'a1', proposed: A });
+  step(now + 3, auth('a1', 'q'));
+  step(now + 4, { kind: 'request', agent: 'a2', proposed: B });
+  step(now + 5, auth('a2', 'q'));
+  const [failover, giveUp, other] = audit.filter((r) => r.type === 'failover' || r.type === 'give-up');
+  assert.deepEqual([failover.type, failover.failovers, failover.maxFailovers, failover.turn, failover.step], ['failover', 1, 4, 3, 1]);
+  assert.deepEqual([giveUp.type, giveUp.failovers, giveUp.maxFailovers, giveUp.turn], ['give-up', 1, 4, 3]);
+  assert.equal(other.agent, 'a2');
+  assert.equal('failovers' in other || 'turn' in other, false, 'nothing known: nothing said');
 });
 
 test('turns keep the last turn and step an agent was seen in, and forget the oldest first', () => {

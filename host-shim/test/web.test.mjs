@@ -43,7 +43,10 @@ test('status long poll: answers at once when behind, else when an effect arrives
   const waiting = web.watch(first.revision, undefined).then((s) => { answered = s; });
   await new Promise((r) => setTimeout(r, 30));
   assert.equal(answered, undefined, 'nothing changed: still waiting');
-  web.effect({ kind: 'failover', agent: 'session-s1', from: CHAIN[0], to: CHAIN[1], code: 'QUOTA', class: 'quota', failovers: 1 });
+  // The effect with its record, as the module gives it (plugin/codec/audit.go).
+  const record = { type: 'failover', agent: 'session-s1', from: CHAIN[0], to: CHAIN[1], code: 'QUOTA', class: 'quota', failovers: 1, maxFailovers: 4 };
+  web.effect({ kind: 'failover', agent: 'session-s1', from: CHAIN[0], to: CHAIN[1], code: 'QUOTA', class: 'quota', failovers: 1,
+    audit: { recordJson: JSON.stringify(record) } });
   await waiting;
   assert.equal(answered.revision, first.revision + 1);
   assert.equal(answered.lastDecision.type, 'failover');
