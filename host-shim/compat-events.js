@@ -11,9 +11,11 @@
 //
 // Differences, by choice:
 // - A provider breaker (our channel with model "*") is their platform
-//   circuit. Theirs names the model whose opening tripped it; we name the last
-//   model of that provider seen opening, or "*" when none was (a provider
-//   opened by health adopted from another host).
+//   circuit. Theirs names the model whose opening tripped it; so does ours:
+//   the module names the model of that provider that went down last
+//   (`trippedBy`, policy/circuit.go), or "*" when none of its models is down
+//   (its balance, or health adopted from another host, opened it). The
+//   mapping keeps no state of its own.
 // - Their circuit-closed is model-level only, so a provider breaker closing is
 //   not mirrored (a listener reading `level: 'model'` would take "*" for a model).
 // - Half-open is not theirs to hear: only open and closed are mirrored.
@@ -35,6 +37,7 @@ export const COMPAT_EVENTS = {
  * (circuit, failover), or a probe's outcome (shell.js).
  * @typedef {object} CompatSource
  * @property {Channel} [channel]
+ * @property {string | null} [trippedBy] - a provider breaker opening: the model that tripped it
  * @property {Channel} [from]
  * @property {Channel} [to]
  * @property {string} [agent]
@@ -50,40 +53,33 @@ const PROVIDER_MODEL = '*';
 const route = (c) => ({ provider: String(c?.provider ?? ''), model: String(c?.model ?? '') });
 
 /**
- * A mapper holding the little it must remember (the last model of each
- * provider seen opening, for a platform circuit's `model`).
- * @returns {CompatMapper}
+ * Our event as dsh-model-failover's, if it had one.
+ * @type {CompatMapper}
  */
-export function modelFailoverMapper() {
-  /** @type {Map<string, string>} provider -> the model last seen opening */
-  const lastOpened = new Map();
-  return (event, payload) => {
-    const p = /** @type {CompatSource} */ (payload);
-    switch (event) {
-      case EVENTS.circuitOpened: {
-        const c = route(p.channel);
-        if (c.model === PROVIDER_MODEL) {
-          return [COMPAT_EVENTS.circuitOpened, { provider: c.provider, model: lastOpened.get(c.provider) ?? PROVIDER_MODEL, level: 'platform' }];
-        }
-        lastOpened.set(c.provider, c.model);
-        return [COMPAT_EVENTS.circuitOpened, { ...c, level: 'model' }];
-      }
-      case EVENTS.circuitClosed: {
-        const c = route(p.channel);
-        return c.model === PROVIDER_MODEL ? undefined : [COMPAT_EVENTS.circuitClosed, { ...c, level: 'model' }];
-      }
-      case EVENTS.failover:
-        return [COMPAT_EVENTS.failover, { from: route(p.from), to: route(p.to), agentId: p.agent }];
-      case EVENTS.probe: {
-        /** @type {{provider: string, model: string, ok: boolean, message?: string}} */
-        const out = { ...route(p.channel), ok: p.ok === true };
-        if (!out.ok) out.message = p.message ?? p.code ?? 'probe failed';
-        return [COMPAT_EVENTS.probe, out];
-      }
-      default:
-        return undefined;
+export function modelFailoverEvent(event, payload) {
+  const p = /** @type {CompatSource} */ (payload);
+  switch (event) {
+    case EVENTS.circuitOpened: {
+      const c = route(p.channel);
+      return c.model === PROVIDER_MODEL
+        ? [COMPAT_EVENTS.circuitOpened, { provider: c.provider, model: p.trippedBy || PROVIDER_MODEL, level: 'platform' }]
+        : [COMPAT_EVENTS.circuitOpened, { ...c, level: 'model' }];
     }
-  };
+    case EVENTS.circuitClosed: {
+      const c = route(p.channel);
+      return c.model === PROVIDER_MODEL ? undefined : [COMPAT_EVENTS.circuitClosed, { ...c, level: 'model' }];
+    }
+    case EVENTS.failover:
+      return [COMPAT_EVENTS.failover, { from: route(p.from), to: route(p.to), agentId: p.agent }];
+    case EVENTS.probe: {
+      /** @type {{provider: string, model: string, ok: boolean, message?: string}} */
+      const out = { ...route(p.channel), ok: p.ok === true };
+      if (!out.ok) out.message = p.message ?? p.code ?? 'probe failed';
+      return [COMPAT_EVENTS.probe, out];
+    }
+    default:
+      return undefined;
+  }
 }
 
 /**
@@ -94,10 +90,6 @@ export function modelFailoverMapper() {
  */
 export const undeclared = (ctx) => /** @type {{emit(name: string, payload: object): void}} */ (/** @type {unknown} */ (ctx));
 
-// One mapper per plugin instance (its ctx), so a reload starts clean.
-/** @type {WeakMap<object, CompatMapper>} a context's mapper */
-const mappers = new WeakMap();
-
 /**
  * Emits the mirrored event, if any, after ours. A listener's throw is logged
  * and never reaches the caller (the decision is already taken).
@@ -107,12 +99,10 @@ const mappers = new WeakMap();
  * @param {{warn?: (...args: unknown[]) => void}} [logger]
  */
 export function emitCompat(ctx, event, payload, logger) {
-  let map = mappers.get(ctx);
-  if (!map) mappers.set(ctx, (map = modelFailoverMapper()));
   /** @type {[string, object] | undefined} */
   let mapped;
   try {
-    mapped = map(event, payload);
+    mapped = modelFailoverEvent(event, payload);
     if (mapped) undeclared(ctx).emit(mapped[0], mapped[1]);
   } catch (e) {
     logger?.warn?.('a %s listener failed: %s', mapped?.[0] ?? event, e?.message ?? e);

@@ -822,6 +822,13 @@ export interface CircuitChange {
   cause: string;
   class?: FailureClass | null;
   openUntilMs?: number | null;
+  /**
+   * A provider breaker opening: the model under it that this instance
+   * saw open last, while it is still down, which dsh-model-failover's
+   * platform circuit names. Absent when there is none (its balance, or
+   * health adopted from another host, opened it).
+   */
+  trippedBy?: string | null;
   audit?: AuditEntry | null;
 }
 

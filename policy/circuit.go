@@ -77,6 +77,9 @@ type circuit struct {
 	markedAtMs int64
 	kids       []*circuit // a provider breaker's channel breakers, re-filed when it changes
 	chainKids  []int
+	// lastOpened, on a provider breaker, is its channel breaker this
+	// instance saw open last: the one its own opening names (trippedBy).
+	lastOpened *circuit
 
 	// slow is the channel's slow-call breaker (slow.go): apart from the
 	// failure breaker, since a slow channel still answers.
@@ -139,6 +142,11 @@ func (c *circuit) transition(now int64, to CircuitState, cause string, class Cla
 	ev := CircuitChanged{Channel: c.channel, From: from, To: to, Cause: cause, Class: class}
 	if to == Open {
 		ev.OpenUntilMs = c.openUntilMs
+		if c.isProvider() {
+			ev.TrippedBy = c.trippedBy(now)
+		} else {
+			c.parent.lastOpened = c
+		}
 	}
 	if to == Closed {
 		c.failures, c.opens = 0, 0
@@ -152,6 +160,18 @@ func (c *circuit) transition(now int64, to CircuitState, cause string, class Cla
 	}
 	c.changed()
 	*fx = append(*fx, ev)
+}
+
+// trippedBy names, for a provider breaker, the model under it that went down
+// last: the channel breaker this instance saw open last, while it is still
+// down (open, or holding a probe: as checkProvider counts them); "" when it
+// is not, or none opened here (the provider's balance, or health adopted
+// from another host, opened it).
+func (c *circuit) trippedBy(now int64) string {
+	if k := c.lastOpened; k != nil && k.state != Closed && !k.routable(now) {
+		return k.channel.Model
+	}
+	return ""
 }
 
 // ready moves an Open circuit whose time is up to HalfOpen.

@@ -88,6 +88,11 @@ type CircuitChanged struct {
 	Cause       string // the failure code, or "recovered" / "cooled-down" / "models-open" / "stall"
 	Class       Class  // the failure's class, when a failure caused it
 	OpenUntilMs int64  // when To is Open
+	// TrippedBy, on a provider breaker opening: the model under it that
+	// opened last, while still down (circuit.trippedBy), which
+	// dsh-model-failover's platform circuit names; "" when there is none
+	// (its balance, or health adopted from another host, opened it).
+	TrippedBy string
 }
 
 // FailedOver reports that the agent's next request goes to To. Home is where

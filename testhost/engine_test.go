@@ -155,7 +155,7 @@ func engineScenarios() []scenario {
 			decide(requestErr(1300, "a1", "mock", beforeHost, code("QUOTA"), "", 0),
 				out(vRetry,
 					fxCircuit(chB, "closed", "open", "QUOTA", "quota", 61300),
-					fxCircuit(engProvMock, "closed", "open", "models-open", "", 61300),
+					fxTripped(fxCircuit(engProvMock, "closed", "open", "models-open", "", 61300), chB.model),
 					fxFailoverHomeN("a1", chB, chC, "QUOTA", "quota", chA, 2),
 					engFxWake(61300))), // its open time ends on a wake, probes or not
 			// The provider breaker is persisted too (model "*"): restored, it is
@@ -172,7 +172,7 @@ func engineScenarios() []scenario {
 			decide(requestErr(1500, "a2", "mock", beforeHost, code("RATE_LIMIT"), hostRetryNormal, 0),
 				out(vRetry,
 					fxCircuit(engChZ, "closed", "open", "RATE_LIMIT", "transient", 61500),
-					fxCircuit(engProvMock, "open", "open", "models-open", "", 61500),
+					fxTripped(fxCircuit(engProvMock, "open", "open", "models-open", "", 61500), engChZ.model),
 					fxFailover("a2", engChZ, chC, "RATE_LIMIT", "transient"),
 					engFxWake(61500))),
 			decide(request(61499, "a4", engChZ), out(vSwap(chC))),

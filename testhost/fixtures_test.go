@@ -185,6 +185,11 @@ func fxCircuit(c ch, from, to, cause, class string, openUntil int64) string {
 	return s + "}"
 }
 
+// fxTripped is a provider breaker's opening (fxCircuit) naming the model that tripped it.
+func fxTripped(circuit, model string) string {
+	return circuit[:len(circuit)-1] + fmt.Sprintf(`,"trippedBy":%s}`, js(model))
+}
+
 // fxFailover is an agent's first failover since its last success; fxFailoverN the nth.
 func fxFailover(agent string, from, to ch, code, class string) string {
 	return fxFailoverN(agent, from, to, code, class, 1)

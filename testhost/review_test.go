@@ -31,7 +31,7 @@ func reviewScenarios() []scenario {
 			decide(request(1000, "a1", chA), out(vSwap(chB))),
 			decide(requestErr(1000, "a1", "mock", beforeHost, code("QUOTA"), "", 0), out(vRetry,
 				fxCircuit(chB, "closed", "open", "QUOTA", "quota", 61000),
-				fxCircuit(engProvMock, "closed", "open", "models-open", "", 61000),
+				fxTripped(fxCircuit(engProvMock, "closed", "open", "models-open", "", 61000), chB.model),
 				fxFailoverHomeN("a1", chB, chC, "QUOTA", "quota", chA, 2),
 				engFxWake(61000))),
 			decide(wake(61000), out(vPass,

@@ -472,7 +472,7 @@ func TestScenarioClassification(t *testing.T) {
 				// of that provider's models alone has nowhere to go, so it is handed back.
 				want = out(vDelegate("not-recoverable"),
 					fxCircuit(chA, "closed", "open", code, "model-unavailable", 61000),
-					fxCircuit(ch{chA.provider, "*"}, "closed", "open", code, "model-unavailable", 61000),
+					fxTripped(fxCircuit(ch{chA.provider, "*"}, "closed", "open", code, "model-unavailable", 61000), chA.model),
 					fxGiveUp("a1", chA, "not-recoverable", code, fxTried(chA, code)), engFxWake(61000))
 			default:
 				want = out(vWait(0), fxRetry("a1", chA, 1, 0, code))

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { carryOut } from '../effects.js';
-import { emitCompat, modelFailoverMapper } from '../compat-events.js';
+import { emitCompat, modelFailoverEvent } from '../compat-events.js';
 
 function env() {
   const heard = [];
@@ -24,7 +24,7 @@ test('circuit and failover effects are mirrored with the documented payloads, af
   const { heard, env: e } = env();
   carryOut([
     { kind: 'circuit', channel: A, from: 'closed', to: 'open', cause: 'RATE_LIMIT', class: 'transient', openUntilMs: 1 },
-    { kind: 'circuit', channel: { provider: A.provider, model: '*' }, from: 'closed', to: 'open', cause: 'RATE_LIMIT', openUntilMs: 1 },
+    { kind: 'circuit', channel: { provider: A.provider, model: '*' }, from: 'closed', to: 'open', cause: 'RATE_LIMIT', openUntilMs: 1, trippedBy: A.model },
     { kind: 'failover', agent: 'agent-1', from: A, to: B, code: 'RATE_LIMIT', class: 'transient' },
     { kind: 'circuit', channel: A, from: 'half-open', to: 'closed', cause: 'recovered' },
     { kind: 'circuit', channel: { provider: A.provider, model: '*' }, from: 'open', to: 'closed', cause: 'recovered' },
@@ -41,14 +41,14 @@ test('circuit and failover effects are mirrored with the documented payloads, af
   assert.equal(heard[1][0], 'model-failover/circuit-opened');
 });
 
-test('a platform circuit nobody saw a model open for is named "*"', () => {
-  const map = modelFailoverMapper();
+test('a platform circuit none of whose models is down is named "*"', () => {
+  const map = modelFailoverEvent;
   assert.deepEqual(map('dsh-resilience/circuit-opened', { channel: { provider: 'p', model: '*' } }),
     ['model-failover/circuit-opened', { provider: 'p', model: '*', level: 'platform' }]);
 });
 
 test('probe outcomes carry ok, and a message only when it failed', () => {
-  const map = modelFailoverMapper();
+  const map = modelFailoverEvent;
   assert.deepEqual(map('dsh-resilience/probe', { channel: A, ok: true, ms: 3 }), ['model-failover/probe', { ...A, ok: true }]);
   assert.deepEqual(map('dsh-resilience/probe', { channel: A, ok: false, code: 'SERVER', message: 'upstream 503', ms: 3 }),
     ['model-failover/probe', { ...A, ok: false, message: 'upstream 503' }]);
@@ -57,7 +57,7 @@ test('probe outcomes carry ok, and a message only when it failed', () => {
 });
 
 test('events of ours that model-failover never had are not mirrored', () => {
-  const map = modelFailoverMapper();
+  const map = modelFailoverEvent;
   for (const e of ['dsh-resilience/give-up', 'dsh-resilience/stall', 'dsh-resilience/tool-retry']) assert.equal(map(e, {}), undefined);
 });
 

@@ -29,6 +29,9 @@ func writeOutput(w *writer, out policy.Output, a *auditor, redacted *policy.Fail
 			if e.To == policy.Open {
 				w.int("openUntilMs", e.OpenUntilMs)
 			}
+			if e.TrippedBy != "" {
+				w.str("trippedBy", e.TrippedBy)
+			}
 		case policy.FailedOver:
 			w.str("kind", "failover")
 			w.str("agent", e.Agent)
