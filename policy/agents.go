@@ -100,6 +100,8 @@ type agent struct {
 	// origin is the failure that made the agent leave home, kept until its
 	// next success or give-up: what the host gets back when no target is left.
 	origin Failure
+	// hedge is the request's hedge in flight (hedge.go).
+	hedge hedgeRun
 }
 
 // forgetRecovery ends a recovery: after a success, or once the failure went back to the host.

@@ -15,6 +15,7 @@ type budget struct {
 	slot     int64 // the slot index (time / budgetSlotMs) of the newest counts
 	requests [budgetSlots]int
 	retries  [budgetSlots]int
+	hedges   [budgetSlots]int // hedge.go
 }
 
 // advance drops the counts of slots that have left the window.
@@ -24,7 +25,7 @@ func (b *budget) advance(now int64) {
 		return
 	}
 	for i := b.slot + 1; i <= slot && i <= b.slot+budgetSlots; i++ {
-		b.requests[i%budgetSlots], b.retries[i%budgetSlots] = 0, 0
+		b.requests[i%budgetSlots], b.retries[i%budgetSlots], b.hedges[i%budgetSlots] = 0, 0, 0
 	}
 	b.slot = slot
 }

@@ -154,6 +154,8 @@ type Config struct {
 	Stall StallConfig
 	// Slow is the slow-call breaker, the row's `slow` object (slow.go).
 	Slow SlowConfig
+	// Hedge sends a slow call's request to the failover target as well, the row's `hedge` object (hedge.go).
+	Hedge HedgeConfig
 	// Pools are named failover orders a session may use instead of the chain (pools.go).
 	Pools []Pool
 	// Quota is the quota rules, the row's `quota` object (quota.go, balance.go).
@@ -192,6 +194,7 @@ func DefaultConfig() Config {
 		Tools:              DefaultToolRetryConfig(),
 		Stall:              DefaultStallConfig(),
 		Slow:               DefaultSlowConfig(),
+		Hedge:              DefaultHedgeConfig(),
 		Quota:              DefaultQuotaConfig(),
 		RetryUnknown:       true,
 		UnknownMaxRetries:  DefaultUnknownMaxRetries,
@@ -239,6 +242,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := c.Slow.validate(); err != nil {
+		return err
+	}
+	if err := c.Hedge.validate(); err != nil {
 		return err
 	}
 	if err := validatePools(c.Pools); err != nil {

@@ -135,6 +135,13 @@ type StreamCheck struct {
 	// sample (slow.go), measured by the watchdog's own clocks.
 	FirstToken   bool
 	FirstTokenMs int64
+	// Agent is the call's session (GenerateOptions.sessionId) for the agent
+	// loop's calls, ReasoningEffort its effort: what a hedge needs (hedge.go).
+	Agent           string
+	ReasoningEffort string
+	// Hedging: a hedge of this call is racing it; it is not hedged again, and
+	// its first token comes in the HedgeResult instead.
+	Hedging bool
 }
 
 func (StreamCheck) isEvent() {}
@@ -156,6 +163,8 @@ type StallVerdict struct {
 	AtMs    int64  // Watch: when to ask again; 0 for "at the first chunk"
 	Code    string // Cut: the failure code
 	Message string // Cut: names the silence and the limit
+	// Hedge, on a Watch: send the request to Hedge.To now as well (hedge.go).
+	Hedge HedgeSend
 }
 
 // Stalled reports a cut call: the shell audits it and emits dsh-resilience/stall.
@@ -180,22 +189,16 @@ func (s *State) onStreamCheck(now int64, e StreamCheck, fx *[]Effect) Verdict {
 	}
 	if e.FirstToken && e.Purpose == "" {
 		s.onFirstToken(now, e.Channel, e.FirstTokenMs, fx) // slow.go
+		s.noteFirstToken(e.Channel, e.FirstTokenMs)        // hedge.go
 	}
 	lim, key := s.cfg.Stall.For(e.Purpose)
 	bound, since, limit, name := FirstChunk, e.OpenedMs, lim.FirstChunkMs, "firstChunkMs"
 	if e.Chunks > 0 {
 		bound, since, limit, name = Idle, e.LastChunkMs, lim.IdleMs, "idleMs"
 	}
-	if limit == 0 {
-		if e.Chunks == 0 && (lim.IdleMs > 0 || (s.cfg.slowWatched() && e.Purpose == "")) {
-			// Unbounded first chunk; the idle bound starts with it, and the
-			// slow-call breaker needs to hear when it came.
-			return Verdict{Kind: Watch}
-		}
-		return Verdict{Kind: Pass}
-	}
-	if deadline := since + limit; now < deadline {
-		return Verdict{Kind: Watch, Stall: StallVerdict{AtMs: deadline}}
+	deadline := since + limit
+	if limit == 0 || now < deadline {
+		return s.watch(now, e, lim, limit, deadline)
 	}
 	silence := now - since
 	*fx = append(*fx, Stalled{Channel: e.Channel, Purpose: e.Purpose, Bound: bound, SilenceMs: silence, LimitMs: limit, Chunks: e.Chunks})
@@ -204,6 +207,34 @@ func (s *State) onStreamCheck(now int64, e StreamCheck, fx *[]Effect) Verdict {
 	}
 	s.tripOnStall(now, e.Channel, fx)
 	return Verdict{Kind: Cut, Stall: StallVerdict{Code: StallCode, Message: stallMessage(bound, silence, e.Chunks, key+"."+name, limit)}}
+}
+
+// watch is the verdict of a call within its bound (deadline; limit 0: none):
+// asked again at the bound or at its hedge, whichever comes first, and
+// hedged once that is due (hedge.go).
+func (s *State) watch(now int64, e StreamCheck, lim StallLimits, limit, deadline int64) Verdict {
+	v := Verdict{Kind: Watch}
+	if limit > 0 {
+		v.Stall.AtMs = deadline
+	}
+	if at := s.hedgeDeadline(e); at > 0 {
+		if now < at {
+			if limit == 0 || at < deadline {
+				v.Stall.AtMs = at
+			}
+			return v
+		}
+		if h, ok := s.hedge(now, e); ok {
+			v.Stall.Hedge = h
+			return v
+		}
+	}
+	if limit == 0 && !e.Hedging && !(e.Chunks == 0 && (lim.IdleMs > 0 || (s.cfg.slowWatched() && e.Purpose == ""))) {
+		// No bound applies (an unbounded first chunk is watched for the idle
+		// bound that starts with it, and for the slow-call breaker's sample).
+		return Verdict{Kind: Pass}
+	}
+	return v
 }
 
 // stallMessage names the silence first (`no output for 90 s`), then where it

@@ -45,6 +45,9 @@ type State struct {
 	// skipped the targets the current step's walks found too small (fit.go).
 	refused map[Channel]int64
 	skipped []Channel
+	// ttft: recent times to first token per channel, for hedge.afterPercentile
+	// (hedge.go); local, never in the snapshot, as slowness.
+	ttft map[Channel]*ttftRing
 }
 
 // provider is what the policy keeps per provider: its breaker (whose kids are

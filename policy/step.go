@@ -38,6 +38,8 @@ func StepInto(s *State, now int64, ev Event, buf []Effect) Output {
 		v = s.onToolResult(e, &fx)
 	case StreamCheck:
 		v = s.onStreamCheck(now, e, &fx)
+	case HedgeResult:
+		s.onHedgeResult(now, e, &fx)
 	case SetQuota:
 		s.onSetQuota(now, e, &fx)
 	case SetPool:
