@@ -105,6 +105,32 @@ export interface SlowConfig {
 }
 
 /**
+ * Hedged first tokens (policy/hedge.go): an agent-loop call with no first
+ * chunk after the delay is also sent to the target a failover would pick;
+ * the first to stream wins, the other is aborted. Off unless after-ms or
+ * after-percentile is set (not both).
+ */
+export interface HedgeConfig {
+  /** A fixed delay from the call's start: 0 (off) or 100 to 86400000. */
+  afterMs?: number | null;
+  /**
+   * The delay is this percentile (1-99) of the channel's recent times to
+   * first token, bounded by min-ms and max-ms (max-ms until 8 are measured).
+   */
+  afterPercentile?: number | null;
+  /** Default 1000. */
+  minMs?: number | null;
+  /** Default 30000; at least min-ms. */
+  maxMs?: number | null;
+  /**
+   * Hedges from a provider in the last minute are at most this share of
+   * its requests (0-100, default 5), plus budget-floor (default 1).
+   */
+  budgetPercent?: number | null;
+  budgetFloor?: number | null;
+}
+
+/**
  * The row's `tools` object: tool-call retry (policy/toolretry.go). Nothing
  * is repeated until the operator names the tools safe to run twice.
  */
@@ -330,6 +356,8 @@ export interface Config {
    * false: nothing the plugin adds reaches the model unless a key asks).
    */
   skill?: boolean | null;
+  /** Hedge a call slow to its first token to the failover target. */
+  hedge?: HedgeConfig | null;
 }
 
 /** The configuration as the module will use it: every default filled in. */
@@ -366,6 +394,8 @@ export interface ResolvedConfig {
   retryUnknown: boolean;
   unknownMaxRetries: number;
   skill: boolean;
+  /** Every field spelled out. */
+  hedge: HedgeConfig;
 }
 
 /**
@@ -476,6 +506,43 @@ export interface StreamCheckEvent {
    * call's start to it, the slow-call breaker's sample.
    */
   firstTokenMs?: number | null;
+  /**
+   * The call's session (`GenerateOptions.sessionId`), agent-loop calls only:
+   * a hedge is sent for it.
+   */
+  agent?: string | null;
+  /** The call's `reasoningEffort`, for the hedge's target. */
+  reasoningEffort?: string | null;
+  /**
+   * A hedge of this call is racing it: not hedged again, and its first
+   * token comes in `hedge-result`, not here.
+   */
+  hedging?: boolean | null;
+}
+
+/** Who won a hedge race. */
+export type HedgeWinner =
+  | 'primary'
+  | 'hedge'
+  /** Neither streamed: `end` says why. */
+  | 'none';
+
+/** `llm/stream`: a hedge race ended (its first chunk, or neither). */
+export interface HedgeResultEvent {
+  agent: string;
+  winner: HedgeWinner;
+  /** When the primary call opened. */
+  openedMs: number;
+  /** The winner's time to its first chunk, from its own start; required unless winner is none. */
+  firstTokenMs?: number | null;
+  /**
+   * With winner none: "cut" (the watchdog cut the request), "cancelled",
+   * "primary-ended" (the primary ended without a chunk; its ending goes to
+   * the host as without a hedge), "hedge-failed" (the primary goes on alone).
+   */
+  end?: string | null;
+  /** The hedge's failure code, with hedge-failed. */
+  code?: string | null;
 }
 
 /** A failed tool attempt's error, as the host's tool registry reports it. */
@@ -591,7 +658,8 @@ export type Event =
   | EventSetPool
   | EventBalanceReading
   | EventRestoreRoute
-  | EventAuxRequest;
+  | EventAuxRequest
+  | EventHedgeResult;
 
 export interface EventRequest extends RequestEvent {
   kind: 'request';
@@ -654,6 +722,10 @@ export interface EventAuxRequest extends AuxRequestEvent {
   kind: 'aux-request';
 }
 
+export interface EventHedgeResult extends HedgeResultEvent {
+  kind: 'hedge-result';
+}
+
 export interface StepInput {
   nowMs: number;
   event: Event;
@@ -706,6 +778,22 @@ export interface GiveUp {
 
 export interface StallWatch {
   atMs?: number | null;
+  /**
+   * Send the call's request to this target now as well, and keep
+   * whichever streams first (policy/hedge.go).
+   */
+  hedge?: HedgeSend | null;
+}
+
+export interface HedgeSend {
+  provider: string;
+  model: string;
+  /** As on a swap. */
+  dropReasoningEffort?: boolean | null;
+  reasoningEffort?: string | null;
+  /** The delay it waited, and how it was chosen. */
+  afterMs: number;
+  reason: string;
 }
 
 export interface StallCut {
@@ -1170,7 +1258,8 @@ export type Effect =
   | EffectWaitCut
   | EffectSessionRoute
   | EffectReturned
-  | EffectSkippedTooSmall;
+  | EffectSkippedTooSmall
+  | EffectHedge;
 
 /** Every breaker transition. A provider-level breaker has model "*". */
 export interface EffectCircuit extends CircuitChange {
@@ -1259,6 +1348,34 @@ export interface EffectReturned extends ReturnedEffect {
 
 export interface EffectSkippedTooSmall extends SkippedTooSmallEffect {
   kind: 'skipped-too-small';
+}
+
+export interface EffectHedge extends HedgeEffect {
+  kind: 'hedge';
+}
+
+/** A hedge race ended: audit `hedge`, count it, emit `dsh-resilience/hedge`. */
+export interface HedgeEffect {
+  agent: string;
+  from: Channel;
+  to: Channel;
+  afterMs: number;
+  reason: string;
+  winner: HedgeWinner;
+  end?: string | null;
+  code?: string | null;
+  /**
+   * The request's time to its first token as the session saw it (from
+   * the primary's start), when a call won.
+   */
+  firstTokenMs?: number | null;
+  /** How long the aborted call had waited: what it cost so far. */
+  loserWaitMs: number;
+  /**
+   * A won hedge: the primary's median time to first token minus the
+   * request's; absent when the primary was never measured.
+   */
+  savedMs?: number | null;
 }
 
 export interface StepOutput {

@@ -70,7 +70,8 @@ func resolved(chs []ch, overrides ...string) string {
 		{"probeMaxTokens", "8"}, {"providerCooldownMs", "0"}, {"stripReasoningEffort", "[]"}, {"persistent", "false"},
 		{"contextReservePercent", "20"},                      // fit_test.go
 		{"retryUnknown", "true"}, {"unknownMaxRetries", "3"}, // policy/unknowncap.go
-		{"skill", "false"}, // plugin/codec/skill_test.go
+		{"skill", "false"},      // plugin/codec/skill_test.go
+		{"hedge", hedgeDefault}, // policy/hedge.go
 	}
 	for _, o := range overrides {
 		k, v, _ := strings.Cut(o, ":")
@@ -91,6 +92,9 @@ func resolved(chs []ch, overrides ...string) string {
 	}
 	return out + "}}"
 }
+
+// hedgeDefault is the resolved `hedge` object when the row sets none: off.
+const hedgeDefault = `{"afterMs":0,"afterPercentile":0,"minMs":1000,"maxMs":30000,"budgetPercent":5,"budgetFloor":1}`
 
 // classic turns off the engine features that add effects to every step
 // (wakes for probes; the provider breaker, since mock-a and mock-b share a

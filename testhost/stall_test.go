@@ -130,8 +130,8 @@ func stallScenarios() []scenario {
 				`input "event.cancelled": is required`),
 			failsRaw("decide", `{"nowMs":5000,"event":{"kind":"stream-check","channel":{"provider":"p","model":"m"},"openedMs":1,"chunks":0,"cancelled":"no"}}`,
 				`input "event.cancelled": must be a boolean`),
-			failsRaw("decide", `{"nowMs":5000,"event":{"kind":"stream-check","channel":{"provider":"p","model":"m"},"openedMs":1,"chunks":0,"cancelled":false,"agent":"a1"}}`,
-				`input "event.agent": unknown key`),
+			failsRaw("decide", `{"nowMs":5000,"event":{"kind":"stream-check","channel":{"provider":"p","model":"m"},"openedMs":1,"chunks":0,"cancelled":false,"session":"a1"}}`,
+				`input "event.session": unknown key`),
 			decide(opening(1000, "", 1000), out(vWatch(3000))),
 		}},
 	}

@@ -89,6 +89,8 @@ func decodeStepInput(v gjson.Result, hr *hostRetryCache) (int64, policy.Event, e
 			ev = policy.SetBackup{Channel: ch}
 		case "stream-check":
 			ev = d.streamCheck(e)
+		case "hedge-result":
+			ev = d.hedgeResult(e)
 		case "tool-result":
 			ev = d.toolResult(e)
 		case "restore-route":

@@ -106,6 +106,8 @@ func writeOutput(w *writer, out policy.Output, a *auditor, redacted *policy.Fail
 			writeStalled(w, e)
 		case policy.SlowChanged:
 			writeSlowChanged(w, e)
+		case policy.Hedged:
+			writeHedged(w, e)
 		case policy.ToolRetried:
 			writeToolEffect(w, e)
 		case policy.SessionRoute:

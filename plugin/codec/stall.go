@@ -49,7 +49,7 @@ func (d *decoder) stallLimits(v gjson.Result, path string, l policy.StallLimits)
 }
 
 // streamCheck reads the WIT record `stream-check-event`.
-var streamCheckKeys = []string{"kind", "channel", "purpose", "openedMs", "chunks", "lastChunkMs", "cancelled", "firstTokenMs"}
+var streamCheckKeys = []string{"kind", "channel", "purpose", "openedMs", "chunks", "lastChunkMs", "cancelled", "firstTokenMs", "agent", "reasoningEffort", "hedging"}
 
 func (d *decoder) streamCheck(e gjson.Result) policy.StreamCheck {
 	f, _ := d.fields(e, "event", streamCheckKeys)
@@ -66,15 +66,22 @@ func (d *decoder) streamCheck(e gjson.Result) policy.StreamCheck {
 	if !present(f.get("cancelled")) {
 		d.fail("event.cancelled", "is required")
 	}
+	hedging := false
+	if h := f.get("hedging"); present(h) {
+		hedging = d.boolean(h, "event.hedging")
+	}
 	return policy.StreamCheck{
-		Channel:      d.channel(f.get("channel"), "event.channel"),
-		Purpose:      d.str(f.get("purpose"), "event.purpose", false),
-		OpenedMs:     int64(opened),
-		Chunks:       int64(chunks),
-		LastChunkMs:  int64(last),
-		Cancelled:    d.boolean(f.get("cancelled"), "event.cancelled"),
-		FirstToken:   hasFirst,
-		FirstTokenMs: int64(first),
+		Agent:           d.str(f.get("agent"), "event.agent", false),
+		ReasoningEffort: d.str(f.get("reasoningEffort"), "event.reasoningEffort", false),
+		Hedging:         hedging,
+		Channel:         d.channel(f.get("channel"), "event.channel"),
+		Purpose:         d.str(f.get("purpose"), "event.purpose", false),
+		OpenedMs:        int64(opened),
+		Chunks:          int64(chunks),
+		LastChunkMs:     int64(last),
+		Cancelled:       d.boolean(f.get("cancelled"), "event.cancelled"),
+		FirstToken:      hasFirst,
+		FirstTokenMs:    int64(first),
 	}
 }
 
@@ -87,6 +94,9 @@ func writeStallVerdict(w *writer, v policy.Verdict) {
 	}
 	if v.Stall.AtMs > 0 {
 		w.int("atMs", v.Stall.AtMs)
+	}
+	if !v.Stall.Hedge.To.IsZero() {
+		writeHedgeSend(w, v.Stall.Hedge)
 	}
 }
 
