@@ -33,6 +33,7 @@ export const AUDIT_TYPES = Object.freeze({
   'unroutable': 'a chain or backup target the host cannot serve: the config keys, the channel, the code',
   'routable': 'a target reported unroutable can be served again',
   'stall': 'a silent stream was cut: the channel, bound, silence, limit, chunks, purpose',
+  'hedge': 'a request slow to its first token was also sent to the failover target: from, to, delay and why, who won (or how it ended), the first token, the time saved, how long the loser had waited',
   'slow': 'a channel turned slow: slow.minCalls calls in a row were slower than slow.firstTokenMs to their first token; new sessions and spills prefer another',
   'slow-probe': 'a slow channel\'s cooldown ended: one new session was let through to it as the probe',
   'slow-closed': 'a slow channel answered a call in time: it is no longer slow',

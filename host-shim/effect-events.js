@@ -25,6 +25,7 @@ export function eventOf(fx) {
     case 'spill': return EVENTS.spill;
     case 'stall': return EVENTS.stall;
     case 'slow': return EVENTS.slow;
+    case 'hedge': return EVENTS.hedge;
     case 'tool-retry': return EVENTS.toolRetry;
     default: return undefined;
   }

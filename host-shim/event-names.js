@@ -14,5 +14,6 @@ export const EVENTS = /** @type {const} */ ({
   probe: 'dsh-resilience/probe', // announced with its outcome, when the probe settles (shell.js)
   stall: 'dsh-resilience/stall',
   slow: 'dsh-resilience/slow',
+  hedge: 'dsh-resilience/hedge',
   toolRetry: 'dsh-resilience/tool-retry',
 });

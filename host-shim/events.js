@@ -216,8 +216,8 @@ export function auxRequestEvent(options) {
  * The `stream-check` event (wit/policy.wit) of one watched call. Its times
  * are taken on the monotonic clock and expressed on the wall clock of this
  * moment, so a wall clock that jumps never turns into silence.
- * @param {{openedAt: number, chunks: number, lastChunkAt: number, firstTokenMs?: number}} call
- * @param {{provider?: unknown, model?: unknown, purpose?: unknown, signal?: AbortSignal}} options
+ * @param {{openedAt: number, chunks: number, lastChunkAt: number, firstTokenMs?: number, hedged?: boolean}} call
+ * @param {{provider?: unknown, model?: unknown, purpose?: unknown, signal?: AbortSignal, sessionId?: unknown, reasoningEffort?: unknown}} options
  * @param {number} wall
  * @param {number} mono
  * @returns {EventStreamCheck}
@@ -238,6 +238,10 @@ export function streamCheckEvent(call, options, wall, mono) {
   // The check at the first chunk carries its time: the slow-call breaker's
   // sample (policy/slow.go), on the same clocks as the stall bounds.
   if (call.firstTokenMs !== undefined) ev.firstTokenMs = Math.max(0, Math.round(call.firstTokenMs));
+  // What a hedge needs (policy/hedge.go): the agent loop's session and effort.
+  if (typeof options.purpose !== 'string' && typeof options.sessionId === 'string') ev.agent = options.sessionId;
+  if (typeof options.reasoningEffort === 'string') ev.reasoningEffort = options.reasoningEffort;
+  if (call.hedged) ev.hedging = true;
   return ev;
 }
 

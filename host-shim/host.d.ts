@@ -26,6 +26,7 @@ declare module '@deepseek-ai/cordis' {
     'dsh-resilience/spill'(payload: object): void;
     'dsh-resilience/stall'(payload: object): void;
     'dsh-resilience/slow'(payload: object): void;
+    'dsh-resilience/hedge'(payload: object): void;
     'dsh-resilience/tool-retry'(payload: object): void;
   }
 }

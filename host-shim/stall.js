@@ -28,7 +28,7 @@ import { streamCheckEvent } from './events.js';
 
 import { laterTimers } from './timers.js';
 
-/** @import { EventStreamCheck, Verdict, VerdictCut } from './policy-types.js' */
+/** @import { EventHedgeResult, EventStreamCheck, Verdict, VerdictCut, VerdictWatch } from './policy-types.js' */
 /** @import { GenerateOptions, StreamChunk } from '@deepseek-ai/dsh-llm' */
 
 /**
@@ -53,9 +53,26 @@ import { laterTimers } from './timers.js';
  * @property {VerdictCut | undefined} cut - the module's cut, once it cut
  * @property {(value: typeof CUT) => void} fire - settles `cutting`
  * @property {Promise<typeof CUT>} [cutting] - settles with CUT when the call is cut
+ * @property {GenerateOptions} options - the request its checks name: the hedge's once it won
+ * @property {boolean} hedged - a hedge was sent (it is never hedged again)
+ * @property {Race | undefined} race - the hedge racing it, until one streams
+ * @property {(value: typeof KICK) => void} kick - settles `kicked`: a hedge was sent
+ * @property {Promise<typeof KICK>} [kicked]
+ */
+
+/**
+ * A hedge in flight (policy/hedge.go): the same request sent to another
+ * target, raced against the call until one of them streams.
+ * @typedef {object} Race
+ * @property {GenerateOptions} options - the hedge's request
+ * @property {AbortController} own - aborts the hedge's request
+ * @property {AsyncIterator<StreamChunk>} it
+ * @property {number} openedAt - monotonic
+ * @property {Promise<IteratorResult<StreamChunk>>} next - its pending read
  */
 
 const CUT = Symbol('cut');
+const KICK = Symbol('hedge sent');
 const noop = () => {};
 
 /**
@@ -82,7 +99,7 @@ function release(it) {
 export class StallWatcher {
   /**
    * @param {object} o
-   * @param {(event: EventStreamCheck) => Verdict|undefined} o.decide - one policy step
+   * @param {(event: EventStreamCheck | EventHedgeResult) => Verdict|undefined} o.decide - one policy step
    *   at the wall clock's now, effects carried out; undefined when the module
    *   failed (then the call is left alone: never cut without a decision).
    * @param {() => {stream: Function}|undefined} o.llm - the host's llm
@@ -127,8 +144,9 @@ export class StallWatcher {
     if (typeof llm?.stream !== 'function') return next();
     /** @type {Call} */
     const call = { openedAt: this.mono(), chunks: 0, lastChunkAt: 0, firstTokenMs: undefined, askedAt: 0, timer: undefined,
-      reading: false, due: false, stopped: false, cut: undefined, fire: noop };
+      reading: false, due: false, stopped: false, cut: undefined, fire: noop, options, hedged: false, race: undefined, kick: noop };
     call.cutting = new Promise((resolve) => { call.fire = resolve; });
+    call.kicked = new Promise((resolve) => { call.kick = resolve; });
     let verdict = this.ask(call, options);
     const later = verdict === undefined ? this.upLater() : undefined;
     if (later) { // the module is coming up: watched from then, its bounds counted from the call's opening
@@ -160,26 +178,65 @@ export class StallWatcher {
     /** @type {AsyncIterator<StreamChunk> | undefined} */
     let it;
     let ended = false;
+    /** @type {Promise<IteratorResult<StreamChunk>> | undefined} a read carried over a hedge's start */
+    let carried;
+    let current = own; // aborts the request being read: the hedge's once it won
     try {
       it = open()[Symbol.asyncIterator]();
       this.follow(call, options, verdict);
       while (true) {
-        const pending = it.next();
+        const pending = carried ?? it.next();
+        carried = undefined;
         call.reading = true;
         if (call.due) {
           call.due = false;
           this.check(call, options);
         }
-        const step = await Promise.race([pending, /** @type {Promise<typeof CUT>} */ (call.cutting)]); // set with the call
+        /** @type {Promise<any>[]} */
+        const racing = [pending, /** @type {Promise<typeof CUT>} */ (call.cutting)]; // set with the call
+        const race = call.race;
+        if (race) racing.push(race.next.then((r) => ({ hedge: r }), (e) => ({ hedge: undefined, error: e })));
+        else if (call.chunks === 0 && !call.hedged) racing.push(/** @type {Promise<typeof KICK>} */ (call.kicked));
+        let step = await Promise.race(racing);
         call.reading = false;
+        if (step === KICK) { // a hedge was sent: race it against the read in flight
+          carried = pending;
+          continue;
+        }
         if (step === CUT) {
           ended = true;
           pending.catch(noop);
           const cut = /** @type {VerdictCut} */ (call.cut); // set before CUT is fired
-          own.abort(new Error(cut.message)); // the adapter's fetch aborts: the connection closes
+          current.abort(new Error(cut.message)); // the adapter's fetch aborts: the connection closes
           release(it);
+          if (race) this.endRace(call, 'none', undefined, 'cut');
           yield cutChunk(cut);
           return;
+        }
+        if (race && 'hedge' in step) {
+          const r = /** @type {IteratorResult<StreamChunk> | undefined} */ (step.hedge);
+          if (!r || r.done || r.value?.type === 'finish') { // the hedge ended without a chunk: the call goes on alone
+            const failure = /** @type {any} */ (r?.value)?.reason?.failure;
+            this.endRace(call, 'none', undefined, options.signal?.aborted ? 'cancelled' : 'hedge-failed', failure?.code);
+            carried = pending;
+            continue;
+          }
+          // The hedge streamed first: the call is dropped at once, and nothing of it reaches the caller.
+          pending.catch(noop);
+          own.abort(new Error('dsh-resilience: the hedge answered first'));
+          release(it);
+          it = race.it;
+          current = race.own;
+          call.options = race.options;
+          this.endRace(call, 'hedge', this.mono() - race.openedAt);
+          step = r;
+        } else if (race) {
+          const r = /** @type {IteratorResult<StreamChunk>} */ (step);
+          if (r.done || r.value?.type === 'finish') { // no chunk: its ending reaches the host as without a hedge
+            this.endRace(call, 'none', undefined, options.signal?.aborted ? 'cancelled' : 'primary-ended');
+          } else {
+            this.endRace(call, 'primary', this.mono() - call.openedAt);
+          }
         }
         if (step.done) {
           ended = true;
@@ -187,8 +244,9 @@ export class StallWatcher {
         }
         if (++call.chunks === 1) {
           call.lastChunkAt = this.mono();
-          call.firstTokenMs = call.lastChunkAt - call.openedAt;
-          this.check(call, options); // the idle bound takes over from the first-chunk bound
+          // A hedged call's first token went in its hedge-result: one sample per call.
+          if (!call.hedged) call.firstTokenMs = call.lastChunkAt - call.openedAt;
+          this.check(call, call.options); // the idle bound takes over from the first-chunk bound
           call.firstTokenMs = undefined; // one sample per call
         }
         yield step.value;
@@ -198,8 +256,72 @@ export class StallWatcher {
       this.stop(call);
       this.calls.delete(call);
       options.signal?.removeEventListener('abort', onAbort);
+      if (call.race) this.endRace(call, 'none', undefined, 'cancelled'); // the consumer stopped early
       // The consumer stopped early, or downstream threw: no read is pending, so return() is prompt.
       if (!ended && it) await it.return?.();
+    }
+  }
+
+  /**
+   * Sends the module's hedge of a call: the same request to another target,
+   * under a signal of its own (as the call's copy), raced by `watched`.
+   * @param {Call} call
+   * @param {NonNullable<VerdictWatch['hedge']>} h
+   */
+  sendHedge(call, h) {
+    const llm = this.llm();
+    if (call.hedged || call.chunks > 0 || typeof llm?.stream !== 'function') return;
+    const from = call.options;
+    const own = new AbortController();
+    /** @type {GenerateOptions} */
+    const options = { ...from, provider: h.provider, model: h.model,
+      signal: from.signal ? AbortSignal.any([from.signal, own.signal]) : own.signal };
+    if (h.dropReasoningEffort) delete options.reasoningEffort;
+    if (h.reasoningEffort) options.reasoningEffort = /** @type {any} */ (h.reasoningEffort);
+    this.carryMarks(from, options);
+    if (Object.isFrozen(from)) Object.freeze(options);
+    this.copies.add(options);
+    call.hedged = true;
+    try {
+      const it = llm.stream(options)[Symbol.asyncIterator]();
+      const next = it.next();
+      next.catch(noop);
+      call.race = { options, own, it, openedAt: this.mono(), next };
+    } catch (e) {
+      call.race = { options, own, it: /** @type {any} */ ({}), openedAt: this.mono(), next: Promise.reject(e) };
+      call.race.next.catch(noop);
+    }
+    call.kick(KICK);
+  }
+
+  /**
+   * Ends a call's race: the loser aborted (the winner's stream goes on), and
+   * the module told who won.
+   * @param {Call} call
+   * @param {'primary' | 'hedge' | 'none'} winner
+   * @param {number | undefined} firstTokenMs - the winner's, from its own start
+   * @param {string} [end] - with none: why
+   * @param {string} [code] - the hedge's failure, with hedge-failed
+   */
+  endRace(call, winner, firstTokenMs, end, code) {
+    const race = call.race;
+    if (!race) return;
+    call.race = undefined;
+    if (winner !== 'hedge') {
+      race.own.abort(new Error('dsh-resilience: the hedge lost'));
+      race.next.catch(noop);
+      release(race.it);
+    }
+    /** @type {EventHedgeResult} */
+    const ev = { kind: 'hedge-result', agent: String(call.options.sessionId ?? ''), winner,
+      openedMs: Math.max(0, Math.round(this.wall() - (this.mono() - call.openedAt))) };
+    if (firstTokenMs !== undefined) ev.firstTokenMs = Math.max(0, Math.round(firstTokenMs));
+    if (end) ev.end = end;
+    if (code) ev.code = String(code);
+    try {
+      this.decide(ev);
+    } catch {
+      // the race is over whatever the module says
     }
   }
 
@@ -212,7 +334,7 @@ export class StallWatcher {
     try {
       const wall = this.wall();
       call.askedAt = wall;
-      return this.decide(streamCheckEvent(call, options, wall, this.mono()));
+      return this.decide(streamCheckEvent(call, call.options ?? options, wall, this.mono()));
     } catch {
       return undefined; // a throw here would fail the caller's turn, or crash the host from a timer
     }
@@ -238,6 +360,7 @@ export class StallWatcher {
     if (call.stopped) return;
     switch (v?.kind) {
       case 'watch':
+        if (v.hedge) this.sendHedge(call, v.hedge);
         if (v.atMs != null) { // the module leaves it out, never null: one test for both
           call.timer = this.timers.set(() => this.wake(call, options), Math.max(0, v.atMs - call.askedAt));
           call.timer?.unref?.(); // never what keeps a process alive
@@ -285,7 +408,7 @@ export class StallWatcher {
 /**
  * Registers the watchdog in the host.
  * @param {import('./host.js').Context} ctx - the plugin's Cordis context.
- * @param {(event: EventStreamCheck) => Verdict|undefined} decide - index.js's policy step.
+ * @param {(event: EventStreamCheck | EventHedgeResult) => Verdict|undefined} decide - index.js's policy step.
  * @param {() => Promise<unknown> | undefined} [upLater] - StallWatcher's.
  */
 export function watchStalls(ctx, decide, upLater = () => undefined) {

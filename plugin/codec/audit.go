@@ -228,6 +228,34 @@ func (a *auditor) build(fx policy.Effect) auditLine {
 		r.int("chunks", e.Chunks)
 		a.say("stalled stream cut on ", ch(e.Channel), ": no output for ", decimal(e.SilenceMs), " ms (", string(e.Bound),
 			" limit ", decimal(e.LimitMs), " ms)")
+	case policy.Hedged:
+		// policy/hedge.go: who won, what it saved, what the loser cost so far.
+		r.str("type", "hedge")
+		r.str("agent", e.Agent)
+		writeChannel(r, "from", e.From)
+		writeChannel(r, "to", e.To)
+		r.int("afterMs", e.AfterMs)
+		r.str("reason", e.Reason)
+		r.str("winner", string(e.Winner))
+		if e.End != "" {
+			r.str("end", e.End)
+		}
+		if e.Code != "" {
+			r.str("code", e.Code)
+		}
+		if e.Winner != policy.WinnerNone {
+			r.int("firstTokenMs", e.FirstTokenMs)
+		}
+		r.int("loserWaitMs", e.LoserWaitMs)
+		if e.SavedMs >= 0 {
+			r.int("savedMs", e.SavedMs)
+		}
+		won := string(e.Winner) + " won"
+		if e.Winner == policy.WinnerNone {
+			won = "no winner, "
+		}
+		a.say("hedge ", ch(e.From), " -> ", ch(e.To), " after ", decimal(e.AfterMs), " ms: ", won, e.End,
+			" (loser waited ", decimal(e.LoserWaitMs), " ms)")
 	case policy.SlowChanged:
 		// The slow-call breaker (policy/slow.go): slow, its half-open probe, closed by a fast call.
 		r.str("type", slowType(e.To))

@@ -25,7 +25,7 @@ func TestHedgeWire(t *testing.T) {
 		{`{"nowMs":1002500,"event":{"kind":"stream-check","channel":{"provider":"p","model":"a"},"openedMs":1000000,"chunks":0,"cancelled":false,"agent":"s1","hedging":true}}`,
 			`"verdict":{"kind":"watch","atMs":1180000}`},
 		{`{"nowMs":1003000,"event":{"kind":"hedge-result","agent":"s1","winner":"hedge","openedMs":1000000,"firstTokenMs":900}}`,
-			`{"kind":"hedge","agent":"s1","from":{"provider":"p","model":"a"},"to":{"provider":"q","model":"b"},"afterMs":2000,"reason":"hedge.afterMs","winner":"hedge","firstTokenMs":3000,"loserWaitMs":3000}`},
+			`{"kind":"hedge","agent":"s1","from":{"provider":"p","model":"a"},"to":{"provider":"q","model":"b"},"afterMs":2000,"reason":"hedge.afterMs","winner":"hedge","firstTokenMs":3000,"loserWaitMs":3000,"audit":`},
 	}
 	for _, s := range steps {
 		got, err := m.Decide([]byte(s.in))
