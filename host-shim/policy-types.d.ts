@@ -1829,6 +1829,13 @@ export interface ReportTotals {
   sessions: number;
   stockTurnsFailed: number;
   giveUps: number;
+  /**
+   * Hedge races ended in the window (absent: none), those the hedge won,
+   * and the time those saved against the primary's median first token.
+   */
+  hedges?: number | null;
+  hedgesWon?: number | null;
+  hedgeSavedMs?: number | null;
 }
 
 /**

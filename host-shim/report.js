@@ -84,6 +84,8 @@ export function renderReportText(report) {
   out.push(`dsh-resilience report, ${formatTime(report.fromMs)} → ${formatTime(report.toMs)} UTC (${formatDuration(report.toMs - report.fromMs)}, ${hosts})`);
   const t = report.totals;
   out.push(`${count(t.incidents, 'incident')}, ${count(t.sessions, 'session')} affected, ${count(t.failovers, 'failover')}, ${count(t.giveUps, 'give-up')}; the stock host would have failed ${count(t.stockTurnsFailed, 'turn')}`);
+  // Hedges (policy/hedge.go) only when there were some: the row's hedge is off by default.
+  if (t.hedges) out.push(`${count(t.hedges, 'hedge')}: the hedge answered first in ${t.hedgesWon ?? 0}, saving ${formatDuration(t.hedgeSavedMs ?? 0)} against the primary's median first token`);
   out.push('', 'Incidents');
   if (report.incidents.length === 0) out.push('  none: no breaker opened in this window');
   report.incidents.forEach((inc, i) => {

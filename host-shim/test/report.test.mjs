@@ -130,6 +130,16 @@ test('give-ups list what the session tried', async () => {
   assert.match(renderReportText(r), /no-routable-fallback \(SERVER\) on q\/b; tried p\/a \(RATE_LIMIT\), q\/b \(SERVER\)/);
 });
 
+test('hedges are counted in the totals and the text, and absent without any', async () => {
+  const hedge = (s, winner, extra = {}) => ({ at: at(s), type: 'hedge', agent: 's', from: A, to: B, afterMs: 2000, reason: 'hedge.afterMs', winner, loserWaitMs: 2500, ...extra });
+  const r = await report([[hedge(1, 'hedge', { savedMs: 17_500 }), hedge(2, 'primary'), hedge(3, 'none', { end: 'hedge-failed', code: 'SERVER' })]]);
+  assert.deepEqual([r.totals.hedges, r.totals.hedgesWon, r.totals.hedgeSavedMs], [3, 1, 17_500]);
+  assert.match(renderReportText(r), /3 hedges: the hedge answered first in 1, saving 17\.5 s against the primary's median first token/);
+  const none = await report([[request(1, 's')]]);
+  assert.equal(none.totals.hedges, undefined);
+  assert.doesNotMatch(renderReportText(none), /hedge/);
+});
+
 test('the text shows the numbers the report holds', async () => {
   const r = await report([OUTAGE], { fromMs: T0, toMs: T0 + 100_000 });
   const text = renderReportText(r);

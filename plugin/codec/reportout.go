@@ -57,6 +57,11 @@ func writeReport(w *writer, r report.Report) {
 	w.int("sessions", int64(r.Totals.Sessions))
 	w.int("stockTurnsFailed", int64(r.Totals.StockTurnsFailed))
 	w.int("giveUps", int64(r.Totals.GiveUps))
+	if r.Totals.Hedges > 0 { // absent without hedges, as the WIT's options say
+		w.int("hedges", int64(r.Totals.Hedges))
+		w.int("hedgesWon", int64(r.Totals.HedgesWon))
+		w.int("hedgeSavedMs", r.Totals.HedgeSavedMs)
+	}
 	w.endObject()
 	w.endObject()
 }

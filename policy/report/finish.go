@@ -73,6 +73,7 @@ func (a *Accumulator) Finish() Report {
 	rep.Totals.Incidents = len(rep.Incidents)
 	rep.Totals.Sessions = len(sessions)
 	rep.Totals.GiveUps = a.giveUpsIn
+	rep.Totals.Hedges, rep.Totals.HedgesWon, rep.Totals.HedgeSavedMs = a.hedges, a.hedgesWon, int64(a.hedgeSavedMs)
 	spanMs := max(0, to-from)
 	for _, c := range a.channels {
 		out := Channel{Channel: c.key, ProviderWide: c.model == "*", Requests: c.requests, Failures: c.failures,

@@ -27,6 +27,7 @@ const (
 	kindSettled      // input, decide: an agent's turn settled
 	kindDisposed     // input, decide: an agent is gone
 	kindRestore      // input, restore: health adopted from a file or another host
+	kindHedge        // a hedge race ended (policy/hedge.go)
 )
 
 // opt is a field that may be absent (JavaScript's undefined).
@@ -63,6 +64,8 @@ type record struct {
 	lastChunkMs opt[float64]
 	retryAfter  opt[float64] // request-error: the provider's Retry-After
 	adoptions   []adoption   // restore: the open and half-open channels it names
+	winner      opt[string]  // hedge
+	savedMs     opt[float64] // hedge: a won hedge's time saved, when the primary was measured
 }
 
 // adoption is one open (or half-open) breaker a restore brought in.
@@ -109,6 +112,10 @@ func readLine(line []byte) (r record, blank, ok bool) {
 	case "stall":
 		r.kind = kindStall
 		r.channel = d.channel(v.Get("route"), true)
+	case "hedge":
+		r.kind = kindHedge
+		r.channel, r.to = d.channel(v.Get("from"), true), d.channel(v.Get("to"), true)
+		r.winner, r.savedMs = d.str(v.Get("winner")), d.number(v.Get("savedMs"), false)
 	case "probe-result":
 		r.kind = kindProbeResult
 		r.channel = d.channel(v.Get("channel"), true)

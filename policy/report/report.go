@@ -31,7 +31,10 @@ type Accumulator struct {
 	incidents []*incident
 	giveUps   []GiveUp
 	giveUpsIn int // give-ups in the window, listed or not
-	probes    []Probe
+	// hedges in the window; those the hedge won, and the time they saved
+	hedges, hedgesWon int
+	hedgeSavedMs      float64
+	probes            []Probe
 }
 
 // New begins a report over logs logs (at least one).
@@ -101,6 +104,14 @@ func (a *Accumulator) fold(log int, r *record) {
 	case kindStall:
 		if inc := a.incidentFor(r.channel.v); inc != nil {
 			inc.hung = true
+		}
+	case kindHedge:
+		if a.inWindow(r.t) {
+			a.hedges++
+			if r.winner.v == "hedge" {
+				a.hedgesWon++
+				a.hedgeSavedMs += max(0, r.savedMs.v)
+			}
 		}
 	case kindProbeResult:
 		if a.inWindow(r.t) && len(a.probes) < maxListed {

@@ -115,6 +115,12 @@ type Totals struct {
 	Sessions         int `json:"sessions"` // a session two outages hit is one session
 	StockTurnsFailed int `json:"stockTurnsFailed"`
 	GiveUps          int `json:"giveUps"`
+	// Hedges (policy/hedge.go): races ended in the window, those the hedge
+	// won, and the time those saved by the primary's median first token.
+	// Absent when there were none (the row's hedge is off by default).
+	Hedges       int   `json:"hedges,omitempty"`
+	HedgesWon    int   `json:"hedgesWon,omitempty"`
+	HedgeSavedMs int64 `json:"hedgeSavedMs,omitempty"`
 }
 
 // channelNumbers are a channel's numbers while the logs are read.
