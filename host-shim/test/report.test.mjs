@@ -134,7 +134,7 @@ test('hedges are counted in the totals and the text, and absent without any', as
   const hedge = (s, winner, extra = {}) => ({ at: at(s), type: 'hedge', agent: 's', from: A, to: B, afterMs: 2000, reason: 'hedge.afterMs', winner, loserWaitMs: 2500, ...extra });
   const r = await report([[hedge(1, 'hedge', { savedMs: 17_500 }), hedge(2, 'primary'), hedge(3, 'none', { end: 'hedge-failed', code: 'SERVER' })]]);
   assert.deepEqual([r.totals.hedges, r.totals.hedgesWon, r.totals.hedgeSavedMs], [3, 1, 17_500]);
-  assert.match(renderReportText(r), /3 hedges: the hedge answered first in 1, saving 17\.5 s against the primary's median first token/);
+  assert.match(renderReportText(r), /3 hedges: the hedge answered first in 1, saving 18 s against the primary's median first token/);
   const none = await report([[request(1, 's')]]);
   assert.equal(none.totals.hedges, undefined);
   assert.doesNotMatch(renderReportText(none), /hedge/);
