@@ -40,6 +40,7 @@ export const TELEMETRY_SEVERITY = Object.freeze({
   slow: 'info',
   'slow-probe': 'info',
   'slow-closed': 'info',
+  hedge: 'info', // a request slow to its first token also sent to the failover target
 });
 
 /** The seam's operation attribute: receivers filter on it (the host's own are agent-error, shutdown). */
@@ -87,6 +88,11 @@ const SCALARS = {
   limitMs: 'stall.limit_ms',
   chunks: 'stall.chunks',
   purpose: 'stall.purpose',
+  winner: 'hedge.winner',
+  end: 'hedge.end',
+  afterMs: 'hedge.after_ms',
+  loserWaitMs: 'hedge.loser_wait_ms',
+  savedMs: 'hedge.saved_ms',
 };
 
 /**

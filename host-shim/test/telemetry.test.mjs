@@ -47,6 +47,15 @@ test('a circuit open is warn, with its channel, previous state and cause', () =>
   assert.equal(r.attributes['circuit.open_until'], at);
 });
 
+test('a hedge: both channels, who won, the delay, what it saved and what the loser cost', () => {
+  const at = '2026-12-01T00:00:00.000Z';
+  const r = telemetryRecord({ at, type: 'hedge', agent: 's', from: { provider: 'p', model: 'a' }, to: { provider: 'q', model: 'b' },
+    afterMs: 2000, reason: 'hedge.afterMs', winner: 'hedge', firstTokenMs: 2500, loserWaitMs: 2500, savedMs: 17500 }, 0);
+  assert.equal(r.severity, 'info');
+  assert.deepEqual([r.attributes['from.model'], r.attributes['to.model'], r.attributes['hedge.winner'], r.attributes['hedge.after_ms'],
+    r.attributes['hedge.saved_ms'], r.attributes['hedge.loser_wait_ms'], r.attributes['session.id']], ['a', 'b', 'hedge', 2000, 17500, 2500, 's']);
+});
+
 test('a give-up is error; a return keeps its text channels; a stall its route', () => {
   assert.equal(telemetryRecord({ at, type: 'give-up', agent: 's', channel: P, reason: 'budget-exhausted', code: 'QUOTA' }, 0).severity, 'error');
   const ret = telemetryRecord({ at, type: 'return', agent: 's', from: 'mock/mock-b', to: 'deepseek-official/deepseek-v4-flash' }, 0);
