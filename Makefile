@@ -114,6 +114,7 @@ bench: $(WASM) pack
 	$(GO) run ./testhost/cmd/sim -bench-day || status=1; \
 	$(WITH_NODE) node --expose-gc host-shim/bench/bench.mjs || status=1; \
 	$(WITH_NODE) node host-shim/bench/scale.mjs || status=1; \
+	$(WITH_NODE) node host-shim/bench/hedge.mjs || status=1; \
 	$(WITH_NODE) node host-shim/bench/startup.mjs || status=1; \
 	if [ $$status -ne 0 ]; then echo 'make bench: a target was missed (see above)'; fi; \
 	exit $$status
