@@ -4,7 +4,7 @@
 // here only. Host codes pass through as they are: classifying them is the
 // policy's job.
 
-/** @import { Channel, EventBalanceReading, EventDisposed, EventModelInfo, EventProbeResult, EventRequest, EventRequestError, EventRestoreRoute, EventSetBackup, EventSetPool, EventSetQuota, EventSettled, EventStreamCheck, EventToolResult, EventWake, Failure, HostRetryPolicy, Phase, QuotaSwitch, ToolFailure } from './policy-types.js' */
+/** @import { Channel, EventBalanceReading, EventDisposed, EventHedgeResult, EventModelInfo, EventProbeResult, EventRequest, EventRequestError, EventRestoreRoute, EventSetBackup, EventSetPool, EventSetQuota, EventSettled, EventStreamCheck, EventToolResult, EventWake, Failure, HostRetryPolicy, Phase, QuotaSwitch, ToolFailure } from './policy-types.js' */
 
 const MAX_MESSAGE = 2000; // enough for any classifier wording; never the prompt or a tool's output
 
@@ -242,6 +242,28 @@ export function streamCheckEvent(call, options, wall, mono) {
   if (typeof options.purpose !== 'string' && typeof options.sessionId === 'string') ev.agent = options.sessionId;
   if (typeof options.reasoningEffort === 'string') ev.reasoningEffort = options.reasoningEffort;
   if (call.hedged) ev.hedging = true;
+  return ev;
+}
+
+/**
+ * The `hedge-result` event (wit/policy.wit): a hedge race ended. Times as
+ * streamCheckEvent's: monotonic, on the wall clock of this moment.
+ * @param {{openedAt: number}} call
+ * @param {{sessionId?: unknown}} options
+ * @param {'primary' | 'hedge' | 'none'} winner
+ * @param {number | undefined} firstTokenMs - the winner's, from its own start
+ * @param {string | undefined} end - with none: why
+ * @param {unknown} code - the hedge's failure code, with hedge-failed
+ * @param {number} wall
+ * @param {number} mono
+ * @returns {EventHedgeResult}
+ */
+export function hedgeResultEvent(call, options, winner, firstTokenMs, end, code, wall, mono) {
+  /** @type {EventHedgeResult} */
+  const ev = { kind: 'hedge-result', agent: String(options.sessionId ?? ''), winner, openedMs: Math.max(0, Math.round(wall - (mono - call.openedAt))) };
+  if (firstTokenMs !== undefined) ev.firstTokenMs = Math.max(0, Math.round(firstTokenMs));
+  if (end) ev.end = end;
+  if (typeof code === 'string' && code) ev.code = code;
   return ev;
 }
 

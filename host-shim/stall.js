@@ -24,7 +24,7 @@
 
 import { now as clockNow } from './clock.js';
 import { afterHostLlm, hostLlmNow, isAgentLoopRequest } from './host-llm.js';
-import { streamCheckEvent } from './events.js';
+import { hedgeResultEvent, streamCheckEvent } from './events.js';
 
 import { laterTimers } from './timers.js';
 
@@ -312,14 +312,8 @@ export class StallWatcher {
       race.next.catch(noop);
       release(race.it);
     }
-    /** @type {EventHedgeResult} */
-    const ev = { kind: 'hedge-result', agent: String(call.options.sessionId ?? ''), winner,
-      openedMs: Math.max(0, Math.round(this.wall() - (this.mono() - call.openedAt))) };
-    if (firstTokenMs !== undefined) ev.firstTokenMs = Math.max(0, Math.round(firstTokenMs));
-    if (end) ev.end = end;
-    if (code) ev.code = String(code);
     try {
-      this.decide(ev);
+      this.decide(hedgeResultEvent(call, call.options, winner, firstTokenMs, end, code, this.wall(), this.mono()));
     } catch {
       // the race is over whatever the module says
     }
