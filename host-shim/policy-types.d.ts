@@ -1525,6 +1525,41 @@ export interface ViewQuery {
   poolMode?: PoolMode | null;
   /** Required with pool-mode `pool`. */
   pool?: string | null;
+  /**
+   * The saved switch and pool are the session's parent's, taken as a
+   * snapshot when it was forked or delegated (`set-quota`, `set-pool`
+   * `inherited`); absent: false.
+   */
+  quotaInherited?: boolean | null;
+  poolInherited?: boolean | null;
+}
+
+/**
+ * What the web chip's menu shows of one session's quota settings
+ * (`quota-menu`, policy/quotamenu.go): a session the module runs as it
+ * stands, one it has not met as its saved settings (the query's `quota`,
+ * `pool-mode`, `pool`, `*-inherited`) over the row's defaults, as its
+ * first request takes them. The chip renders it and derives nothing.
+ */
+export interface QuotaMenu {
+  /**
+   * The row configures quota rules; false: the chip shows no quota items
+   * (and the rest is the zero menu).
+   */
+  active: boolean;
+  defaultEnabled: boolean;
+  /** The pools to choose from, in the row's order. */
+  pools: string[];
+  enabled: boolean;
+  /** `session`, `inherited` (its parent session's) or `default`. */
+  source: string;
+  /** Absent: none (pools off, or no pool holds the session's route). */
+  pool?: string | null;
+  /**
+   * `session`, `inherited`, `inferred` (the one pool holding its route),
+   * `off` (never changes provider) or `default`.
+   */
+  poolSource: string;
 }
 
 /** Why the next target is the one named. */
@@ -1915,6 +1950,11 @@ export interface PolicyExports {
   'inspect': { input: InspectQuery; output: QuotaReport };
   /** A session as the web chip shows it (policy/view.go). Changes nothing. */
   'view': { input: ViewQuery; output: SessionView };
+  /**
+   * A session's quota settings as the web chip's menu shows them
+   * (policy/quotamenu.go). Changes nothing.
+   */
+  'quota-menu': { input: ViewQuery; output: QuotaMenu };
   /** The user's module-wide choices (the backup). Changes nothing. */
   'preferences': { input: Record<string, never>; output: Preferences };
   /**

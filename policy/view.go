@@ -26,6 +26,10 @@ type ViewQuery struct {
 	Quota    SwitchMode
 	PoolMode PoolMode
 	Pool     string
+	// QuotaInherited and PoolInherited: the saved switch and pool are the
+	// session's ancestor's, taken as a snapshot (SetQuota.Inherited,
+	// SetPool.Inherited), as the shell tells them at that first request.
+	QuotaInherited, PoolInherited bool
 }
 
 // Via says why the next target is the one named.
@@ -111,17 +115,18 @@ func (s *State) View(now int64, q ViewQuery) SessionView {
 func (s *State) sketch(now int64, q ViewQuery) agent {
 	var a agent
 	if s.cfg.QuotaActive() {
-		if q.Quota != SwitchDefault {
-			a.q.switchMode = q.Quota
+		if q.Quota == SwitchOn || q.Quota == SwitchOff {
+			a.q.switchMode, a.q.switchInherited = q.Quota, q.QuotaInherited
 		}
 		switch q.PoolMode {
 		case PoolNamed:
 			if p := s.cfg.pool(q.Pool); p != nil {
 				a.q.poolMode, a.q.poolName, a.q.pool = PoolNamed, p.Name, p.Name
 				a.q.route, _ = s.chooseRoute(now, p, Channel{}, a.need)
+				a.q.poolInherited = q.PoolInherited
 			}
 		case PoolOff:
-			a.q.poolMode = PoolOff
+			a.q.poolMode, a.q.poolInherited = PoolOff, q.PoolInherited
 		}
 	}
 	a.home, a.pick, a.restored = q.Home, q.Pick, !q.Home.IsZero()

@@ -261,6 +261,48 @@ func (g *eventGen) hostRetry() string {
 		genModes[g.pick(len(genModes))], g.pick(4), strings.Join(codes, ","))
 }
 
+// viewQuery is a `view-query`: a session the module may know, or now and
+// then one it has not met (the shell's saved settings are then its word).
+func (g *eventGen) viewQuery() []byte {
+	agent := genAgents[g.pick(len(genAgents))]
+	if g.pick(3) == 0 {
+		agent = fmt.Sprintf(`"unmet-%d"`, g.pick(1000))
+	}
+	var extra string
+	for _, k := range []string{"proposed", "home", "pick"} {
+		if g.pick(3) == 0 {
+			extra += `,"` + k + `":` + g.channel().json()
+		}
+	}
+	if g.pick(3) == 0 {
+		extra += `,"quota":"` + []string{"on", "off", "default"}[g.pick(3)] + `"`
+	}
+	switch g.pick(4) {
+	case 0:
+		extra += `,"poolMode":"pool","pool":"` + []string{"main", "other", "nope"}[g.pick(3)] + `"`
+	case 1:
+		extra += `,"poolMode":"` + []string{"off", "default"}[g.pick(2)] + `"`
+	}
+	for _, k := range []string{"quotaInherited", "poolInherited"} {
+		if g.pick(3) == 0 {
+			extra += `,"` + k + `":` + []string{"true", "false"}[g.pick(2)]
+		}
+	}
+	return []byte(fmt.Sprintf(`{"nowMs":%d,"agent":%s%s}`, g.now, agent, extra))
+}
+
+// inherited now and then marks a set-quota or set-pool as a forked
+// session's parent's setting (or says plainly it is not).
+func (g *eventGen) inherited() string {
+	switch g.pick(4) {
+	case 0:
+		return `,"inherited":true`
+	case 1:
+		return `,"inherited":false`
+	}
+	return ""
+}
+
 // next returns the next call; valid is false for documents that are
 // deliberately not valid inputs of the export's WIT type.
 func (g *eventGen) next() (export string, input []byte, valid bool) {
@@ -275,22 +317,10 @@ func (g *eventGen) next() (export string, input []byte, valid bool) {
 		return "preferences", nil, true
 	}
 	if g.pick(200) == 0 {
-		var extra string
-		for _, k := range []string{"proposed", "home", "pick"} {
-			if g.pick(3) == 0 {
-				extra += `,"` + k + `":` + g.channel().json()
-			}
-		}
-		if g.pick(3) == 0 {
-			extra += `,"quota":"` + []string{"on", "off", "default"}[g.pick(3)] + `"`
-		}
-		switch g.pick(4) {
-		case 0:
-			extra += `,"poolMode":"pool","pool":"` + []string{"main", "other", "nope"}[g.pick(3)] + `"`
-		case 1:
-			extra += `,"poolMode":"` + []string{"off", "default"}[g.pick(2)] + `"`
-		}
-		return "view", []byte(fmt.Sprintf(`{"nowMs":%d,"agent":%s%s}`, g.now, genAgents[g.pick(len(genAgents))], extra)), true
+		return "view", g.viewQuery(), true
+	}
+	if g.pick(150) == 0 {
+		return "quota-menu", g.viewQuery(), true // the same query: the web chip's quota menu
 	}
 	switch d := g.pick(1000); {
 	case d < 3:
@@ -348,13 +378,13 @@ func (g *eventGen) event() (string, []byte, bool) {
 				js(g.channel().provider), g.now+int64(g.pick(20_000))-2000, g.now-int64(g.pick(5000)), g.pick(6), g.now-int64(g.pick(5000)))
 			return "restore", []byte(restoreAt(g.now, `{"channels":[`+rec+`]}`)), true
 		case 0:
-			ev = fmt.Sprintf(`{"kind":"set-quota","agent":%s,"mode":%q}`, agent, []string{"on", "off", "default"}[g.pick(3)])
+			ev = fmt.Sprintf(`{"kind":"set-quota","agent":%s,"mode":%q%s}`, agent, []string{"on", "off", "default"}[g.pick(3)], g.inherited())
 		case 1:
 			switch m := []string{"pool", "off", "default"}[g.pick(3)]; m {
 			case "pool":
-				ev = fmt.Sprintf(`{"kind":"set-pool","agent":%s,"mode":"pool","pool":%q}`, agent, []string{"main", "other", "nope"}[g.pick(3)])
+				ev = fmt.Sprintf(`{"kind":"set-pool","agent":%s,"mode":"pool","pool":%q%s}`, agent, []string{"main", "other", "nope"}[g.pick(3)], g.inherited())
 			default:
-				ev = fmt.Sprintf(`{"kind":"set-pool","agent":%s,"mode":%q}`, agent, m)
+				ev = fmt.Sprintf(`{"kind":"set-pool","agent":%s,"mode":%q%s}`, agent, m, g.inherited())
 			}
 		default:
 			ev = fmt.Sprintf(`{"kind":"balance-reading","provider":%s,"ok":%v,"remaining":%d.5}`, js(g.channel().provider), g.pick(4) > 0, g.pick(20)-2)
@@ -494,6 +524,18 @@ func lockstep(t *testing.T, seed int64, n int, validate bool) map[string]int {
 				}
 			}
 			kinds["snapshot"]++
+		case "quota-menu":
+			// The menu of a row with quota rules, down to a source only a
+			// parent's settings give, or the stream tests little of it.
+			var o struct{ Active bool }
+			require.NoError(t, json.Unmarshal(w.out, &o))
+			kinds["quota-menu"]++
+			if o.Active {
+				kinds["quota-menu active"]++
+			}
+			if bytes.Contains(w.out, []byte(`"inherited"`)) {
+				kinds["quota-menu inherited"]++
+			}
 		case "decide":
 			var o struct {
 				Verdict struct {
@@ -524,7 +566,7 @@ func TestDifferentialRandomEvents(t *testing.T) {
 		"effect circuit", "effect failover", "effect retry", "effect give-up", "effect schedule-wake", "effect probe",
 		"effect effort-dropped", "verdict watch ", "verdict cut ", "verdict tool-retry ", "verdict tool-return ",
 		"effect stall", "effect tool-retry", "snapshot", "restore", "configure", "error",
-		"effect quota-wait", "effect quota-routed", "effect quota-session", "effect refresh-balance", "effect schedule-refresh", "inspect", "view", "preferences",
+		"effect quota-wait", "effect quota-routed", "effect quota-session", "effect refresh-balance", "effect schedule-refresh", "inspect", "view", "quota-menu", "quota-menu active", "quota-menu inherited", "preferences",
 		"effect spill", "effect wait-cut", "effect session-route", "effect returned", "effect slow"} {
 		require.Positive(t, kinds[k], "the generated stream never produced %q", k)
 	}

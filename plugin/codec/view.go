@@ -7,15 +7,38 @@ func init() { register("view", (*Module).View) }
 // View answers the session view (policy/view.go): what the web chip shows
 // of one session. Changes nothing.
 func (m *Module) View(input []byte) ([]byte, error) {
-	if m.state == nil {
-		return nil, ErrNotConfigured
-	}
-	v, err := parse(input)
+	now, q, err := m.viewQuery(input)
 	if err != nil {
 		return nil, err
 	}
+	sv := m.state.View(now, q)
+	var w writer
+	w.beginObject("")
+	optChannel(&w, "current", sv.Current)
+	optChannel(&w, "home", sv.Home)
+	if !sv.Next.IsZero() {
+		w.beginObject("next")
+		writeChannel(&w, "channel", sv.Next)
+		w.str("via", string(sv.Via))
+		w.endObject()
+	}
+	w.boolean("avoided", sv.Avoided)
+	w.endObject()
+	return w.b, nil
+}
+
+// viewQuery reads the WIT record `view-query`, which the session view and
+// the quota menu (quotamenu.go) both answer.
+func (m *Module) viewQuery(input []byte) (int64, policy.ViewQuery, error) {
+	if m.state == nil {
+		return 0, policy.ViewQuery{}, ErrNotConfigured
+	}
+	v, err := parse(input)
+	if err != nil {
+		return 0, policy.ViewQuery{}, err
+	}
 	d := decoder{prefix: "input"}
-	d.object(v, "", "nowMs", "agent", "proposed", "home", "pick", "quota", "poolMode", "pool")
+	d.object(v, "", "nowMs", "agent", "proposed", "home", "pick", "quota", "poolMode", "pool", "quotaInherited", "poolInherited")
 	now, _ := d.uint(v.Get("nowMs"), "nowMs", true, maxMs)
 	q := policy.ViewQuery{Agent: d.str(v.Get("agent"), "agent", true)}
 	for _, f := range []struct {
@@ -37,23 +60,9 @@ func (m *Module) View(input []byte) ([]byte, error) {
 	if q.PoolMode == policy.PoolNamed && q.Pool == "" {
 		d.fail("input.pool", "is required with poolMode pool")
 	}
-	if d.err != nil {
-		return nil, d.err
-	}
-	sv := m.state.View(int64(now), q)
-	var w writer
-	w.beginObject("")
-	optChannel(&w, "current", sv.Current)
-	optChannel(&w, "home", sv.Home)
-	if !sv.Next.IsZero() {
-		w.beginObject("next")
-		writeChannel(&w, "channel", sv.Next)
-		w.str("via", string(sv.Via))
-		w.endObject()
-	}
-	w.boolean("avoided", sv.Avoided)
-	w.endObject()
-	return w.b, nil
+	q.QuotaInherited = d.boolean(v.Get("quotaInherited"), "input.quotaInherited")
+	q.PoolInherited = d.boolean(v.Get("poolInherited"), "input.poolInherited")
+	return int64(now), q, d.err
 }
 
 // optChannel writes ch under k, or nothing for the zero channel (an absent option).
