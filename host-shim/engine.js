@@ -15,7 +15,7 @@ import { ModuleInstance, ModuleError, TrapError } from './kernel.js';
 import { now as clockNow } from './clock.js';
 import { setBackupEvent } from './events.js';
 
-/** @import { Channel, Event, Health, Preferences, QuotaReport, ResolvedConfig, Restored, SessionView, StepOutput, ViewQuery } from './policy-types.js' */
+/** @import { Channel, Event, Health, Preferences, QuotaMenu, QuotaReport, ResolvedConfig, Restored, SessionView, StepOutput, ViewQuery } from './policy-types.js' */
 
 export const WASM_PATH = fileURLToPath(new URL('../build/dsh-resilience.wasm', import.meta.url));
 
@@ -441,6 +441,15 @@ export class Engine {
    */
   view(query) {
     return this.ask('view', query);
+  }
+
+  /**
+   * A session's quota settings as the web chip's menu shows them (WIT `quota-menu`); undefined when the module failed.
+   * @param {ViewQuery} query
+   * @returns {QuotaMenu | undefined}
+   */
+  quotaMenu(query) {
+    return this.ask('quota-menu', query);
   }
 
   /**

@@ -3,11 +3,14 @@
 // the session and its agent, what the chip's menu shows of it, and the
 // menu's choice written through the commands' own path, so chip and typed
 // command never disagree.
+import { now as clockNow } from './clock.js';
+import { setPoolEvent, setQuotaEvent } from './events.js';
 import { noPool } from './quota-commands.js';
 import { sessionForms } from './rpc-input.js';
 
 /** @import { QuotaRules } from './quota.js' */
 /** @import { SessionSettings } from './quota-settings.js' */
+/** @import { ViewQuery } from './policy-types.js' */
 
 /**
  * The web chip's session id (with or without the host's `session-` prefix) as {agent, session}.
@@ -25,32 +28,37 @@ export function webSession(rules, id) {
 }
 
 /**
+ * A session's saved quota switch and pool as the view's query tells them
+ * (WIT `view-query`), as they are told at its first request (quota.js
+ * agentEvents): what the module says of a session it has not met yet.
+ * @param {SessionSettings | undefined} s - the session's saved settings
+ * @returns {Pick<ViewQuery, 'quota' | 'quotaInherited' | 'poolMode' | 'pool' | 'poolInherited'>}
+ */
+export function savedQuota(s) {
+  const quota = s?.quota ? setQuotaEvent('', s.quota, s.inherited?.includes('quota')) : undefined;
+  const pool = s?.pool ? setPoolEvent('', s.pool, s.inherited?.includes('pool')) : undefined;
+  return {
+    ...(quota ? { quota: quota.mode, quotaInherited: quota.inherited === true } : {}),
+    ...(pool ? { poolMode: pool.mode, ...(pool.pool ? { pool: pool.pool } : {}), poolInherited: pool.inherited === true } : {}),
+  };
+}
+
+/**
  * What the chip's menu shows of a session: its switch and pool with their
  * sources, and the pools to choose from; undefined when the row configures
- * no quota rules. A live session is the module's report; a session no
- * agent of this process runs yet shows its stored settings over the row's
- * default (the module hears them with its first request).
+ * no quota rules or the module did not answer. The module's word
+ * (policy/quotamenu.go, WIT `quota-menu`), told the session's saved
+ * settings for when no agent of this process runs it yet.
  * @param {QuotaRules} rules
  * @param {string | undefined} id - the browser's session id
  */
 export function webView(rules, id) {
-  if (!rules.active || !id) return undefined;
+  if (!id) return undefined;
   const { agent, session } = webSession(rules, id);
-  const base = { defaultEnabled: rules.resolved.quota.defaultEnabled === true, pools: rules.poolNames() };
-  const s = agent !== undefined ? rules.inspect(agent)?.session : undefined;
-  if (s) {
-    const source = s.enabledSource === 'session' || s.enabledSource === 'inherited' ? s.enabledSource : 'default';
-    return { ...base, enabled: !!s.enabled, source, pool: s.pool ?? null, poolSource: s.poolSource ?? 'default' };
-  }
-  /** @type {Partial<SessionSettings>} */
-  const own = rules.settings.get(session) ?? {};
-  return {
-    ...base,
-    enabled: own.quota ? own.quota === 'on' : base.defaultEnabled,
-    source: own.quota ? (own.inherited?.includes('quota') ? 'inherited' : 'session') : 'default',
-    pool: own.pool && own.pool !== 'off' ? own.pool : null,
-    poolSource: own.pool === 'off' ? 'off' : own.pool ? (own.inherited?.includes('pool') ? 'inherited' : 'session') : 'default',
-  };
+  const menu = rules.policy.quotaMenu({ nowMs: clockNow(), agent: agent ?? session, ...savedQuota(rules.settings.get(session)) });
+  if (!menu?.active) return undefined;
+  const { defaultEnabled, pools, enabled, source, poolSource } = menu;
+  return { defaultEnabled, pools, enabled, source, pool: menu.pool ?? null, poolSource };
 }
 
 /**

@@ -18,11 +18,10 @@ import { bodyProblem, excerpt, field, hostKnowsSession, MAX_CHANNEL, MAX_SECTION
 import { channelId, channelText, parseChannel as textChannel } from './channel.js';
 import { now as clockNow } from './clock.js';
 import { recordOf } from './effect-audit.js';
-import { webChoose, webSession, webView } from './quota-web.js';
+import { savedQuota, webChoose, webSession, webView } from './quota-web.js';
 import { CARD_DEFAULTS } from './policy-defaults.js';
-import { setPoolEvent } from './events.js';
 
-/** @import { Channel, CircuitState, QuotaSwitch, ResolvedConfig, SessionView, SlowState, Via } from './policy-types.js' */
+/** @import { Channel, CircuitState, ResolvedConfig, SessionView, SlowState, Via } from './policy-types.js' */
 /** @import { Context } from './host.js' */
 
 /**
@@ -365,12 +364,10 @@ export class WebHalf {
       const { agent, session: id } = this.deps.quota ? webSession(this.deps.quota, session) : { agent: this.agentOf(session), session };
       const kept = this.deps.quota?.settings.get(id);
       const proposed = this.hostRoute(session);
-      const pool = kept?.pool ? setPoolEvent('', kept.pool) : undefined;
       const view = policy.view({
         nowMs: out.nowMs, agent: agent ?? id,
         ...(proposed ? { proposed } : {}), ...(kept?.home ? { home: channelId(kept.home) } : {}), ...(kept?.pick ? { pick: channelId(kept.pick) } : {}),
-        ...(kept?.quota ? { quota: /** @type {QuotaSwitch} */ (kept.quota) } : {}),
-        ...(pool ? { poolMode: pool.mode, ...(pool.pool ? { pool: pool.pool } : {}) } : {}),
+        ...savedQuota(kept),
       });
       out.session = {
         id: session,

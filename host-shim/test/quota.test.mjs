@@ -298,6 +298,25 @@ test('the web chip\'s view and writes: the commands\' path, by session id with o
   assert.match(webSet(none, 's1', 'pool', 'main'), /no pools or quota configured/);
 });
 
+test('the chip\'s menu of a session no agent runs yet is the module\'s: its saved settings as its first request takes them', async () => {
+  const path = join(await mkdtemp(join(tmpdir(), 'quota-')), 'quota-sessions.json');
+  await writeFile(path, JSON.stringify({ sessions: {
+    fork: { at: 1, parent: 'p', quota: 'off', pool: 'spare', inherited: ['quota', 'pool'] },
+    pinned: { at: 1, quota: 'on', pool: 'off', inherited: ['pool'] },
+    retired: { at: 1, pool: 'old' },
+  } }));
+  const q = rules(path);
+  await q.load();
+  const menu = (enabled, source, pool, poolSource) => ({ defaultEnabled: true, pools: ['main', 'spare'], enabled, source, pool, poolSource });
+  assert.deepEqual(webView(q, 'fork'), menu(false, 'inherited', 'spare', 'inherited'), 'its parent\'s settings, said so');
+  assert.deepEqual(webView(q, 'session-pinned'), menu(true, 'session', null, 'off'), 'pool off: never changes provider');
+  assert.deepEqual(webView(q, 'retired'), menu(true, 'default', null, 'default'), 'a pool the row no longer has is no pool, as the module takes it');
+  assert.deepEqual(webView(q, 'unknown'), menu(true, 'default', null, 'default'));
+  // Its first request: the live session says what the menu said.
+  q.track(agent('a1', 'fork', 'p'));
+  assert.deepEqual(webView(q, 'fork'), menu(false, 'inherited', 'spare', 'inherited'));
+});
+
 test('a confirmed setting is answered only once it is saved and its audit line written', async () => {
   const { readFile } = await import('node:fs/promises');
   const path = join(await mkdtemp(join(tmpdir(), 'quota-')), 'quota-sessions.json');
