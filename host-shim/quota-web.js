@@ -4,13 +4,13 @@
 // menu's choice written through the commands' own path, so chip and typed
 // command never disagree.
 import { now as clockNow } from './clock.js';
-import { setPoolEvent, setQuotaEvent } from './events.js';
+import { setPoolEvent } from './events.js';
 import { noPool } from './quota-commands.js';
 import { sessionForms } from './rpc-input.js';
 
 /** @import { QuotaRules } from './quota.js' */
 /** @import { SessionSettings } from './quota-settings.js' */
-/** @import { ViewQuery } from './policy-types.js' */
+/** @import { QuotaSwitch, ViewQuery } from './policy-types.js' */
 
 /**
  * The web chip's session id (with or without the host's `session-` prefix) as {agent, session}.
@@ -35,11 +35,10 @@ export function webSession(rules, id) {
  * @returns {Pick<ViewQuery, 'quota' | 'quotaInherited' | 'poolMode' | 'pool' | 'poolInherited'>}
  */
 export function savedQuota(s) {
-  const quota = s?.quota ? setQuotaEvent('', s.quota, s.inherited?.includes('quota')) : undefined;
-  const pool = s?.pool ? setPoolEvent('', s.pool, s.inherited?.includes('pool')) : undefined;
+  const pool = s?.pool ? setPoolEvent('', s.pool) : undefined;
   return {
-    ...(quota ? { quota: quota.mode, quotaInherited: quota.inherited === true } : {}),
-    ...(pool ? { poolMode: pool.mode, ...(pool.pool ? { pool: pool.pool } : {}), poolInherited: pool.inherited === true } : {}),
+    ...(s?.quota ? { quota: /** @type {QuotaSwitch} */ (s.quota), quotaInherited: s.inherited?.includes('quota') === true } : {}),
+    ...(pool ? { poolMode: pool.mode, pool: pool.pool, poolInherited: s?.inherited?.includes('pool') === true } : {}),
   };
 }
 
