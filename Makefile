@@ -115,6 +115,7 @@ bench: $(WASM) pack
 	$(WITH_NODE) node --expose-gc host-shim/bench/bench.mjs || status=1; \
 	$(WITH_NODE) node host-shim/bench/scale.mjs || status=1; \
 	$(WITH_NODE) node host-shim/bench/hedge.mjs || status=1; \
+	$(WITH_NODE) node host-shim/bench/report-memory.mjs || status=1; \
 	$(WITH_NODE) node host-shim/bench/startup.mjs || status=1; \
 	if [ $$status -ne 0 ]; then echo 'make bench: a target was missed (see above)'; fi; \
 	exit $$status
