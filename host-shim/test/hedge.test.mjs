@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { carryOut } from '../effects.js';
 import { compileModule, Engine as Policy } from '../engine.js';
 import { StallWatcher } from '../stall.js';
+import { advance, FakeCall } from './fake-call.mjs';
 
 const PRIMARY = { provider: 'deepseek-official', model: 'deepseek-v4-flash' };
 const SECONDARY = { provider: 'mock', model: 'mock-b' };
@@ -15,42 +16,6 @@ let compiled;
 before(async () => { compiled = await compileModule(); });
 beforeEach(() => mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 }));
 afterEach(() => mock.timers.reset());
-
-async function advance(ms) {
-  mock.timers.tick(ms);
-  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
-}
-
-/** One provider call: chunks are pushed by the test; aborting its signal closes it. */
-class FakeCall {
-  constructor(options) {
-    this.options = options;
-    this.queue = [];
-    this.closed = false;
-    this.released = false;
-    options.signal.addEventListener('abort', () => { this.closed = true; this.wake?.(); }, { once: true });
-  }
-  push(...chunks) { this.queue.push(...chunks); this.wake?.(); }
-  async *[Symbol.asyncIterator]() {
-    try {
-      while (true) {
-        if (this.queue.length) {
-          const chunk = this.queue.shift();
-          yield chunk;
-          if (chunk.type === 'finish') return; // as an adapter ends a call
-          continue;
-        }
-        if (this.options.signal.aborted) {
-          yield { type: 'finish', reason: { kind: 'aborted', failure: { code: 'ABORTED', message: 'aborted' } } };
-          return;
-        }
-        await new Promise((r) => { this.wake = r; });
-      }
-    } finally {
-      this.released = true;
-    }
-  }
-}
 
 /** A watcher on the real module (chain [primary, secondary]), the session's request routed first. */
 function rig(row = {}) {

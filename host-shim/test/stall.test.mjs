@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { carryOut } from '../effects.js';
 import { compileModule, Engine as Policy } from '../engine.js';
 import { StallWatcher } from '../stall.js';
+import { advance, FakeCall } from './fake-call.mjs';
 import { streamCheckEvent } from '../events.js';
 
 const ROUTE = { provider: 'deepseek-official', model: 'deepseek-v4-flash' };
@@ -16,39 +17,6 @@ before(async () => { compiled = await compileModule(); });
 beforeEach(() => mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 }));
 afterEach(() => mock.timers.reset());
 
-/** Moves the mocked clock and lets the promise chains it released run. */
-async function advance(ms) {
-  mock.timers.tick(ms);
-  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
-}
-
-/** One provider call: chunks are pushed by the test; aborting its signal closes it. */
-class FakeCall {
-  constructor(options) {
-    this.options = options;
-    this.queue = [];
-    this.closed = false;
-    this.released = false;
-    options.signal.addEventListener('abort', () => { this.closed = true; this.wake?.(); }, { once: true });
-  }
-  push(...chunks) { this.queue.push(...chunks); this.wake?.(); }
-  end() { this.ended = true; this.wake?.(); }
-  async *[Symbol.asyncIterator]() {
-    try {
-      while (true) {
-        if (this.queue.length) { yield this.queue.shift(); continue; }
-        if (this.options.signal.aborted) {
-          yield { type: 'finish', reason: { kind: 'aborted', failure: { code: 'ABORTED', message: 'aborted by caller' } } };
-          return;
-        }
-        if (this.ended) return;
-        await new Promise((r) => { this.wake = r; });
-      }
-    } finally {
-      this.released = true;
-    }
-  }
-}
 
 /** A watcher on the real module, with the fake adapter, and everything it emitted. */
 function rig(stall = LIMITS, extra = {}, row = {}) {

@@ -231,25 +231,7 @@ func (a *auditor) build(fx policy.Effect) auditLine {
 	case policy.Hedged:
 		// policy/hedge.go: who won, what it saved, what the loser cost so far.
 		r.str("type", "hedge")
-		r.str("agent", e.Agent)
-		writeChannel(r, "from", e.From)
-		writeChannel(r, "to", e.To)
-		r.int("afterMs", e.AfterMs)
-		r.str("reason", e.Reason)
-		r.str("winner", string(e.Winner))
-		if e.End != "" {
-			r.str("end", e.End)
-		}
-		if e.Code != "" {
-			r.str("code", e.Code)
-		}
-		if e.Winner != policy.WinnerNone {
-			r.int("firstTokenMs", e.FirstTokenMs)
-		}
-		r.int("loserWaitMs", e.LoserWaitMs)
-		if e.SavedMs >= 0 {
-			r.int("savedMs", e.SavedMs)
-		}
+		hedgedFields(r, e)
 		won := string(e.Winner) + " won"
 		if e.Winner == policy.WinnerNone {
 			won = "no winner, "

@@ -91,6 +91,11 @@ func writeHedgeSend(w *writer, h policy.HedgeSend) {
 // writeHedged writes the `hedge` effect (hedge-effect).
 func writeHedged(w *writer, e policy.Hedged) {
 	w.str("kind", "hedge")
+	hedgedFields(w, e)
+}
+
+// hedgedFields are a hedge's, in its effect and in its audit record alike.
+func hedgedFields(w *writer, e policy.Hedged) {
 	w.str("agent", e.Agent)
 	writeChannel(w, "from", e.From)
 	writeChannel(w, "to", e.To)
