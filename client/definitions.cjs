@@ -2,30 +2,33 @@
 // The conversation definitions behind the inline rows (see rows.cjs): a
 // state-only one for failed requests (no target, no view: the engine wants
 // both or neither), one per request header, which makes a
-// `dsh-resilience-row` node for a failover or a return, and one per turn that
-// ended in an error (a give-up candidate). Every hook is
+// `dsh-resilience-row` node for a failover or a return, one per turn that
+// ended in an error (a give-up candidate), and one per request's finish chunk
+// (a hedge candidate: the row shows only when the audit holds a `hedge`
+// record for that request). Every hook is
 // guarded: a throw in a definition makes the session's history unreadable.
 'use strict';
 
-const { failureOf, failureState, routeOf, routeState, turnErrorOf, turnEndState, whereOf } = require('./rows.cjs');
+const { failureOf, failureState, hedgeState, isFinish, routeOf, routeState, turnErrorOf, turnEndState, whereOf } = require('./rows.cjs');
 
 /**
- * @import { EngineLocation, FailureState, RouteState, RowKind, SessionEvent, TurnEndState } from './rows.cjs'
+ * @import { EngineLocation, FailureState, HedgeState, RouteState, RowKind, SessionEvent, TurnEndState } from './rows.cjs'
  */
 
 const NODE_KIND = 'dsh-resilience-row';
 const FAILURE = 'dsh-resilience-failure';
 const ROUTE = 'dsh-resilience-route';
 const TURN_END = 'dsh-resilience-turn-end';
+const HEDGE = 'dsh-resilience-hedge';
 
 /**
  * The state each definition keeps, by its kind.
- * @typedef {{[FAILURE]: FailureState, [ROUTE]: RouteState, [TURN_END]: TurnEndState}} States
+ * @typedef {{[FAILURE]: FailureState, [ROUTE]: RouteState, [TURN_END]: TurnEndState, [HEDGE]: HedgeState}} States
  */
 
 /**
  * What a row node carries: the row's kind and its node's state.
- * @typedef {{kind: RowKind, state: RouteState | TurnEndState}} RowData
+ * @typedef {{kind: RowKind, state: RouteState | TurnEndState | HedgeState}} RowData
  */
 
 /**
@@ -73,7 +76,7 @@ const TURN_END = 'dsh-resilience-turn-end';
  * @property {(context: NodeContext<S>) => ViewNode | null} [buildViewNode]
  */
 
-/** @typedef {Definition<FailureState> | Definition<RouteState> | Definition<TurnEndState>} AnyDefinition */
+/** @typedef {Definition<FailureState> | Definition<RouteState> | Definition<TurnEndState> | Definition<HedgeState>} AnyDefinition */
 
 /**
  * `f`, answering `fallback` where it would throw.
@@ -129,7 +132,7 @@ function node(context, data) {
   };
 }
 
-/** @type {[Definition<FailureState>, Definition<RouteState>, Definition<TurnEndState>]} */
+/** @type {[Definition<FailureState>, Definition<RouteState>, Definition<TurnEndState>, Definition<HedgeState>]} */
 const definitions = [
   {
     kind: FAILURE,
@@ -152,6 +155,14 @@ const definitions = [
     start: guard(undefined, (context, match, reader) => turnEndState(match.event, prevState(reader, FAILURE), prevState(reader, ROUTE))),
     update: guard(undefined, (context) => context.state),
     buildViewNode: guard(null, (context) => (context.state ? node(context, { kind: 'give-up', state: context.state }) : null)),
+  },
+  {
+    kind: HEDGE,
+    target: 'chat',
+    match: guard(null, (event) => (isFinish(event) ? { id: `h${event.seq}`, role: 'start' } : null)),
+    start: guard(undefined, (context, match, reader) => hedgeState(match.event, prevState(reader, ROUTE))),
+    update: guard(undefined, (context) => context.state),
+    buildViewNode: guard(null, (context) => (context.state ? node(context, { kind: 'hedge', state: context.state }) : null)),
   },
 ];
 

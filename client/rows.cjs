@@ -8,7 +8,12 @@
 //             in the same step (a user's model switch has no failure before it);
 //   return:   a `change` back to the channel the session last failed over
 //             from, confirmed by the audit's `return` record;
-//   give-up:  a turn that ended in an error, confirmed by a `give-up` record.
+//   give-up:  a turn that ended in an error, confirmed by a `give-up` record;
+//   hedge:    a request (its `request/header` up to its finish chunk) the
+//             plugin's audit holds a `hedge` record for: the host logs
+//             nothing of a hedge (the race is inside the stream wrapper and
+//             the winner's chunks are the request's), so the record is the
+//             row's only evidence, and a request without one shows nothing.
 //
 // These functions are pure and total: the conversation definitions call them
 // for every event of every session, and a throw there would make the
@@ -86,7 +91,16 @@ const { translate, translateOr } = require('./i18n.cjs');
  * @property {number | undefined} failureTime
  */
 
-/** @typedef {'failover' | 'return' | 'give-up'} RowKind */
+/**
+ * A hedge candidate's state: one request, from its header to its finish chunk.
+ * @typedef {object} HedgeState
+ * @property {number} seq - the header's: the row stands where the request went out
+ * @property {number} time - the header's
+ * @property {number} end - the finish chunk's time
+ * @property {string} route - the channel the request went out on (a hedge's `from`)
+ */
+
+/** @typedef {'failover' | 'return' | 'give-up' | 'hedge'} RowKind */
 
 /**
  * What a row reads of its node's state (a RouteState or a TurnEndState).
@@ -99,6 +113,7 @@ const { translate, translateOr } = require('./i18n.cjs');
  * @property {number} [status]
  * @property {number} [count]
  * @property {number} [failureTime]
+ * @property {number} [end]
  */
 
 /**
@@ -126,6 +141,12 @@ const { translate, translateOr } = require('./i18n.cjs');
  * @property {number} [maxFailovers]
  * @property {number} [turn]
  * @property {number} [step]
+ * @property {string} [winner] - `hedge`: primary, hedge or none
+ * @property {string} [end] - `hedge`: how a race with no winner ended
+ * @property {number} [afterMs] - `hedge`: the delay it was sent after
+ * @property {number} [firstTokenMs] - `hedge`: the request's first token, from its start
+ * @property {number} [loserWaitMs] - `hedge`: how long the aborted call had waited
+ * @property {number} [savedMs] - `hedge`: against the primary's median first token
  */
 
 /**
@@ -245,6 +266,29 @@ function turnEndState(event, lastFailure, lastRoute) {
   };
 }
 
+/**
+ * Whether an event is a request's finish chunk (any reason: an answer, an
+ * error, a cut), with its time.
+ * @param {SessionEvent | undefined} event
+ */
+function isFinish(event) {
+  if (!event || event.type !== 'assistant/chunk') return false;
+  const chunk = event.data && event.data.chunk;
+  return !!chunk && chunk.type === 'finish' && typeof event.time === 'number';
+}
+
+/**
+ * State of a hedge candidate: the request a finish chunk ends (the latest
+ * header before it). Undefined when the history loaded has no header before it.
+ * @param {SessionEvent} event
+ * @param {RouteState | undefined} lastRoute
+ * @returns {HedgeState | undefined}
+ */
+function hedgeState(event, lastRoute) {
+  if (!isFinish(event) || !lastRoute || typeof lastRoute.route !== 'string') return undefined;
+  return { seq: lastRoute.seq, time: lastRoute.time, end: event.time, route: lastRoute.route };
+}
+
 const MATCH_BEFORE_MS = 120000; // a failover record precedes its header by the waits in between
 const MATCH_SLACK_MS = 2000;
 
@@ -266,6 +310,10 @@ function matchRecord(kind, state, records) {
     if (kind === 'return' && r.type === 'return' && r.to === state.route && Math.abs(t - state.time) <= MATCH_SLACK_MS) best = r;
     if (kind === 'give-up' && r.type === 'give-up' && r.code === state.code && t <= state.time + MATCH_SLACK_MS
       && t >= (state.failureTime !== undefined ? state.failureTime : state.time - MATCH_BEFORE_MS) - MATCH_SLACK_MS) best = r;
+    // A hedge is decided after its request went out and reported by its first
+    // chunk, or by the request's end when neither call streamed.
+    if (kind === 'hedge' && r.type === 'hedge' && r.from === state.route && typeof state.end === 'number'
+      && t >= state.time - MATCH_SLACK_MS && t <= state.end + MATCH_SLACK_MS) best = r;
   }
   return best;
 }
@@ -339,7 +387,73 @@ function rowView(kind, state, records, locale) {
     if (where) details.push([t('row.where'), where]);
     return { kind, text, details };
   }
+  if (kind === 'hedge') {
+    if (!record) return null;
+    return hedgeView(record, state.route || '?', locale);
+  }
   return null;
+}
+
+/**
+ * A hedge row from its record: who won, what it saved, what the loser had cost.
+ * @param {AuditRecord} record
+ * @param {string} route - the request's channel, when the record names none
+ * @param {string | undefined} locale
+ * @returns {RowView}
+ */
+function hedgeView(record, route, locale) {
+  /** @type {Translate} */
+  const t = (k, v) => translate(locale, k, v);
+  const from = chan(record.from) || route;
+  const to = chan(record.to) || '?';
+  const ms = (/** @type {unknown} */ n) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined);
+  const after = ms(record.afterMs);
+  const afterText = after !== undefined ? seconds(after, t) : '?';
+  const saved = ms(record.savedMs);
+  const winner = record.winner === 'hedge' || record.winner === 'primary' ? record.winner : 'none';
+  const end = winner === 'none' ? translateOr(locale, `hedgeEnd.${record.end}`, record.end || '?') : '';
+  const text = winner === 'hedge'
+    ? t(saved !== undefined ? 'row.hedgeWonSaved' : 'row.hedgeWon', { from, to, after: afterText, saved: saved !== undefined ? seconds(saved, t) : '' })
+    : winner === 'primary' ? t('row.hedgePrimary', { from, to, after: afterText }) : t('row.hedgeNone', { from, to, after: afterText, end });
+  /** @type {Detail[]} */
+  const details = [[t('row.hedgeWinner'), winner === 'none' ? end : t(`row.hedgeWinner.${winner}`, { channel: winner === 'hedge' ? to : from })]];
+  const first = ms(record.firstTokenMs);
+  if (winner !== 'none' && first !== undefined) details.push([t('row.firstToken'), seconds(first, t)]);
+  if (winner === 'hedge') details.push([t('row.saved'), saved !== undefined ? seconds(saved, t) : t('row.savedUnknown')]);
+  const wait = ms(record.loserWaitMs);
+  if (wait !== undefined) {
+    const loser = winner === 'hedge' ? from : to;
+    details.push([t('row.loserWait'), t('row.loserWaitValue', { channel: loser, wait: seconds(wait, t) })]);
+  }
+  const why = hedgeReason(record.reason, t);
+  details.push([t('row.hedgeAfter'), why ? t('row.hedgeAfterValue', { after: afterText, why }) : afterText]);
+  if (record.code) details.push([t('row.code'), String(record.code)]);
+  return { kind: 'hedge', text, details };
+}
+
+/**
+ * The module's reason for a hedge's delay (policy/hedge.go hedgeDelay) in the
+ * page's language: a config key stays as is, the learned delay's two
+ * wordings are reworded, anything else shows as the module wrote it.
+ * @param {unknown} reason
+ * @param {Translate} t
+ */
+function hedgeReason(reason, t) {
+  if (typeof reason !== 'string' || !reason) return '';
+  let m = /^p(\d+) of the last (\d+) first tokens$/.exec(reason);
+  if (m) return t('row.hedgeReason.percentile', { p: m[1], n: m[2] });
+  m = /^([\w.]+): (\d+) of (\d+) first tokens measured$/.exec(reason);
+  if (m) return t('row.hedgeReason.learning', { key: m[1], n: m[2], need: m[3] });
+  return reason;
+}
+
+/**
+ * `1.2 s` / `1.2 秒` of a duration in ms.
+ * @param {number} ms
+ * @param {Translate} t
+ */
+function seconds(ms, t) {
+  return t('row.seconds', { n: (ms / 1000).toFixed(1) });
 }
 
 /** @param {string | Channel | undefined} c */
@@ -394,4 +508,4 @@ function clock(iso) {
   return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
-module.exports = { triedList, whereOf, routeOf, failureOf, turnErrorOf, failureState, routeState, turnEndState, matchRecord, rowView, progressText, clock };
+module.exports = { triedList, whereOf, routeOf, failureOf, turnErrorOf, isFinish, failureState, routeState, turnEndState, hedgeState, matchRecord, rowView, hedgeView, progressText, clock };

@@ -14,6 +14,10 @@ const GAP_MS = 1000; // at most one `rows` call a second per session
 const LIVE_MS = 120000; // a row this recent may still be waiting for its audit line
 const RETRY_MS = 2000;
 const RETRIES = 15;
+// A hedge candidate stands at every request of every session: it asks for
+// records only while the host hedges (the `rows` answer says so), and looks
+// again for a late record a few times only.
+const HEDGE_RETRIES = 3;
 
 /**
  * @import { SyntheticEvent } from 'react'
@@ -26,6 +30,7 @@ const RETRIES = 15;
  * One session's audit records, and the bookkeeping of their fetch.
  * @typedef {object} Entry
  * @property {AuditRecord[] | undefined} records - undefined until the first answer
+ * @property {boolean} hedging - the host's row hedges requests (or the records hold a hedge)
  * @property {number} fetchedAt
  * @property {Promise<void> | undefined} pending - the fetch in flight
  * @property {boolean} again - a fetch was asked for while one was in flight
@@ -50,7 +55,7 @@ function recordsStore(ctx) {
    * @returns {Entry}
    */
   const entry = (session) => {
-    if (!bySession.has(session)) bySession.set(session, { records: undefined, fetchedAt: 0, pending: undefined, again: false, timer: undefined, listeners: new Set() });
+    if (!bySession.has(session)) bySession.set(session, { records: undefined, hedging: false, fetchedAt: 0, pending: undefined, again: false, timer: undefined, listeners: new Set() });
     return /** @type {Entry} */ (bySession.get(session)); // set just above when missing
   };
   // A request inside the gap, or while one is in flight, is kept for later,
@@ -71,7 +76,10 @@ function recordsStore(ctx) {
       if (e.again) { e.again = false; fetch(session); }
     };
     e.pending = call(ctx, 'rows', { session }).then((r) => {
-      if (r && r.ok) e.records = r.value.records;
+      if (r && r.ok) {
+        e.records = r.value.records;
+        e.hedging = r.value.hedging === true || (Array.isArray(e.records) && e.records.some((x) => x && x.type === 'hedge'));
+      }
       done();
       if (r && r.ok) for (const l of e.listeners) l();
     }, done);
@@ -89,23 +97,28 @@ function makeRowView(ctx) {
     const locale = useLocale(ctx);
     const session = props && (props.sessionId || (props.session && props.session.id));
     const data = props && props.node && props.node.data;
+    const hedge = !!data && data.kind === 'hedge';
+    // When the row's request last moved: a hedge's record is written before its request ends.
+    const state = data && data.state;
+    const last = state ? ('end' in state && typeof state.end === 'number' ? state.end : state.time) : 0;
     const [, bump] = React.useState(0);
     React.useEffect(() => {
       if (!session) return undefined;
       const e = store.entry(session);
       const l = () => bump((n) => n + 1);
       e.listeners.add(l);
-      const recent = data && data.state && e.fetchedAt < data.state.time + 5000;
+      const recent = data && data.state && e.fetchedAt < last + 5000 && (!hedge || e.hedging);
       if (e.records === undefined || recent) store.fetch(session);
       return () => { e.listeners.delete(l); };
     }, [session, data && data.state && data.state.seq]);
-    const records = session ? store.entry(session).records : undefined;
+    const entry = session ? store.entry(session) : undefined;
+    const records = entry ? entry.records : undefined;
     // A row that appeared live may precede its audit line (the audit log is
     // appended on its own queue): while a recent row has no record, look
     // again every few seconds, a bounded number of times, until it lands.
     const tries = React.useRef(0);
     const missing = !!(data && data.state && session && records !== undefined && !matchRecord(data.kind, data.state, records)
-      && Math.abs(Date.now() - data.state.time) < LIVE_MS && tries.current < RETRIES);
+      && Math.abs(Date.now() - last) < LIVE_MS && tries.current < (hedge ? HEDGE_RETRIES : RETRIES) && (!hedge || (entry && entry.hedging)));
     React.useEffect(() => {
       if (!missing) return undefined;
       const id = setTimeout(() => { tries.current += 1; store.fetch(session); }, RETRY_MS);

@@ -65,7 +65,7 @@
  *   'set-backup': {payload: {clear: true} | {channel: string}, answer: Status},
  *   'set-quota': {payload: {session: string | undefined, value: string}, answer: Status},
  *   'set-pool': {payload: {session: string | undefined, value: string}, answer: Status},
- *   rows: {payload: {session: string}, answer: {records: AuditRecord[]}},
+ *   rows: {payload: {session: string}, answer: {records: AuditRecord[], hedging?: boolean}},
  *   validate: {payload: {section: Section}, answer: {problem: string | null}},
  *   report: {payload: {window: string, locale: string}, answer: ReportAnswer},
  * }} Endpoints

@@ -32,6 +32,7 @@ const CSS = `
 .dshr-row{margin:4px 0;padding:4px 10px;border-left:3px solid var(--dsw-alias-state-warn-primary);background:var(--dsw-alias-state-warn-tertiary);border-radius:4px;font-size:13px;color:var(--dsw-alias-label-primary);overflow-wrap:anywhere}
 .dshr-row[data-kind=return]{border-left-color:var(--dsw-alias-state-success-primary);background:var(--dsw-alias-state-success-tertiary)}
 .dshr-row[data-kind=give-up]{border-left-color:var(--dsw-alias-state-error-primary);background:color-mix(in srgb,var(--dsw-alias-state-error-primary) 10%,transparent)}
+.dshr-row[data-kind=hedge]{border-left-color:var(--dsw-alias-brand-primary);background:color-mix(in srgb,var(--dsw-alias-brand-primary) 8%,transparent)}
 .dshr-row summary{cursor:pointer;list-style:none;display:flex;align-items:center;gap:6px}
 .dshr-row summary::-webkit-details-marker{display:none}
 .dshr-row summary:focus-visible{outline:2px solid var(--dsw-alias-brand-primary);outline-offset:1px;border-radius:4px}

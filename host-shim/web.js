@@ -95,7 +95,12 @@ import { CARD_DEFAULTS } from './policy-defaults.js';
  * @typedef {{chain: string[], backup: string | null, candidates: Candidate[], unknown: string[]}} CandidatesAnswer
  */
 
-/** The `rows` answer: the session's records for its inline rows. @typedef {{records: PageRecord[]}} RowsAnswer */
+/**
+ * The `rows` answer: the session's records for its inline rows, and whether
+ * the row hedges requests (a hedge row's candidate stands at every request:
+ * without hedging the page does not look for its record).
+ * @typedef {{records: PageRecord[], hedging: boolean}} RowsAnswer
+ */
 
 /** The `validate` answer: the module's word on a section, null when it takes it. @typedef {{problem: string | null}} ValidateAnswer */
 
@@ -167,7 +172,7 @@ const LONG_POLL_MS = 20_000;
 const MAX_CANDIDATES = 60;
 const MODEL_INFO_TIMEOUT_MS = 5_000;
 /** Records the inline rows read (by session: the audit's `agent` is the session id). */
-const ROW_TYPES = new Set(['failover', 'give-up', 'return', 'retry']);
+const ROW_TYPES = new Set(['failover', 'give-up', 'return', 'retry', 'hedge']);
 /** Effects that count as "the last decision" in the dock (and the shim's own: decided()). */
 const DECISIONS = new Set(['failover', 'give-up', 'returned', 'retry', 'circuit']);
 const MAX_ROW_RECORDS = 500;
@@ -509,7 +514,11 @@ export class WebHalf {
     }
     const channels = new Set(out.map((r) => r.from ?? r.channel));
     const relevant = opens.filter((r) => channels.has(r.channel));
-    return { records: [...relevant, ...out].sort((a, b) => (/** @type {string} */ (a.at) < /** @type {string} */ (b.at) ? -1 : 1)).slice(-MAX_ROW_RECORDS) };
+    const hedge = this.deps.policy.resolved?.hedge;
+    return {
+      records: [...relevant, ...out].sort((a, b) => (/** @type {string} */ (a.at) < /** @type {string} */ (b.at) ? -1 : 1)).slice(-MAX_ROW_RECORDS),
+      hedging: (hedge?.afterMs ?? 0) > 0 || (hedge?.afterPercentile ?? 0) > 0, // policy/hedge.go HedgeConfig.On
+    };
   }
 
   /**

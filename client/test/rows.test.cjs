@@ -125,3 +125,88 @@ test('failover and give-up details say where: "failover 2/4 · turn 3 step 1"', 
   const v = rowView('failover', rows[0], records, 'en');
   assert.deepEqual(v.details.at(-1), ['Where', 'failover 2/4 · turn 3 step 1']);
 });
+
+// Hedge rows (issue #36): the host logs nothing of a hedge, so the row stands
+// at every request's header, up to its finish chunk, and shows only when the
+// audit holds a `hedge` record from that request's channel within it.
+const finish = (seq, time, kind = 'stop') => ({ type: 'assistant/chunk', seq, time, data: { turn: 1, step: 1, chunk: { type: 'finish', reason: { kind } } } });
+
+/** The hedge candidates of a sequence, as the definitions build them. */
+function hedges(events) {
+  const { hedgeState } = require('../rows.cjs');
+  let route; let fail; const out = [];
+  for (const e of events) {
+    if (e.type === 'assistant/chunk') fail = failureState(e, fail, route) ?? fail;
+    if (e.type === 'request/header') route = routeState(e, whereOf(stepLoc), route, fail);
+    const h = hedgeState(e, route);
+    if (h) out.push(h);
+  }
+  return out;
+}
+
+const hedgeRecord = (at, more = {}) => ({ at: new Date(at).toISOString(), type: 'hedge', agent: 's', from: 'deepseek-official/deepseek-v4-flash', to: 'mock/mock-b',
+  afterMs: 2000, reason: 'hedge.afterMs', winner: 'hedge', firstTokenMs: 2650, loserWaitMs: 2650, ...more });
+
+test('a hedge the hedge won: who won, time saved, what the loser cost, both channels, in both languages', () => {
+  const [h] = hedges([header(10, ...FLASH, 'initial', 10_000), finish(16, 13_000)]);
+  assert.deepEqual(h, { seq: 10, time: 10_000, end: 13_000, route: 'deepseek-official/deepseek-v4-flash' });
+  assert.equal(rowView('hedge', h, [], 'en'), null, 'no record: no row (most requests are not hedged)');
+  const rec = [hedgeRecord(12_650, { savedMs: 17350 })];
+  const v = rowView('hedge', h, rec, 'en');
+  assert.equal(v.kind, 'hedge');
+  assert.equal(v.text, 'deepseek-official/deepseek-v4-flash silent for 2.0 s: hedged to mock/mock-b, which answered first (17.4 s saved)');
+  assert.deepEqual(v.details, [
+    ['Winner', 'the hedge, mock/mock-b'],
+    ['First token', '2.6 s'],
+    ['Time saved', '17.4 s'],
+    ['Aborted call', 'deepseek-official/deepseek-v4-flash, after 2.6 s with no answer'],
+    ['Sent after', '2.0 s (hedge.afterMs)'],
+  ]);
+  const zh = rowView('hedge', h, rec, 'zh');
+  assert.equal(zh.text, 'deepseek-official/deepseek-v4-flash 2.0 秒无响应：已对冲到 mock/mock-b，由它先响应（节省 17.4 秒）');
+  assert.deepEqual(zh.details.map(([k]) => k), ['胜出', '首字', '节省时间', '已中止的请求', '发出时机']);
+  assert.equal(zh.details[3][1], 'deepseek-official/deepseek-v4-flash，等待 2.6 秒 无响应');
+});
+
+test('a hedge with no median yet says the saving is not known; the primary winning names the hedge as the loser', () => {
+  const [h] = hedges([header(10, ...FLASH, 'initial', 10_000), finish(16, 13_000)]);
+  const won = rowView('hedge', h, [hedgeRecord(12_650)], 'en');
+  assert.equal(won.text, 'deepseek-official/deepseek-v4-flash silent for 2.0 s: hedged to mock/mock-b, which answered first');
+  assert.deepEqual(won.details[2], ['Time saved', 'not known yet (no first token of the first channel measured)']);
+  const primary = rowView('hedge', h, [hedgeRecord(12_400, { winner: 'primary', firstTokenMs: 2400, loserWaitMs: 400,
+    reason: 'p90 of the last 12 first tokens' })], 'en');
+  assert.equal(primary.text, 'deepseek-official/deepseek-v4-flash silent for 2.0 s: hedged to mock/mock-b; deepseek-official/deepseek-v4-flash answered first');
+  assert.deepEqual(primary.details, [
+    ['Winner', 'the first call, deepseek-official/deepseek-v4-flash'],
+    ['First token', '2.4 s'],
+    ['Aborted call', 'mock/mock-b, after 0.4 s with no answer'],
+    ['Sent after', '2.0 s (p90 of the last 12 first tokens)'],
+  ]);
+  assert.equal(rowView('hedge', h, [hedgeRecord(12_400, { winner: 'primary', reason: 'hedge.maxMs: 3 of 8 first tokens measured' })], 'zh').details.at(-1)[1],
+    '2.0 秒（hedge.maxMs：已测得 3/8 次首字）');
+  const none = rowView('hedge', h, [hedgeRecord(12_900, { winner: 'none', end: 'hedge-failed', code: 'SERVER', firstTokenMs: undefined, loserWaitMs: 900 })], 'en');
+  assert.equal(none.text, 'deepseek-official/deepseek-v4-flash silent for 2.0 s: hedged to mock/mock-b; the hedge failed, the first call went on alone');
+  assert.deepEqual(none.details.map(([k]) => k), ['Winner', 'Aborted call', 'Sent after', 'Code']);
+});
+
+test('a hedge record matches only its own request: its channel, between its header and its finish', () => {
+  const [a, b] = hedges([header(10, ...FLASH, 'initial', 10_000), finish(16, 13_000), header(20, ...FLASH, 'initial', 60_000), finish(26, 61_000)]);
+  const rec = [hedgeRecord(12_650)];
+  assert.ok(rowView('hedge', a, rec, 'en'));
+  assert.equal(rowView('hedge', b, rec, 'en'), null, 'the next request of the session');
+  assert.equal(rowView('hedge', a, [hedgeRecord(12_650, { from: 'mock/mock-b', to: 'deepseek-official/deepseek-v4-flash' })], 'en'), null, 'from another channel');
+  assert.deepEqual(hedges([finish(16, 13_000)]), [], 'history loaded after the header: nothing to anchor to');
+});
+
+test('hostile model names in a hedge record stay text and never throw', () => {
+  const [h] = hedges([header(10, 'p', '<img src=x onerror=alert(1)>', 'initial', 10_000), finish(16, 13_000)]);
+  const evil = '<script>alert(1)</script>/‮{to}' + 'x'.repeat(230);
+  const v = rowView('hedge', h, [hedgeRecord(12_000, { from: 'p/<img src=x onerror=alert(1)>', to: evil, afterMs: 'NaN', loserWaitMs: -5, savedMs: null })], 'en');
+  assert.equal(v.text, `p/<img src=x onerror=alert(1)> silent for ?: hedged to ${evil}, which answered first`);
+  assert.ok(!v.details.some(([k]) => k === 'Aborted call'), 'a negative wait is not shown');
+  for (const r of [{}, { type: 'hedge' }, { type: 'hedge', at: 'garbage', from: h.route }, { type: 'hedge', at: new Date(12_000).toISOString(), from: h.route, winner: 42, to: { provider: 'a', model: 'b' } }]) {
+    assert.doesNotThrow(() => rowView('hedge', h, [r], 'zh'));
+  }
+  assert.equal(rowView('hedge', h, [{ type: 'hedge', at: new Date(12_000).toISOString(), from: h.route, to: { provider: 'a', model: 'b' } }], 'en').text,
+    'p/<img src=x onerror=alert(1)> silent for ?: hedged to a/b; ?');
+});

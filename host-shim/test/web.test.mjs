@@ -147,6 +147,22 @@ test('rows: the session\'s records and the breakers of the channels it left, fro
   assert.deepEqual(records.map((r) => `${r.type} ${r.channel ?? r.to}`), ['circuit-open p/a', 'failover p/b']);
 });
 
+test('rows: a session\'s hedge records, channels as the page reads them, and whether the row hedges', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'dshr-web-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'audit.jsonl');
+  await writeFile(path, [
+    { at: '2026-01-01T00:00:02Z', type: 'hedge', agent: 'session-s1', from: { provider: 'p', model: 'a' }, to: { provider: 'p', model: 'b' }, afterMs: 2000, winner: 'hedge' },
+    { at: '2026-01-01T00:00:03Z', type: 'hedge', agent: 'session-other', from: { provider: 'p', model: 'a' }, to: { provider: 'p', model: 'b' }, afterMs: 2000, winner: 'primary' },
+  ].map((r) => JSON.stringify(r) + '\n').join(''));
+  const { web, policy } = half({ auditPath: path });
+  const off = await web.rows('s1');
+  assert.deepEqual(off.records.map((r) => `${r.type} ${r.from} ${r.to} ${r.winner}`), ['hedge p/a p/b hedge']);
+  assert.equal(off.hedging, false, 'the row does not hedge');
+  policy.reconfigure({ chain: CHAIN, hedge: { afterMs: 2000 } });
+  assert.equal((await web.rows('s1')).hedging, true);
+});
+
 test('the module checks a settings section with the rest of the row; reconfigure keeps channel health', () => {
   const { web, policy } = half();
   assert.match(web.problem({ failureThreshold: 0 }), /^dsh-resilience: config key "failureThreshold": /);
