@@ -24,7 +24,7 @@ WITH_NODE = HOSTDIR=$$(scripts/ensure-host.sh) && export PATH="$$HOSTDIR/node/no
 # redis-server (Debian package) and the pinned Redis client, for the shared-state tests.
 WITH_REDIS = export DSH_REDIS_CLIENT_DIR=$$(scripts/ensure-redis.sh) &&
 
-.PHONY: all build wasm client pack host test test-go test-shim test-client test-e2e test-web typecheck demo bench sim sim-slow replay report clean deps
+.PHONY: all build wasm client pack host test test-go test-shim test-client test-e2e test-web typecheck demo bench sim sim-slow sim-hedge replay report clean deps
 
 all: build
 
@@ -134,6 +134,11 @@ sim: $(WASM)
 # The slow-call world (issue #20): channels that turn slow and recover.
 sim-slow: $(WASM)
 	$(GO) run ./testhost/cmd/sim-slow -seeds $(SEEDS) -hours $(HOURS)
+
+# The hedge world (issue #36): slow first tokens hedged within the budget, to
+# where a failover would go, one answer a request.
+sim-hedge: $(WASM)
+	$(GO) run ./testhost/cmd/sim-hedge -seeds $(SEEDS) -hours $(HOURS)
 
 # What-if replay of an audit log under another config (JSON, the row's config).
 replay: $(WASM)
