@@ -108,6 +108,7 @@ type hedgeWorld struct {
 	pct      int
 	floor    int
 	race     map[string]bool // agents whose race has not ended (a hedge effect is due)
+	backup   *Channel        // the user's backup, when the seed chose one
 }
 
 const (
@@ -157,6 +158,13 @@ func RunHedge(rt *testhost.Runtime, seed int64, o HedgeOptions) HedgeResult {
 	}
 	defer m.close()
 	w.m = m
+	if r.Intn(2) == 0 { // a backup: a failover's second preference, so a hedge's
+		b := w.chans[1+r.Intn(n-1)].ch
+		w.backup = &b
+		w.decide(func(in []byte) []byte {
+			return append(appendChannel(append(in, `{"kind":"set-backup","channel":`...), b), '}')
+		})
+	}
 	for i := 0; i < max(1, o.Agents); i++ {
 		w.agents = append(w.agents, &hedgeAgent{id: "h" + strconv.Itoa(i), at: Epoch + int64(r.Intn(60_000))})
 	}
@@ -301,7 +309,12 @@ func (w *hedgeWorld) request(a *hedgeAgent) {
 			})
 		}
 		a.n++
+		// The host starts a session where the user chose (its home): the
+		// primary mostly, another channel of the chain now and then.
 		a.turns, a.route = 1+w.r.Intn(8), w.chans[0].ch
+		if w.r.Intn(3) == 0 {
+			a.route = w.chans[w.r.Intn(len(w.chans))].ch
+		}
 		w.res.Sessions++
 	}
 	v, ok := w.decide(func(b []byte) []byte {
@@ -430,6 +443,23 @@ func (w *hedgeWorld) sent(a *hedgeAgent, to Channel, view, snap gjson.Result) {
 	} else {
 		c.hFailAt = w.now + int64(200+w.r.Intn(2000))
 	}
+	// Now and then a check while the race runs, as a shim asks when its
+	// timer fires early (a wall-clock step): the module has said where it
+	// hedged, and must not hedge again.
+	if w.r.Intn(4) == 0 {
+		end := max(c.hTokenAt, c.hFailAt)
+		if c.tokenAt > 0 {
+			end = min(end, c.tokenAt)
+		} else {
+			end = min(end, c.failAt)
+		}
+		if end > w.now+1 {
+			at := w.now + 1 + w.r.Int63n(end-w.now-1)
+			if c.checkAt == 0 || at < c.checkAt {
+				c.checkAt = at
+			}
+		}
+	}
 }
 
 // target holds a hedge to where the module's failover would go now.
@@ -457,11 +487,14 @@ func (w *hedgeWorld) target(a *hedgeAgent, to Channel, view, snap gjson.Result) 
 		return
 	}
 	// The failover's next is as slow as the call: the hedge walks on past it,
-	// in the failover's own order (the session's home when it is away, then
-	// the chain), to the first channel not held slow.
+	// in the failover's own order (the session's home when it is away, the
+	// backup, then the chain), to the first channel not held slow.
 	order := []Channel{}
 	if h := view.Get("home"); h.Exists() {
 		order = append(order, channelOf(h))
+	}
+	if w.backup != nil {
+		order = append(order, *w.backup)
 	}
 	for _, ch := range w.chans {
 		order = append(order, ch.ch)

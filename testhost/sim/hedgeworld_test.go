@@ -6,7 +6,7 @@ import "testing"
 // within its budget, to where its failover would go, one answer a request.
 func TestHedgeWorld(t *testing.T) {
 	for seed := int64(1); seed <= 4; seed++ {
-		res := RunHedge(rt, seed, HedgeOptions{Hours: 2, Agents: 16})
+		res := RunHedge(rt, seed, HedgeOptions{Hours: 1, Agents: 16})
 		t.Logf("seed %d: %d events, %d requests, %d sessions, %d hedges (%d won by the hedge, %d by the first call, %d by neither), %d refused, %s wall",
 			seed, res.Events, res.Requests, res.Sessions, res.Hedges, res.WonHedge, res.WonPrimary, res.NoWin, res.Refused, res.Wall)
 		for _, b := range res.Breaks {
