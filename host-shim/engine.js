@@ -15,7 +15,7 @@ import { ModuleInstance, ModuleError, TrapError } from './kernel.js';
 import { now as clockNow } from './clock.js';
 import { setBackupEvent } from './events.js';
 
-/** @import { Channel, Event, Health, Preferences, QuotaMenu, QuotaReport, ResolvedConfig, Restored, SessionView, StepOutput, ViewQuery } from './policy-types.js' */
+/** @import { Channel, Configured, Event, Health, Preferences, QuotaMenu, QuotaReport, ResolvedConfig, Restored, SessionView, StepOutput, ViewQuery } from './policy-types.js' */
 
 export const WASM_PATH = fileURLToPath(new URL('../build/dsh-resilience.wasm', import.meta.url));
 
@@ -86,6 +86,7 @@ export class ConfigError extends Error {
  * @typedef {object} Instance
  * @property {ModuleInstance} module
  * @property {ResolvedConfig} resolved
+ * @property {boolean} hedging - the module's word: the config hedges first tokens
  * @property {string} configJson
  * @property {Restored} [restored] - what the health restore took, when it ran.
  */
@@ -143,6 +144,8 @@ export class Engine {
     this.instance = undefined;
     /** @type {ResolvedConfig} undefined until the engine is up */
     this.resolved = /** @type {any} */ (undefined);
+    /** Whether the running config hedges first tokens (WIT `configured.hedging`). */
+    this.hedging = false;
     if (compiled instanceof WebAssembly.Module) {
       this.compiled = compiled;
       this.install(this.bringUp(this.configJson, undefined, 'activation'));
@@ -201,13 +204,15 @@ export class Engine {
    */
   bringUp(configJson, health, why) {
     const module = new ModuleInstance(/** @type {WebAssembly.Module} */ (this.compiled));
-    let resolved;
+    /** @type {Configured} */
+    let configured;
     try {
-      resolved = JSON.parse(module.call('configure', configJson)).config;
+      configured = JSON.parse(module.call('configure', configJson));
     } catch (e) {
       if (e instanceof ModuleError) throw new ConfigError(`dsh-resilience: ${e.message.replace(/^configure: /, '')}`);
       throw e;
     }
+    const resolved = configured.config;
     if (this.secretValues.length > 0) module.call('secrets', JSON.stringify({ values: this.secretValues }));
     const now = clockNow();
     // A plain copy: the row's config object is the host's own (a reactive proxy), not ours to hold.
@@ -237,13 +242,14 @@ export class Engine {
       this.record(inputRecord(now, event)); // the replay tells its instances the same
       module.call('decide', JSON.stringify({ nowMs: now, event }));
     }
-    return { module, resolved, configJson, restored };
+    return { module, resolved, hedging: configured.hedging, configJson, restored };
   }
 
   /** @param {Instance} up */
   install(up) {
     this.instance = up.module;
     this.resolved = up.resolved;
+    this.hedging = up.hedging;
     this.configJson = up.configJson;
   }
 

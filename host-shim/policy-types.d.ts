@@ -1482,6 +1482,12 @@ export interface RestoreInput {
 
 export interface Configured {
   config: ResolvedConfig;
+  /**
+   * Whether the config hedges first tokens (`hedge.afterMs` or
+   * `hedge.afterPercentile`, policy/hedge.go): the web page looks for
+   * hedge rows only then.
+   */
+  hedging: boolean;
 }
 
 export interface Restored {

@@ -514,10 +514,9 @@ export class WebHalf {
     }
     const channels = new Set(out.map((r) => r.from ?? r.channel));
     const relevant = opens.filter((r) => channels.has(r.channel));
-    const hedge = this.deps.policy.resolved?.hedge;
     return {
       records: [...relevant, ...out].sort((a, b) => (/** @type {string} */ (a.at) < /** @type {string} */ (b.at) ? -1 : 1)).slice(-MAX_ROW_RECORDS),
-      hedging: (hedge?.afterMs ?? 0) > 0 || (hedge?.afterPercentile ?? 0) > 0, // policy/hedge.go HedgeConfig.On
+      hedging: this.deps.policy?.hedging === true, // the module's word (WIT configured.hedging)
     };
   }
 

@@ -87,10 +87,14 @@ func resolved(chs []ch, overrides ...string) string {
 		}
 	}
 	out := `{"config":{"chain":` + chain(chs...)
+	hedging := false
 	for _, f := range fields {
 		out += fmt.Sprintf(`,%q:%s`, f[0], f[1])
+		if f[0] == "hedge" {
+			hedging = !strings.HasPrefix(f[1], `{"afterMs":0,"afterPercentile":0,`)
+		}
 	}
-	return out + "}}"
+	return out + fmt.Sprintf(`},"hedging":%t}`, hedging)
 }
 
 // hedgeDefault is the resolved `hedge` object when the row sets none: off.

@@ -74,13 +74,13 @@ func quotaScenarios() []scenario {
 					`"retryBudgetPercent":20,"retryBudgetFloor":5,"spillAfter":2,"maxClockSkewMs":180000,"recovery":"return","probes":true,"classes":[],`+
 					`"stall":`+stallDefault+`,"slow":`+slowDefault+`,"tools":`+toolsDefault+`,`+
 					`"pools":[{"name":"main","routes":[{"provider":"pa","model":"m1"}]}],`+
-					`"quota":{"active":true,"longTermDelayMs":3600000,"defaultEnabled":true,"failOpen":true,"exhaustedCooldownMs":3600000,"balances":[]},"probeMaxTokens":8,"providerCooldownMs":0,"stripReasoningEffort":[],"persistent":false,"contextReservePercent":20,"retryUnknown":true,"unknownMaxRetries":3,"skill":false,"hedge":`+hedgeDefault+`}}`),
+					`"quota":{"active":true,"longTermDelayMs":3600000,"defaultEnabled":true,"failOpen":true,"exhaustedCooldownMs":3600000,"balances":[]},"probeMaxTokens":8,"providerCooldownMs":0,"stripReasoningEffort":[],"persistent":false,"contextReservePercent":20,"retryUnknown":true,"unknownMaxRetries":3,"skill":false,"hedge":`+hedgeDefault+`},"hedging":false}`),
 			configureOnly(quotaRow),
 		}},
 		{name: "quota.active: false keeps the settings with the rules off, and the resolved config configures to itself", steps: []step{
-			configure(`{"quota":{"active":false,"defaultEnabled":false}}`, `{"config":`+resolvedQuotaOff(false)+`}`),
+			configure(`{"quota":{"active":false,"defaultEnabled":false}}`, `{"config":`+resolvedQuotaOff(false)+`,"hedging":false}`),
 			// A row without quota resolves to active:false too; fed back, it stays off.
-			configure(resolvedQuotaOff(true), `{"config":`+resolvedQuotaOff(true)+`}`),
+			configure(resolvedQuotaOff(true), `{"config":`+resolvedQuotaOff(true)+`,"hedging":false}`),
 			fails("configure", `{"pools":[{"name":"main","routes":[{"provider":"p","model":"m"}]}],"quota":{"active":false}}`,
 				`config key "quota.active": cannot be false in a row with pools: the quota rules are what pools are for`),
 			failsRaw("configure", `{"quota":{"active":"yes"}}`, `config key "quota.active": must be a boolean`),

@@ -63,3 +63,18 @@ func TestHedgeWireErrors(t *testing.T) {
 		}
 	}
 }
+
+// The module says whether a config hedges, so the web page need not derive it.
+func TestConfiguredSaysWhetherItHedges(t *testing.T) {
+	for row, want := range map[string]string{
+		`{}`:                               `"hedging":false`,
+		`{"hedge":{"afterMs":2000}}`:       `"hedging":true`,
+		`{"hedge":{"afterPercentile":95}}`: `"hedging":true`,
+		`{"hedge":{"budgetPercent":10}}`:   `"hedging":false`,
+	} {
+		out, err := Resolve([]byte(row))
+		if err != nil || !strings.HasSuffix(string(out), want+"}") {
+			t.Errorf("%s: %s (%v), want it to end %s", row, out, err, want)
+		}
+	}
+}

@@ -138,6 +138,7 @@ func configured(cfg policy.Config) []byte {
 	w.beginObject("config")
 	writeConfig(&w, cfg)
 	w.endObject()
+	w.boolean("hedging", cfg.Hedge.On())
 	w.endObject()
 	return w.b
 }
