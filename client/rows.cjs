@@ -310,10 +310,12 @@ function matchRecord(kind, state, records) {
     if (kind === 'return' && r.type === 'return' && r.to === state.route && Math.abs(t - state.time) <= MATCH_SLACK_MS) best = r;
     if (kind === 'give-up' && r.type === 'give-up' && r.code === state.code && t <= state.time + MATCH_SLACK_MS
       && t >= (state.failureTime !== undefined ? state.failureTime : state.time - MATCH_BEFORE_MS) - MATCH_SLACK_MS) best = r;
-    // A hedge is decided after its request went out and reported by its first
-    // chunk, or by the request's end when neither call streamed.
+    // A hedge is decided at least its delay after its request went out (never
+    // before its header: a slack there let the next request, sent within two
+    // seconds, claim the same record), and reported by its first chunk, or by
+    // the request's end when neither call streamed.
     if (kind === 'hedge' && r.type === 'hedge' && r.from === state.route && typeof state.end === 'number'
-      && t >= state.time - MATCH_SLACK_MS && t <= state.end + MATCH_SLACK_MS) best = r;
+      && t >= state.time && t <= state.end + MATCH_SLACK_MS) best = r;
   }
   return best;
 }

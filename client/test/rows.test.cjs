@@ -194,6 +194,10 @@ test('a hedge record matches only its own request: its channel, between its head
   const rec = [hedgeRecord(12_650)];
   assert.ok(rowView('hedge', a, rec, 'en'));
   assert.equal(rowView('hedge', b, rec, 'en'), null, 'the next request of the session');
+  // The next request sent within a second of the hedge's record is not its.
+  const [c, d] = hedges([header(10, ...FLASH, 'initial', 10_000), finish(16, 12_700), header(20, ...FLASH, 'initial', 13_200), finish(26, 13_400)]);
+  assert.ok(rowView('hedge', c, rec, 'en'));
+  assert.equal(rowView('hedge', d, rec, 'en'), null, 'a next request sent 550 ms after the record');
   assert.equal(rowView('hedge', a, [hedgeRecord(12_650, { from: 'mock/mock-b', to: 'deepseek-official/deepseek-v4-flash' })], 'en'), null, 'from another channel');
   assert.deepEqual(hedges([finish(16, 13_000)]), [], 'history loaded after the header: nothing to anchor to');
 });
