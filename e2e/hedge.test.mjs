@@ -6,6 +6,8 @@
 // sent twice.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { startFakeProvider } from './fake-provider/fake-provider.mjs';
 import { auditRecords, cleanStderr, makeHome, PRIMARY, runHeadless, SECONDARY, sessionEvents } from './harness.mjs';
 
@@ -78,5 +80,27 @@ describe('hedged first tokens in the real host', () => {
     assert.equal(assistantText(events), 'late answer from the primary');
     assert.equal((await auditRecords(h)).filter((a) => a.type === 'hedge').length, 0);
     t.diagnostic(`no hedge: answer ${r.answerMs} ms from dsh's start`);
+  });
+
+  test('recovery stay: the session the hedge moved stays on the secondary for its next request', async (t) => {
+    // The host's header still names the primary after a won hedge; the module
+    // keeps the session where the hedge answered, as after a failover.
+    fp.reset();
+    fp.script(PRIMARY.model, [{ kind: 'success', firstTokenMs: SLOW_MS, text: 'late answer from the primary' }]);
+    const h = await home(t, { hedge: { afterMs: AFTER_MS }, recovery: 'stay' });
+    await writeFile(join(h.dir, 'home/notes.txt'), 'nothing to see\n');
+    fp.script(SECONDARY.model, [
+      { kind: 'tool_call', name: 'read', arguments: { file_path: join(h.dir, 'home/notes.txt') } },
+      { kind: 'success', text: 'second answer from the secondary' },
+    ]);
+
+    const r = await runHeadless(h, 'Read the notes', { timeoutMs: 120_000 });
+
+    assert.equal(r.stdout.trim(), 'second answer from the secondary', r.stderr);
+    assert.equal(r.code, 0);
+    assert.deepEqual(fp.counts(), { [PRIMARY.model]: 1, [SECONDARY.model]: 2 }, 'the step after the hedge went to the secondary');
+    const hedges = (await auditRecords(h)).filter((a) => a.type === 'hedge');
+    assert.equal(hedges.length, 1);
+    assert.equal(hedges[0].winner, 'hedge');
   });
 });

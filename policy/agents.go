@@ -102,6 +102,10 @@ type agent struct {
 	origin Failure
 	// hedge is the request's hedge in flight (hedge.go).
 	hedge hedgeRun
+	// wonFrom and wonTo: a won hedge moved the session from wonFrom to wonTo,
+	// which the host does not know (its header still names wonFrom). With
+	// recovery stay the host's wonFrom means wonTo until it proposes another.
+	wonFrom, wonTo Channel
 }
 
 // forgetRecovery ends a recovery: after a success, or once the failure went back to the host.

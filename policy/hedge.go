@@ -287,6 +287,7 @@ func (s *State) onHedgeResult(now int64, e HedgeResult, fx *[]Effect) {
 		s.noteFirstToken(run.from, age)
 		if a.inFlight && a.routed == run.from {
 			a.routed = run.to // its success is the hedge's; the next request returns as recovery says
+			a.wonFrom, a.wonTo = run.from, run.to
 			s.routeEffect(e.Agent, a, run.to, fx)
 		}
 	case WinnerPrimary:
@@ -312,4 +313,19 @@ func (b *budget) spendHedge(now int64, c *HedgeConfig) bool {
 	}
 	b.hedges[b.slot%budgetSlots]++
 	return true
+}
+
+// hostProposal is what the host's proposal means for this agent: with
+// recovery stay, the channel a won hedge moved it to while the host, whose
+// header still names the one it left, proposes that one. Any other proposal
+// (a pick, a failover's target) ends it.
+func (s *State) hostProposal(a *agent, proposed Channel) Channel {
+	if a.wonFrom.IsZero() {
+		return proposed
+	}
+	if s.cfg.Recovery == Stay && proposed == a.wonFrom {
+		return a.wonTo
+	}
+	a.wonFrom, a.wonTo = Channel{}, Channel{}
+	return proposed
 }

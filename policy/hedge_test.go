@@ -247,3 +247,33 @@ func TestHedgeConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// A session the hedge moved stays where the hedge answered with recovery
+// stay, as after a failover, though the host, whose header names the
+// primary, proposes the primary again; a proposal of its own ends that.
+// With recovery return it goes home (TestHedgeResult).
+func TestHedgeWinnerKeepsTheSessionWithStay(t *testing.T) {
+	m := hedgeSim(t, func(c *Config) { c.Recovery = Stay })
+	e := m.open("s1")
+	m.step(e)
+	m.advance(2_000)
+	if m.step(e).Verdict.Stall.Hedge.To != chB {
+		t.Fatal("no hedge")
+	}
+	m.advance(1_000)
+	m.step(HedgeResult{Agent: "s1", Winner: WinnerHedge, OpenedMs: e.OpenedMs, FirstTokenMs: 500})
+	m.step(Settled{Agent: "s1"})
+	for i := range 2 {
+		if got := routedTo(m.request("s1", chA), chA); got != chB {
+			t.Fatalf("request %d after the hedge went to %v, want the winner %v (recovery stay)", i+1, got, chB)
+		}
+		m.step(Settled{Agent: "s1"})
+	}
+	if got := routedTo(m.request("s1", chC), chC); got != chC {
+		t.Fatalf("the user's pick went to %v, want %v", got, chC)
+	}
+	m.step(Settled{Agent: "s1"})
+	if got := routedTo(m.request("s1", chA), chA); got != chA {
+		t.Fatalf("after the pick the primary proposed goes to %v, want it as proposed", got)
+	}
+}

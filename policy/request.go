@@ -14,8 +14,9 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 	a.tokens, a.need.tokens = e.ContextTokens, e.ContextTokens
 	fresh := a.routed.IsZero() && !a.restored // a new session: route choice applies
 	picked := s.noteProposal(a, e.Proposed)   // session.go
-	s.quotaBeforeRequest(now, a, e.Agent, e.Proposed, fx)
-	ps := s.preferences(a, e.Proposed)
+	proposed := s.hostProposal(a, e.Proposed) // hedge.go: where a won hedge left it
+	s.quotaBeforeRequest(now, a, e.Agent, proposed, fx)
+	ps := s.preferences(a, proposed)
 	target, ok := a.spillTo, !a.spillTo.IsZero() && s.servable(now, a.spillTo) && s.routable(now, a.spillTo) && s.fits(a.spillTo, a.need)
 	if !ok { // a spilled request keeps off the channel it left
 		target, ok = s.firstRoutable(now, ps, a.spillFrom)
@@ -48,7 +49,7 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 	if !ok {
 		// Nothing is routable (a wait ran out early, or another agent took the
 		// probe slot): let the proposed channel try rather than invent one.
-		target = s.fallbackTarget(a, e.Proposed)
+		target = s.fallbackTarget(a, proposed)
 	}
 	if from, back := a.returnsHome(target, e.Proposed, picked); back {
 		*fx = append(*fx, Returned{Agent: e.Agent, From: from, To: target})

@@ -149,6 +149,9 @@ func RunHedge(rt *testhost.Runtime, seed int64, o HedgeOptions) HedgeResult {
 	if r.Intn(2) == 0 { // the slow-call breaker too: hedge results feed it
 		slow = fmt.Sprintf(`,"slow":{"firstTokenMs":5000,"minCalls":%d}`, 1+r.Intn(4))
 	}
+	if r.Intn(3) == 0 { // a won hedge keeps the session where it answered (policy/hedge.go hostProposal)
+		slow += `,"recovery":"stay"`
+	}
 	cfg := fmt.Sprintf(`{"chain":[%s],"providerThreshold":0,"cooldownMs":%d,"probes":false,"hedge":{%s,"budgetPercent":%d,"budgetFloor":%d}%s}`,
 		chain, 10_000+r.Intn(110_000), hedge, w.pct, w.floor, slow)
 	m, err := newModule(rt, cfg)
