@@ -12,6 +12,7 @@ export const CARD_DEFAULTS = Object.freeze({
   retryUnknown: true,
   unknownMaxRetries: 3,
   backoffMaxMs: Object.freeze({ plain: 30000, persistent: 60000 }),
+  quota: Object.freeze({ defaultEnabled: true }),
 });
 
 // Whether a row without `skill` offers the bundled skill to the model (skill.js).

@@ -166,8 +166,12 @@ import { CARD_DEFAULTS } from './policy-defaults.js';
 
 export const RPC_CHANNEL = '/dsh-resilience';
 export const SETTINGS_NS = 'dsh-resilience';
-/** The keys the settings card tunes live; the rest of the row stays as configured. */
-export const TUNABLE = ['failureThreshold', 'cooldownMs', 'backoffMaxMs', 'recovery', 'persistent', 'retryUnknown', 'unknownMaxRetries', 'chain'];
+/**
+ * The keys the settings card tunes live; the rest of the row stays as configured.
+ * Each replaces the row's key whole, except `quota`: the card holds only
+ * `quota.defaultEnabled`, merged into the row's own `quota` object (merged()).
+ */
+export const TUNABLE = ['failureThreshold', 'cooldownMs', 'backoffMaxMs', 'recovery', 'persistent', 'retryUnknown', 'unknownMaxRetries', 'chain', 'quota'];
 const LONG_POLL_MS = 20_000;
 const MAX_CANDIDATES = 60;
 const MODEL_INFO_TIMEOUT_MS = 5_000;
@@ -525,6 +529,13 @@ export class WebHalf {
    * @param {Record<string, unknown>} section
    */
   problem(section) {
+    const quota = section?.quota;
+    // The card's one quota key: anything more would shadow the row's own (its
+    // balances, its delays) with values no card field shows.
+    if (isObject(quota)) {
+      const other = Object.keys(quota).find((k) => k !== 'defaultEnabled');
+      if (other !== undefined) return `dsh-resilience: config key "quota.${other.slice(0, 64)}": the settings card sets only quota.defaultEnabled; the rest of quota is the row's`;
+    }
     return this.deps.policy.check(this.merged(section));
   }
 
@@ -541,6 +552,19 @@ export class WebHalf {
     const own = Array.isArray(this.deps.rowPolicyConfig.chain) ? this.deps.rowPolicyConfig.chain : [];
     if (Array.isArray(section?.chain)) {
       out.chain = section.chain.map((/** @type {{provider?: unknown, model?: unknown}} */ c) => ({ ...own.find((r) => r?.provider === c?.provider && r?.model === c?.model), ...c }));
+    }
+    // The card's "Retry on quota" is quota.defaultEnabled alone: merged into
+    // the row's quota object, so its balances and delays stay the row's. A row
+    // with no quota object gets {defaultEnabled}, which turns the quota rules
+    // on (any quota object does): a spent allowance with nowhere else to go is
+    // then waited out on its route. A section quota that is no object goes to
+    // the module whole, which names it.
+    const quota = section?.quota;
+    if (isObject(quota) && quota.defaultEnabled !== undefined) {
+      const row = this.deps.rowPolicyConfig.quota;
+      out.quota = { ...(isObject(row) ? row : {}), defaultEnabled: quota.defaultEnabled };
+    } else if (quota !== undefined && !isObject(quota)) {
+      out.quota = quota;
     }
     return out;
   }
@@ -705,6 +729,8 @@ export class WebHalf {
       retryUnknown: Schema.boolean().default(defaults.retryUnknown).description('unknown failures retried like transient ones, with no cap of their own'),
       unknownMaxRetries: Schema.natural().default(defaults.unknownMaxRetries).description('with retryUnknown off: unknown failures in a row one model step retries'),
       chain: Schema.array(channel).default([]).description('failover order; the first is the primary'),
+      // Only quota.defaultEnabled, merged into the row's quota object (merged()); no default: absent, the row's stands.
+      quota: Schema.object({ defaultEnabled: Schema.boolean() }).description('retry on quota: whether a session\'s quota switch starts on'),
     });
     // The layer the user's values sit on, which is what the card's Reset
     // shows for a field: the row's value, else the module's default (the
@@ -712,10 +738,18 @@ export class WebHalf {
     // it Reset showed an empty box and the save was refused). The wait stays
     // out: its default depends on persistent, and unset is what the module reads.
     /** @type {Record<string, unknown>} */
-    const { backoffMaxMs: _wait, ...fixed } = defaults;
+    const { backoffMaxMs: _wait, quota: _quota, ...fixed } = defaults;
     /** @type {Record<string, unknown>} */
     const base = { ...fixed, chain: [] };
-    for (const k of TUNABLE) if (rowPolicyConfig[k] !== undefined) base[k] = rowPolicyConfig[k];
+    for (const k of TUNABLE) if (k !== 'quota' && rowPolicyConfig[k] !== undefined) base[k] = rowPolicyConfig[k];
+    // Retry on quota as the row has it: on where the row's quota rules apply
+    // (pools or a quota object not `active: false`) and its switch starts on.
+    // A row without them shows it off and has no quota in its base, so an
+    // untouched card adds no quota object (which would turn the rules on).
+    const rowQuota = rowPolicyConfig.quota;
+    if ((rowPolicyConfig.pools !== undefined || rowQuota !== undefined) && !(isObject(rowQuota) && rowQuota.active === false)) {
+      base.quota = { defaultEnabled: isObject(rowQuota) && typeof rowQuota.defaultEnabled === 'boolean' ? rowQuota.defaultEnabled : defaults.quota.defaultEnabled };
+    }
     // What the module runs with now, in the section's shape: a section that
     // says the same (the schema's defaults, the row's own values) changes nothing.
     const running = () => tunables(policy.resolved);
@@ -782,8 +816,20 @@ function tunables(v) {
   /** @type {Record<string, unknown>} */
   const out = {};
   for (const k of TUNABLE) out[k] = /** @type {Record<string, unknown> | undefined} */ (v)?.[k];
+  // Quota as the card's one key: the section's defaultEnabled, or the
+  // resolved one while the rules apply (a row without them has none to show).
+  const q = out.quota;
+  out.quota = isObject(q) && q.active !== false ? q.defaultEnabled : undefined;
   out.chain = (/** @type {{provider?: unknown, model?: unknown}[] | undefined} */ (out.chain) ?? []).map((c) => ({ provider: c?.provider, model: c?.model }));
   return out;
+}
+
+/**
+ * @param {unknown} v
+ * @returns {v is Record<string, unknown>}
+ */
+function isObject(v) {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /**

@@ -49,6 +49,15 @@ func DefaultsJS() (string, error) {
 		fmt.Fprintf(&b, "  %s: %s,\n", k, v)
 	}
 	fmt.Fprintf(&b, "  backoffMaxMs: Object.freeze({ plain: %s, persistent: %s }),\n", plain["backoffMaxMs"], persistent["backoffMaxMs"])
+	// The card's "Retry on quota" is quota.defaultEnabled alone: what a row
+	// with a quota object (or pools) but no defaultEnabled gets.
+	var quota struct {
+		DefaultEnabled *bool `json:"defaultEnabled"`
+	}
+	if err := json.Unmarshal(plain["quota"], &quota); err != nil || quota.DefaultEnabled == nil {
+		return "", fmt.Errorf("the resolved config has no quota.defaultEnabled")
+	}
+	fmt.Fprintf(&b, "  quota: Object.freeze({ defaultEnabled: %t }),\n", *quota.DefaultEnabled)
 	b.WriteString("});\n")
 	// The bundled skill is listed (or not) when the host first asks for its
 	// skill catalog, at a session's first step, which may come before the

@@ -18,11 +18,12 @@ before(async () => { compiled = await compileModule(); });
 
 function half(over = {}) {
   const records = [];
-  const policy = new Policy(compiled, { chain: CHAIN }, quiet, (r) => records.push(r));
+  const row = over.row ?? { chain: CHAIN };
+  const policy = new Policy(compiled, row, quiet, (r) => records.push(r));
   let backup;
   const web = new WebHalf({
     auditPath: over.auditPath ?? '/nonexistent/audit.jsonl',
-    rowPolicyConfig: { chain: CHAIN },
+    rowPolicyConfig: row,
     backup: () => backup,
     setBackup: async (c) => { backup = c; return undefined; },
     applyConfig: (next) => policy.reconfigure(next),
@@ -319,4 +320,50 @@ test('every refusal is an error the host\'s own RPC schema takes, so the browser
   const { call } = createRequire(import.meta.url)('../../client/shell.cjs');
   const ctx = { get: (n) => (n === 'connection' ? { rpc: { call: async () => refuse('REFUSED', 'dsh-resilience: the host cannot serve x/y') } } : undefined) };
   assert.deepEqual(await call(ctx, 'set-backup', {}), { ok: false, error: { code: 'REFUSED', message: 'dsh-resilience: the host cannot serve x/y' } });
+});
+
+test('Retry on quota from the card: only quota.defaultEnabled, merged into the row\'s own quota object', async (t) => {
+  const Schema = await hostSchema();
+  if (!Schema) return t.skip('DSH_HOST_DIR unset (make test-shim sets it)');
+  const own = { defaultEnabled: false, longTermDelayMs: 1500, failOpen: false, exhaustedCooldownMs: 7000 };
+  const { web, policy } = half({ row: { chain: CHAIN, quota: own } });
+  assert.deepEqual(web.merged({ quota: { defaultEnabled: true } }).quota, { ...own, defaultEnabled: true }, 'the row\'s keys stay the row\'s');
+  const reports = [];
+  const s = fakeSettings({ quota: { defaultEnabled: true } });
+  await web.serveSettings(s.sub, (r) => reports.push(r), Schema);
+  assert.deepEqual(s.registered.opts.base.quota, { defaultEnabled: false }, 'the base is the row\'s switch');
+  const q = policy.resolved.quota;
+  assert.deepEqual([q.active, q.defaultEnabled, q.longTermDelayMs, q.failOpen, q.exhaustedCooldownMs], [true, true, 1500, false, 7000]);
+  assert.deepEqual(reports.map((r) => r.keys), [['quota']]);
+  // The card holds one quota key: more would shadow the row's; a bad value is the module's to name.
+  assert.match(web.problem({ quota: { defaultEnabled: true, longTermDelayMs: 5 } }), /config key "quota\.longTermDelayMs": the settings card sets only quota\.defaultEnabled/);
+  assert.match(web.problem({ quota: { defaultEnabled: 'yes' } }), /config key "quota\.defaultEnabled"/);
+  assert.match(web.problem({ quota: 'on' }), /config key "quota"/);
+  assert.equal(web.problem({ quota: { defaultEnabled: false } }), undefined);
+});
+
+test('Retry on quota on a row with no quota rules: off in the base adds nothing; on turns the rules on, a spent allowance waited out on its route', async (t) => {
+  const Schema = await hostSchema();
+  if (!Schema) return t.skip('DSH_HOST_DIR unset (make test-shim sets it)');
+  const plain = half({ row: {} });
+  const untouched = [];
+  const s = fakeSettings({});
+  await plain.web.serveSettings(s.sub, (r) => untouched.push(r), Schema);
+  assert.equal('quota' in s.registered.opts.base, false, 'no quota object in the base: an untouched card keeps the rules off');
+  assert.deepEqual(untouched, [], 'nothing to apply');
+  assert.equal(plain.policy.resolved.quota.active, false);
+
+  const { web, policy } = half({ row: {} });
+  const reports = [];
+  await web.serveSettings(fakeSettings({ quota: { defaultEnabled: true } }).sub, (r) => reports.push(r), Schema);
+  assert.deepEqual(web.merged({ quota: { defaultEnabled: true } }).quota, { defaultEnabled: true });
+  assert.deepEqual([policy.resolved.quota.active, policy.resolved.quota.defaultEnabled], [true, true]);
+  assert.deepEqual(reports.map((r) => r.keys), [['quota']]);
+  const ch = { provider: 'p', model: 'a' };
+  policy.decide(1000, { kind: 'request', agent: 'session-s1', proposed: ch });
+  const fx = policy.decide(1001, quota);
+  const wait = fx.effects.find((e) => e.kind === 'quota-wait');
+  assert.ok(wait, JSON.stringify(fx));
+  const retry = fx.effects.find((e) => e.kind === 'retry');
+  assert.deepEqual([retry?.channel, retry?.delayMs], [ch, 3600000], 'the same route, one try an hour');
 });
