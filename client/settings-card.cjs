@@ -35,6 +35,7 @@ const { useMenuKeys, fromKeyboard } = require('./keys.cjs');
  * @property {boolean | null} [retryUnknown]
  * @property {number | string | null} [unknownMaxRetries]
  * @property {Channel[] | null} [chain]
+ * @property {{defaultEnabled?: boolean} | null} [quota] - only defaultEnabled: the host merges it into the row's quota object
  */
 
 /**
@@ -48,6 +49,7 @@ const { useMenuKeys, fromKeyboard } = require('./keys.cjs');
  * @property {boolean} retryUnknown
  * @property {string} unknownMaxRetries
  * @property {string[]} chain
+ * @property {boolean} quota - Retry on quota: quota.defaultEnabled
  */
 
 /** @typedef {'failureThreshold' | 'cooldownMs' | 'backoffMaxMs' | 'unknownMaxRetries'} NumberField */
@@ -92,7 +94,7 @@ const { useMenuKeys, fromKeyboard } = require('./keys.cjs');
 /** @type {NumberField[]} */
 const NUMBERS = ['failureThreshold', 'cooldownMs', 'backoffMaxMs', 'unknownMaxRetries'];
 /** @type {Field[]} */
-const FIELDS = [...NUMBERS, 'recovery', 'persistent', 'retryUnknown', 'chain'];
+const FIELDS = [...NUMBERS, 'recovery', 'persistent', 'retryUnknown', 'chain', 'quota'];
 /** dsh-reconnect's presets for the longest single wait (backoffMaxMs), in ms. */
 const WAIT_PRESETS = [1000, 2000, 5000, 10000, 30000, 60000, 120000];
 const CUSTOM = 'custom';
@@ -134,14 +136,24 @@ function draftOf(value) {
     retryUnknown: v.retryUnknown !== false, // on unless the section says off: the module's default
     unknownMaxRetries: String(v.unknownMaxRetries ?? ''),
     chain: Array.isArray(v.chain) ? v.chain.map((c) => `${c.provider}/${c.model}`) : [],
+    // Off when the section has no quota: the host's base has one only where the row's quota rules apply.
+    quota: !!(v.quota && v.quota.defaultEnabled === true),
   };
 }
 
 /**
+ * Whether a section says Retry on quota: the host's schema makes an absent
+ * quota `{}`, which says nothing (the row has no quota rules).
+ * @param {Section | undefined} v
+ */
+const hasQuota = (v) => !!(v && v.quota && typeof v.quota.defaultEnabled === 'boolean');
+
+/**
  * The draft as a settings section; numbers that do not parse go through as text for the module to name.
  * @param {Draft} draft
+ * @param {Section} [base] - the host's base layer: a row without quota rules has no quota there
  */
-function sectionOf(draft) {
+function sectionOf(draft, base) {
   /** @type {Section} */
   const out = {};
   for (const k of NUMBERS) out[k] = /^\s*-?\d+\s*$/.test(draft[k]) ? Number(draft[k]) : draft[k];
@@ -151,6 +163,10 @@ function sectionOf(draft) {
   out.persistent = draft.persistent === true;
   out.retryUnknown = draft.retryUnknown !== false;
   out.chain = draft.chain.map((c) => ({ provider: c.split('/')[0], model: c.slice(c.indexOf('/') + 1) }));
+  // The one key: the row's other quota keys stay the row's. Off over a base
+  // with no quota (a row without quota rules) is the row as it is: no quota
+  // object written, which would turn the rules on.
+  if (draft.quota || hasQuota(base)) out.quota = { defaultEnabled: draft.quota === true };
   return out;
 }
 
@@ -318,7 +334,7 @@ function makeSettingsCard(ctx) {
 
     const save = async () => {
       setNote({ kind: 'info', text: t('settings.saving') });
-      const section = sectionOf(draft);
+      const section = sectionOf(draft, snap.base);
       const checked = await call(ctx, 'validate', { section });
       const problem = checked && checked.ok ? checked.value.problem : (checked && checked.error && checked.error.message) || '?';
       if (problem) { setNote({ kind: 'error', text: localizeProblem(locale, problem), field: fieldOf(problem) }); return; }
@@ -326,9 +342,10 @@ function makeSettingsCard(ctx) {
       const held = /** @type {Section} */ (value);
       try {
         for (const k of FIELDS) {
-          if (resets.includes(k) || (section[k] === undefined && held[k] !== undefined)) await s.unset(k);
+          const had = k === 'quota' && !hasQuota(held) ? undefined : held[k];
+          if (resets.includes(k) || (section[k] === undefined && had !== undefined)) await s.unset(k);
           else if (section[k] === undefined) continue;
-          else if (!sameJson(section[k], held[k])) await s.set(k, section[k]);
+          else if (!sameJson(section[k], had)) await s.set(k, section[k]);
         }
         setResets([]);
         if (backup !== undefined && backup !== savedBackup) {
@@ -398,6 +415,12 @@ function makeSettingsCard(ctx) {
         onChange: (v) => set('retryUnknown', v === 'on'),
       }), t('settings.hint.retryUnknown')),
       input('unknownMaxRetries'),
+      // dsh-reconnect's "Retry on quota": quota.defaultEnabled, merged into the row's quota by the host.
+      field('quota', t('settings.quota'), h(Picker, {
+        id: 'dshr-quota', field: 'quota', label: t('settings.quota'), value: draft.quota ? 'on' : 'off',
+        options: [{ id: 'off', label: t('settings.quota.off') }, { id: 'on', label: t('settings.quota.on') }],
+        onChange: (v) => set('quota', v === 'on'),
+      }), t('settings.hint.quota')),
       field('recovery', t('settings.recovery'), h(Picker, {
         id: 'dshr-recovery', field: 'recovery', label: t('settings.recovery'), value: draft.recovery,
         options: [{ id: 'return', label: t('settings.recovery.return') }, { id: 'stay', label: t('settings.recovery.stay') }],
