@@ -6,9 +6,12 @@
 // the unknown-error toggle and its count (the next outage is handed back at
 // the new cap), the chain (add, up, down, remove), recovery and the backup
 // (the next failover goes by the edited chain, its row saying where), the
-// Overridden badge and Reset, and Restore defaults.
+// Overridden badge and Reset, and Restore defaults. Then, on a row with its own
+// quota keys, Retry on quota (quota.defaultEnabled merged into the row's quota).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { startFakeProvider } from '../fake-provider/fake-provider.mjs';
 import { auditRecords } from '../harness.mjs';
 import { CHAT_CLIP, launchBrowser, makeWebHome, openPage, PRIMARY, screenshot, SECONDARY, startWeb } from './web-harness.mjs';
@@ -279,6 +282,69 @@ describe('the settings card\'s controls in the real web UI', { concurrency: fals
     // The module runs the row again: no backup, the row's chain (mock-b is open: the flash is next).
     await until(async () => (await page.locator(CHIP).innerText()) === `Next: ${FLASH}`, 'the chip on the row\'s chain');
     await screenshot(c.card, 'settings-card-restored');
+  });
+
+  test('the page logged no console errors', () => {
+    assert.deepEqual(errors, []);
+  });
+});
+
+// dsh-reconnect's "Retry on quota" (issue #35), on a row with its own quota keys and no chain:
+// the card writes quota.defaultEnabled alone, the host merges it into the row's quota object,
+// and the module waits the next spent allowance out at the row's own longTermDelayMs.
+describe('Retry on quota in the real web UI: one nested key beside the row\'s own quota', { concurrency: false }, () => {
+  const ownQuota = { defaultEnabled: false, longTermDelayMs: 1500, exhaustedCooldownMs: 900000 };
+  let fp;
+  let home;
+  let web;
+  let browser;
+  let page;
+  let errors = [];
+
+  before(async () => {
+    fp = await startFakeProvider({});
+    home = await makeWebHome({ baseURL: fp.baseURL, defaultModel: B, plugin: { probes: false, quota: ownQuota } });
+    web = await startWeb(home);
+    browser = await launchBrowser();
+    ({ page, errors } = await openPage(browser, web.url));
+    await enterWorkspace(page);
+    await page.locator(CHIP).waitFor();
+  });
+  after(async () => {
+    await browser?.close();
+    await web?.stop();
+    await fp?.close();
+    await home?.cleanup();
+  });
+
+  test('toggled on: settings.yaml holds only quota.defaultEnabled, the row keeps its quota keys, and the next spent allowance is waited out on its route', async () => {
+    const patch = join(home.dsh, 'profiles/web/cordis.patch.yml');
+    const rowBefore = await readFile(patch, 'utf8');
+    await openPluginSettings(page);
+    const c = cardOf(page);
+    await until(async () => (await c.picked('quota')) === 'fail over, else hand it back', 'the row\'s switch: off');
+    await c.pick('quota', 'on');
+    assert.equal(await c.picked('quota'), 'wait out a spent allowance');
+    await c.save();
+    const s = await until(async () => { const x = await savedSection(home); return x.quota && x; }, 'quota in settings.yaml');
+    assert.deepEqual(s, { quota: { defaultEnabled: true } }, 'the one nested key, nothing else');
+    assert.equal(await readFile(patch, 'utf8'), rowBefore, 'the row\'s own quota keys untouched');
+    await until(async () => (await auditRecords(home)).some((a) => a.type === 'reconfigured' && a.keys.includes('quota')), 'the module reconfigured with quota');
+    assert.equal(await c.badge('quota').innerText(), 'Overridden');
+    await screenshot(c.card, 'settings-card-quota');
+    await page.getByRole('button', { name: 'Close', exact: true }).click();
+
+    // A spent allowance with nowhere else to go: the row's switch was off (handed back);
+    // on from the card, it is waited out on the same route at the row's 1.5 s, then recovers.
+    fp.reset();
+    fp.script(SECONDARY.model, ['insufficient_balance', { kind: 'success', text: 'the allowance is back' }]);
+    await send(page, 'Spent allowance');
+    const left = await until(async () => (await auditRecords(home)).find((a) => a.type === 'quota-wait-left'), 'the wait left');
+    assert.equal(left.reason, 'recovered');
+    const audit = await auditRecords(home);
+    const retries = audit.filter((a) => a.type === 'retry');
+    assert.deepEqual(retries.map((r) => [key(r.channel), r.delayMs, r.code]), [[B, 1500, 'QUOTA']], 'the same route, the row\'s own longTermDelayMs');
+    assert.deepEqual(fp.counts(), { [SECONDARY.model]: 2 });
   });
 
   test('the page logged no console errors', () => {
