@@ -546,7 +546,7 @@ export class WebHalf {
    */
   merged(section) {
     const out = { ...this.deps.rowPolicyConfig };
-    for (const k of TUNABLE) if (section?.[k] !== undefined) out[k] = section[k];
+    for (const k of TUNABLE) if (k !== 'quota' && section?.[k] !== undefined) out[k] = section[k];
     // The card orders channels; a row entry's own settings (failureThreshold, ...) stay with its channel.
     /** @type {{provider?: unknown, model?: unknown}[]} */
     const own = Array.isArray(this.deps.rowPolicyConfig.chain) ? this.deps.rowPolicyConfig.chain : [];

@@ -352,6 +352,11 @@ test('Retry on quota on a row with no quota rules: off in the base adds nothing;
   assert.equal('quota' in s.registered.opts.base, false, 'no quota object in the base: an untouched card keeps the rules off');
   assert.deepEqual(untouched, [], 'nothing to apply');
   assert.equal(plain.policy.resolved.quota.active, false);
+  // The host's schema makes an absent quota `{}`: saving another key must not carry it into the row.
+  const other = half({ row: {} });
+  await other.web.serveSettings(fakeSettings({ failureThreshold: 5 }).sub, () => {}, Schema);
+  assert.equal(other.policy.resolved.failureThreshold, 5);
+  assert.equal(other.policy.resolved.quota.active, false, 'no quota object added: the rules stay off');
 
   const { web, policy } = half({ row: {} });
   const reports = [];
