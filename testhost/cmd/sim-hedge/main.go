@@ -12,7 +12,6 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/dsh-resilience/dsh-resilience/testhost/sim"
@@ -34,23 +33,9 @@ func main() {
 	}
 	defer rt.Close(ctx)
 	start := time.Now()
-	results := make([]sim.HedgeResult, *seeds)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range max(1, *workers) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				results[i] = sim.RunHedge(rt, *from+int64(i), sim.HedgeOptions{Hours: *hours, Agents: *agents})
-			}
-		}()
-	}
-	for i := range *seeds {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	results := sim.Seeds(*from, *seeds, *workers, func(seed int64) sim.HedgeResult {
+		return sim.RunHedge(rt, seed, sim.HedgeOptions{Hours: *hours, Agents: *agents})
+	})
 	var t sim.HedgeResult
 	broke := 0
 	breaks := map[string]int{}

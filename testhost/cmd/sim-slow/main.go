@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"sync"
 	"time"
 
 	"github.com/dsh-resilience/dsh-resilience/testhost/sim"
@@ -32,23 +31,9 @@ func main() {
 	}
 	defer rt.Close(ctx)
 	start := time.Now()
-	results := make([]sim.SlowResult, *seeds)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range max(1, *workers) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				results[i] = sim.RunSlow(rt, *from+int64(i), sim.SlowOptions{Hours: *hours, Agents: *agents})
-			}
-		}()
-	}
-	for i := range *seeds {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	results := sim.Seeds(*from, *seeds, *workers, func(seed int64) sim.SlowResult {
+		return sim.RunSlow(rt, seed, sim.SlowOptions{Hours: *hours, Agents: *agents})
+	})
 	var events, sessions, moved, slows, probes, fast int64
 	broke := 0
 	for _, r := range results {
