@@ -125,7 +125,8 @@ export async function reportOfLines(compiled, logs, window = {}) {
     while (need !== undefined) {
       const next = await readers[need].next();
       /** @type {ReportProgress} */
-      const progress = call('report-feed', { log: need, lines: next.done ? [] : next.value, end: next.done === true });
+      // `lines` last: the module reads `log` and `end` without skipping over a megabyte of lines.
+      const progress = call('report-feed', { log: need, end: next.done === true, lines: next.done ? [] : next.value });
       need = progress.need ?? undefined;
     }
     return call('report-end');
