@@ -69,24 +69,12 @@ func (m *Module) reportFeed(input []byte) ([]byte, error) {
 	if acc == nil {
 		return nil, errNoReport
 	}
-	v, err := parse(input)
-	if err != nil {
-		return nil, err
-	}
-	d := decoder{prefix: "input"}
-	d.object(v, "", "log", "lines", "end")
-	log, _ := d.uint(v.Get("log"), "log", true, maxReportLogs)
-	end := d.boolean(v.Get("end"), "end")
-	var lines [][]byte
-	for i, l := range d.array(v.Get("lines"), "lines", true) {
-		if l.Type != gjson.String {
-			d.fail(fmt.Sprintf("lines[%d]", i), "must be a string")
-			break
+	log, end, lines, ok := feedBatch(input) // feedbatch.go: the shim's own form, read in one pass
+	if !ok {
+		var err error
+		if log, end, lines, err = readFeed(input); err != nil {
+			return nil, err
 		}
-		lines = append(lines, []byte(l.Str))
-	}
-	if d.err != nil {
-		return nil, d.err
 	}
 	if err := acc.Feed(int(log), lines, end); err != nil {
 		return nil, err
@@ -101,6 +89,26 @@ func (m *Module) reportFeed(input []byte) ([]byte, error) {
 	}
 	out.endObject()
 	return out.b, nil
+}
+
+// readFeed is report-feed's general reader: any JSON form, refused naming the field.
+func readFeed(input []byte) (log int64, end bool, lines [][]byte, err error) {
+	v, err := parse(input)
+	if err != nil {
+		return 0, false, nil, err
+	}
+	d := decoder{prefix: "input"}
+	d.object(v, "", "log", "lines", "end")
+	n, _ := d.uint(v.Get("log"), "log", true, maxReportLogs)
+	end = d.boolean(v.Get("end"), "end")
+	for i, l := range d.array(v.Get("lines"), "lines", true) {
+		if l.Type != gjson.String {
+			d.fail(fmt.Sprintf("lines[%d]", i), "must be a string")
+			break
+		}
+		lines = append(lines, []byte(l.Str))
+	}
+	return int64(n), end, lines, d.err
 }
 
 func (m *Module) reportEnd([]byte) ([]byte, error) {
