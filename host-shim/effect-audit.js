@@ -46,7 +46,8 @@ function hostTurn(agent, env) {
 export function recordOf(fx, env) {
   const entry = /** @type {{audit?: AuditEntry | null}} */ (fx).audit;
   if (!entry) return undefined;
-  const record = JSON.parse(entry.recordJson);
+  // An object already: the step output's one JSON.parse made it (never mutated here, only spread).
+  const record = /** @type {{type: string, [field: string]: unknown}} */ (entry.record);
   return { record: entry.hostTurn ? { ...record, ...hostTurn(record.agent, env) } : record, log: entry.log };
 }
 

@@ -5,7 +5,8 @@
 // Mapping (wit/policy.wit's header): a record field `kebab-name` is the key
 // `kebabName`; an option field may be absent or null; an enum case is its
 // name; a variant is an object whose `kind` is the case name, beside the
-// fields of the case's record. Integers are numbers below 2^53.
+// fields of the case's record. Integers are numbers below 2^53. A
+// json-object is an object of any members, though WIT declares a string.
 // Package dsh-resilience:policy@0.1.0.
 
 /** A model route: a provider (route/platform id) and a model under it. */
@@ -1204,6 +1205,9 @@ export interface SkippedTooSmallEffect {
   audit?: AuditEntry | null;
 }
 
+/** A JSON object of any members (the JSON mapping, above). */
+export type JsonObject = { [key: string]: unknown };
+
 /**
  * An effect's audit record and log line: the module's word, which the
  * shim writes as given (docs/audit.md; plugin/codec/audit.go). Every
@@ -1212,10 +1216,12 @@ export interface SkippedTooSmallEffect {
  */
 export interface AuditEntry {
   /**
-   * The record as JSON text, without its `at` (the log's time): its
-   * fields follow its `type` (docs/audit.md), so it is not a WIT type.
+   * The record, without its `at` (the log's time): an object whose fields
+   * follow its `type` (docs/audit.md), so not a WIT record. An object
+   * rather than JSON text in a string, so it is encoded once and parsed
+   * once (plugin/codec/audit.go).
    */
-  recordJson: string;
+  record: JsonObject;
   /** The log line; absent: none. */
   log?: LogLine | null;
   /**

@@ -23,8 +23,13 @@ import (
 //   - list: an array; option (outside a record): null or the type;
 //   - tuple: an array of that many elements;
 //   - integers: JSON numbers written as integers, in the type's range;
-//     floats: any number; bool; string; char: a one-character string.
+//     floats: any number; bool; string; char: a one-character string;
+//   - json-object (declared a string alias, JSONObject): any JSON object.
 // Duplicate keys are errors too (a decoder would silently take one of them).
+
+// JSONObject names the type the mapping writes as a JSON object of any
+// members, though WIT declares it a string: WIT has no free-form JSON type.
+const JSONObject = "json-object"
 
 // ValidateJSON checks data against t.
 func (w *WIT) ValidateJSON(t *Type, data []byte) error {
@@ -195,6 +200,12 @@ func (w *WIT) check(t *Type, v jv, path string) error {
 		}
 		switch def.Kind {
 		case DefAlias:
+			if def.Name == JSONObject {
+				if v.kind != jvObject {
+					return mismatch(JSONObject + " (an object)")
+				}
+				return nil
+			}
 			return w.check(def.Target, v, path)
 		case DefEnum:
 			if v.kind != jvString {

@@ -20,6 +20,7 @@ const TypeScriptPath = "host-shim/policy-types.d.ts"
 //   - variant: a union discriminated on `kind`, one interface per case
 //     (`<Variant><Case>`) that extends the case's record;
 //   - every integer and float is a number, list<T> an array, tuple<...> a tuple;
+//   - a json-object is an object of any members (witjson.go's JSONObject);
 //   - the world's exports: an interface naming each one's input and output.
 //
 // Declaration order and doc comments follow the WIT. Anything the mapping has
@@ -34,7 +35,8 @@ func (w *WIT) TypeScript() (string, error) {
 	g.line("// Mapping (wit/policy.wit's header): a record field `kebab-name` is the key")
 	g.line("// `kebabName`; an option field may be absent or null; an enum case is its")
 	g.line("// name; a variant is an object whose `kind` is the case name, beside the")
-	g.line("// fields of the case's record. Integers are numbers below 2^53.")
+	g.line("// fields of the case's record. Integers are numbers below 2^53. A")
+	g.line("// json-object is an object of any members, though WIT declares a string.")
 	if w.Package != "" {
 		g.line("// Package " + w.Package + ".")
 	}
@@ -123,7 +125,11 @@ func (g *tsGen) def(d *TypeDef) {
 			g.line("  | '" + c.Name + "'" + end)
 		}
 	case DefAlias:
-		g.line("export type " + name + " = " + g.typ(d.Target) + ";")
+		target := g.typ(d.Target)
+		if d.Name == JSONObject { // an object inline, though WIT says string (witjson.go)
+			target = "{ [key: string]: unknown }"
+		}
+		g.line("export type " + name + " = " + target + ";")
 	case DefVariant:
 		g.variant(d, name)
 	default:

@@ -81,9 +81,9 @@ test('an effect\'s audit is written as the module gave it; one without is not au
     where: (agent) => (agent === 'a1' ? { turn: 2, step: 7 } : {}), notice: (r) => noticed.push(r.type),
   });
   const record = { type: 'failover', agent: 'a1', from: { provider: 'p', model: 'a' }, to: { provider: 'q', model: '100%s' }, code: 'SERVER', class: 'transient' };
-  audit(/** @type {any} */ ({ kind: 'failover', audit: { recordJson: JSON.stringify(record), log: { level: 'info', text: 'failover p/a -> q/100%s' }, hostTurn: true } }));
-  audit(/** @type {any} */ ({ kind: 'unroutable', audit: { recordJson: '{"type":"unroutable","keys":[]}', log: { level: 'warn', text: 'w' } } }));
-  audit(/** @type {any} */ ({ kind: 'probe', audit: { recordJson: '{"type":"probe"}' } }));
+  audit(/** @type {any} */ ({ kind: 'failover', audit: { record, log: { level: 'info', text: 'failover p/a -> q/100%s' }, hostTurn: true } }));
+  audit(/** @type {any} */ ({ kind: 'unroutable', audit: { record: { type: 'unroutable', keys: [] }, log: { level: 'warn', text: 'w' } } }));
+  audit(/** @type {any} */ ({ kind: 'probe', audit: { record: { type: 'probe' } } }));
   audit(/** @type {any} */ ({ kind: 'schedule-wake', atMs: 1 }));
   assert.deepEqual(written, [{ ...record, turn: 2, step: 7 }, { type: 'unroutable', keys: [] }, { type: 'probe' }]);
   assert.deepEqual(logged, [['info', '%s', 'failover p/a -> q/100%s'], ['warn', '%s', 'w']], 'the text is never a format');

@@ -47,7 +47,7 @@ test('status long poll: answers at once when behind, else when an effect arrives
   // The effect with its record, as the module gives it (plugin/codec/audit.go).
   const record = { type: 'failover', agent: 'session-s1', from: CHAIN[0], to: CHAIN[1], code: 'QUOTA', class: 'quota', failovers: 1, maxFailovers: 4 };
   web.effect({ kind: 'failover', agent: 'session-s1', from: CHAIN[0], to: CHAIN[1], code: 'QUOTA', class: 'quota', failovers: 1,
-    audit: { recordJson: JSON.stringify(record) } });
+    audit: { record } });
   await waiting;
   assert.equal(answered.revision, first.revision + 1);
   assert.equal(answered.lastDecision.type, 'failover');
