@@ -91,28 +91,41 @@ func (m *Module) Redact(input []byte) ([]byte, error) {
 // failure as redacted when redaction changed it (nil otherwise): the step's
 // answer carries it, so the shim records what the module took without asking
 // again (one more call per failure cost the shim 17 µs for a short message).
+//
+// An event redaction leaves as it was (nearly every one) is handed on as it
+// came: putting a copy back in an interface, and a failure whose address is
+// taken, were two allocations per failure and half of what redaction cost
+// in the wasm guest (bench-day's calls replayed in-guest: a decide 33.5 µs,
+// 32.1 without them, 30.5 without redaction).
 func (m *Module) redactEvent(ev policy.Event) (_ policy.Event, taken *policy.Failure) {
 	switch e := ev.(type) {
 	case policy.RequestError:
-		e.Failure, taken = m.redactFailure(e.Failure)
-		return e, taken
-	case policy.ProbeResult:
-		e.Failure, taken = m.redactFailure(e.Failure)
-		return e, taken
-	case policy.ModelInfo:
-		if e.Code != "" {
-			e.Code = m.redactor.Text(e.Code)
+		if taken = m.redactFailure(e.Failure); taken != nil {
+			e.Failure = *taken
+			return e, taken
 		}
-		return e, nil
+	case policy.ProbeResult:
+		if taken = m.redactFailure(e.Failure); taken != nil {
+			e.Failure = *taken
+			return e, taken
+		}
+	case policy.ModelInfo:
+		if code := m.redactor.Text(e.Code); code != e.Code {
+			e.Code = code
+			return e, nil
+		}
 	}
 	return ev, nil
 }
 
-func (m *Module) redactFailure(f policy.Failure) (policy.Failure, *policy.Failure) {
+// redactFailure is f redacted, or nil when redaction leaves it as it is.
+func (m *Module) redactFailure(f policy.Failure) *policy.Failure {
 	message, code := m.redactor.Text(f.Message), m.redactor.Text(f.Code)
 	if message == f.Message && code == f.Code {
-		return f, nil
+		return nil
 	}
-	f.Message, f.Code = message, code
-	return f, &f
+	r := new(policy.Failure)
+	*r = f
+	r.Message, r.Code = message, code
+	return r
 }
