@@ -3,7 +3,6 @@ package codec
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/dsh-resilience/dsh-resilience/policy"
@@ -22,6 +21,8 @@ import (
 // auditor writes one effect's record into the output and builds its log
 // line (in text, kept between calls).
 type auditor struct {
+	// text is the log line, escaped for the JSON string it goes in as each
+	// part is added: the line is in the output only after the record.
 	text []byte
 	// maxFailovers is read only for a record that counts failovers.
 	maxFailovers func() int
@@ -61,10 +62,8 @@ func (a *auditor) write(w *writer, fx policy.Effect) {
 	if line.level != "" {
 		w.beginObject("log")
 		w.str("level", line.level)
-		w.key("text")
-		w.b = append(w.b, '"')
-		w.b = appendEscaped(w.b, a.text)
-		w.b = append(w.b, '"')
+		b := append(w.keyed(w.b, "text"), '"')
+		w.b = append(append(b, a.text...), '"')
 		w.endObject()
 	}
 	if line.hostTurn {
@@ -89,7 +88,7 @@ func (a *auditor) build(r *writer, fx policy.Effect) auditLine {
 		if e.To == policy.Open && e.OpenUntilMs != 0 {
 			a.isoTime(r, "openUntil", e.OpenUntilMs)
 		}
-		a.say("circuit ", ch(e.Channel), ": ", string(e.From), " -> ", string(e.To), " (", e.Cause, ")")
+		a.say("circuit ").ch(e.Channel).say(": ", string(e.From), " -> ", string(e.To), " (", e.Cause, ")")
 	case policy.Probe: // announced with its outcome when the probe settles
 		r.str("type", "probe")
 		writeChannel(r, "channel", e.Channel)
@@ -99,7 +98,7 @@ func (a *auditor) build(r *writer, fx policy.Effect) auditLine {
 		r.str("agent", e.Agent)
 		writeChannel(r, "channel", e.Channel)
 		r.str("effort", e.Effort)
-		a.say("dropping reasoningEffort ", e.Effort, ": ", ch(e.Channel), " does not list it")
+		a.say("dropping reasoningEffort ", e.Effort, ": ").ch(e.Channel).say(" does not list it")
 	case policy.FailedOver:
 		r.str("type", "failover")
 		r.str("agent", e.Agent)
@@ -108,7 +107,7 @@ func (a *auditor) build(r *writer, fx policy.Effect) auditLine {
 		r.str("code", e.Code)
 		r.str("class", string(e.Class))
 		a.failovers(r, e.Failovers)
-		a.say("failover ", ch(e.From), " -> ", ch(e.To), " on ", e.Code, " (", string(e.Class), ")")
+		a.say("failover ").ch(e.From).say(" -> ").ch(e.To).say(" on ", e.Code, " (", string(e.Class), ")")
 		info.hostTurn = true
 	case policy.Returned:
 		// The module's word that the session is home again. Its channels stay
@@ -116,9 +115,9 @@ func (a *auditor) build(r *writer, fx policy.Effect) auditLine {
 		// them so (docs/telemetry.md).
 		r.str("type", "return")
 		r.str("agent", e.Agent)
-		r.str("from", ch(e.From))
-		r.str("to", ch(e.To))
-		a.say("return ", ch(e.From), " -> ", ch(e.To))
+		r.channelText("from", e.From)
+		r.channelText("to", e.To)
+		a.say("return ").ch(e.From).say(" -> ").ch(e.To)
 	case policy.SessionRoute:
 		r.str("type", "session-pick")
 		r.str("agent", e.Agent)
@@ -136,7 +135,7 @@ func (a *auditor) build(r *writer, fx policy.Effect) auditLine {
 		r.int("attempt", int64(e.Attempt))
 		r.int("delayMs", e.DelayMs)
 		r.str("code", e.Code)
-		a.say("retry ", ch(e.Channel), " #", decimal(int64(e.Attempt)), " in ", decimal(e.DelayMs), " ms on ", e.Code)
+		a.say("retry ").ch(e.Channel).say(" #").num(int64(e.Attempt)).say(" in ").num(e.DelayMs).say(" ms on ", e.Code)
 	case policy.GaveUp:
 		r.str("type", "give-up")
 		r.str("agent", e.Agent)
@@ -154,13 +153,13 @@ func (a *auditor) build(r *writer, fx policy.Effect) auditLine {
 			r.endArray()
 		}
 		a.failovers(r, e.Failovers)
-		a.say("give up on ", ch(e.Channel), ": ", string(e.Reason), " (", e.Code, ")")
+		a.say("give up on ").ch(e.Channel).say(": ", string(e.Reason), " (", e.Code, ")")
 		for i, t := range e.Tried {
 			sep := ", "
 			if i == 0 {
 				sep = "; tried "
 			}
-			a.say(sep, ch(t.Channel), " (", t.Code, ")")
+			a.say(sep).ch(t.Channel).say(" (", t.Code, ")")
 		}
 		info.hostTurn = true
 	case policy.Spilled:
@@ -170,7 +169,7 @@ func (a *auditor) build(r *writer, fx policy.Effect) auditLine {
 		writeChannel(r, "to", e.To)
 		r.str("code", e.Code)
 		r.int("failures", int64(e.Failures))
-		a.say("spill ", ch(e.From), " -> ", ch(e.To), " after ", decimal(int64(e.Failures)), " failures (", e.Code, ")")
+		a.say("spill ").ch(e.From).say(" -> ").ch(e.To).say(" after ").num(int64(e.Failures)).say(" failures (", e.Code, ")")
 	case policy.SkippedTooSmall:
 		r.str("type", "skipped-too-small")
 		r.str("agent", e.Agent)
@@ -178,25 +177,25 @@ func (a *auditor) build(r *writer, fx policy.Effect) auditLine {
 		r.int("contextTokens", e.ContextTokens)
 		r.int("contextWindow", e.ContextWindow)
 		r.int("usable", e.Usable)
-		a.say(ch(e.Channel), " skipped for ", e.Agent, ": ", decimal(e.ContextTokens), " context tokens, window ",
-			decimal(e.ContextWindow), " (", decimal(e.Usable), " usable)")
+		a.ch(e.Channel).say(" skipped for ", e.Agent, ": ").num(e.ContextTokens).say(" context tokens, window ").
+			num(e.ContextWindow).say(" (").num(e.Usable).say(" usable)")
 	case policy.WaitCut:
 		r.str("type", "wait-cut")
 		r.str("agent", e.Agent)
 		writeChannel(r, "channel", e.Channel)
-		a.say("wait of ", e.Agent, " cut: ", ch(e.Channel), " is usable again")
+		a.say("wait of ", e.Agent, " cut: ").ch(e.Channel).say(" is usable again")
 	case policy.Unroutable:
 		r.str("type", "unroutable")
 		r.strings("keys", e.Keys)
 		writeChannel(r, "channel", e.Channel)
 		r.str("code", e.Code)
-		a.say("dsh-resilience: ", keysText(e.Keys), " (", ch(e.Channel), ") cannot be served by this host (", e.Code, "): it is never failed over to")
+		a.say("dsh-resilience: ").keys(e.Keys).say(" (").ch(e.Channel).say(") cannot be served by this host (", e.Code, "): it is never failed over to")
 		return auditLine{level: "warn"}
 	case policy.Routable:
 		r.str("type", "routable")
 		r.strings("keys", e.Keys)
 		writeChannel(r, "channel", e.Channel)
-		a.say(keysText(e.Keys), " (", ch(e.Channel), ") can be served again")
+		a.keys(e.Keys).say(" (").ch(e.Channel).say(") can be served again")
 	case policy.Stalled:
 		r.str("type", "stall")
 		writeChannel(r, "route", e.Channel)
@@ -207,35 +206,39 @@ func (a *auditor) build(r *writer, fx policy.Effect) auditLine {
 		r.int("silenceMs", e.SilenceMs)
 		r.int("limitMs", e.LimitMs)
 		r.int("chunks", e.Chunks)
-		a.say("stalled stream cut on ", ch(e.Channel), ": no output for ", decimal(e.SilenceMs), " ms (", string(e.Bound),
-			" limit ", decimal(e.LimitMs), " ms)")
+		a.say("stalled stream cut on ").ch(e.Channel).say(": no output for ").num(e.SilenceMs).say(" ms (", string(e.Bound),
+			" limit ").num(e.LimitMs).say(" ms)")
 	case policy.Hedged:
 		// policy/hedge.go: who won, what it saved, what the loser cost so far.
 		r.str("type", "hedge")
 		hedgedFields(r, e)
-		won := string(e.Winner) + " won"
+		a.say("hedge ").ch(e.From).say(" -> ").ch(e.To).say(" after ").num(e.AfterMs).say(" ms: ")
 		if e.Winner == policy.WinnerNone {
-			won = "no winner, "
+			a.say("no winner, ")
+		} else {
+			a.say(string(e.Winner), " won")
 		}
-		a.say("hedge ", ch(e.From), " -> ", ch(e.To), " after ", decimal(e.AfterMs), " ms: ", won, e.End,
-			" (loser waited ", decimal(e.LoserWaitMs), " ms)")
+		a.say(e.End, " (loser waited ").num(e.LoserWaitMs).say(" ms)")
 	case policy.SlowChanged:
 		// The slow-call breaker (policy/slow.go): slow, its half-open probe, closed by a fast call.
 		r.str("type", slowType(e.To))
 		writeChannel(r, "channel", e.Channel)
 		r.str("from", string(e.From))
-		first := "-"
 		if e.Agent != "" {
 			r.str("agent", e.Agent) // a probe let through or gone: no call decided it
 		} else {
 			r.int("firstTokenMs", e.FirstTokenMs)
-			first = decimal(e.FirstTokenMs)
 		}
 		r.int("estimateMs", e.EstimateMs)
 		r.int("limitMs", e.LimitMs)
 		r.int("calls", int64(e.Calls))
-		a.say("slow-call breaker ", ch(e.Channel), ": ", string(e.From), " -> ", string(e.To), " (first token ", first,
-			" ms, estimate ", decimal(e.EstimateMs), " ms, limit ", decimal(e.LimitMs), " ms)")
+		a.say("slow-call breaker ").ch(e.Channel).say(": ", string(e.From), " -> ", string(e.To), " (first token ")
+		if e.Agent != "" {
+			a.say("-")
+		} else {
+			a.num(e.FirstTokenMs)
+		}
+		a.say(" ms, estimate ").num(e.EstimateMs).say(" ms, limit ").num(e.LimitMs).say(" ms)")
 	case policy.ToolRetried: // tool, call, attempt, outcome, reason, delay; no arguments or output
 		r.str("type", toolType(e.Outcome))
 		r.str("tool", e.Tool)
@@ -250,7 +253,7 @@ func (a *auditor) build(r *writer, fx policy.Effect) auditLine {
 			reason = string(e.Cause)
 		}
 		r.int("delayMs", e.DelayMs)
-		a.say("tool ", e.Tool, " (", e.Call, "): ", string(e.Outcome), " after attempt ", decimal(int64(e.Attempt)), " (", reason, ")")
+		a.say("tool ", e.Tool, " (", e.Call, "): ", string(e.Outcome), " after attempt ").num(int64(e.Attempt)).say(" (", reason, ")")
 	case policy.QuotaWait:
 		r.str("type", waitType(e.Phase))
 		r.str("agent", e.Agent)
@@ -265,7 +268,7 @@ func (a *auditor) build(r *writer, fx policy.Effect) auditLine {
 		if e.Phase != policy.WaitLeft {
 			a.isoTime(r, "nextAttemptAt", e.NextAttemptAtMs)
 		}
-		a.say("quota wait ", string(e.Phase), " for ", e.Agent, " on ", e.Provider, " (", decimal(int64(e.Attempts)), " attempts)")
+		a.say("quota wait ", string(e.Phase), " for ", e.Agent, " on ", e.Provider, " (").num(int64(e.Attempts)).say(" attempts)")
 	case policy.QuotaRouted:
 		r.str("type", "quota-routed")
 		r.str("agent", e.Agent)
@@ -350,16 +353,53 @@ func (a *auditor) failovers(r *writer, n int) {
 	r.int("maxFailovers", int64(a.maxFailovers()))
 }
 
+// The log line's parts, escaped as they are added (no "provider/model" or
+// number made a string first), each call storing the line once (writer).
+
 // say appends parts to the log line.
-func (a *auditor) say(parts ...string) {
+func (a *auditor) say(parts ...string) *auditor {
+	b := a.text
 	for _, p := range parts {
-		a.text = append(a.text, p...)
+		b = appendText(b, p)
 	}
+	a.text = b
+	return a
+}
+
+// ch appends "provider/model".
+func (a *auditor) ch(c policy.Channel) *auditor { a.text = appendChannelText(a.text, c); return a }
+
+func (a *auditor) num(n int64) *auditor { a.text = appendInt(a.text, n); return a }
+
+// keys names the config keys of a target, or "a target" when none does.
+func (a *auditor) keys(keys []string) *auditor {
+	start := len(a.text)
+	for i, k := range keys {
+		if i > 0 {
+			a.say(", ")
+		}
+		a.say(k)
+	}
+	if len(a.text) == start {
+		a.say("a target")
+	}
+	return a
+}
+
+func appendChannelText(b []byte, c policy.Channel) []byte {
+	return appendText(append(appendText(b, c.Provider), '/'), c.Model)
+}
+
+// channelText writes a channel as "provider/model" text: for a `return`
+// record, whose channels the webhook and telemetry contracts document so.
+func (w *writer) channelText(k memberKey, c policy.Channel) {
+	b := append(w.keyed(w.b, k), '"')
+	w.b = append(appendChannelText(b, c), '"')
 }
 
 // isoTime writes a time as JavaScript's Date.toISOString does; nothing when
 // it is beyond a JavaScript date (a record without it is still the record).
-func (a *auditor) isoTime(r *writer, k string, ms int64) {
+func (a *auditor) isoTime(r *writer, k memberKey, ms int64) {
 	const maxDateMs = 8.64e15
 	if ms > maxDateMs || ms < -maxDateMs {
 		return
@@ -388,17 +428,4 @@ func appendPadded(b []byte, n int64, width int) []byte {
 		b = append(b, '0')
 	}
 	return append(b, s...)
-}
-
-// ch is "provider/model": for people, and for a `return` record.
-func ch(c policy.Channel) string { return c.Provider + "/" + c.Model }
-
-func decimal(n int64) string { return strconv.FormatInt(n, 10) }
-
-// keysText names the config keys of a target, or "a target" when none does.
-func keysText(keys []string) string {
-	if s := strings.Join(keys, ", "); s != "" {
-		return s
-	}
-	return "a target"
 }

@@ -205,7 +205,7 @@ func (d *decoder) channel(v gjson.Result, path string) policy.Channel {
 	}
 }
 
-func writeChannel(w *writer, k string, ch policy.Channel) {
+func writeChannel(w *writer, k memberKey, ch policy.Channel) {
 	w.beginObject(k)
 	w.str("provider", ch.Provider)
 	w.str("model", ch.Model)

@@ -274,8 +274,7 @@ func (m *Module) Restore(input []byte) ([]byte, error) {
 		w.int("skipped", int64(len(skipped)))
 		w.beginArray("skipReasons")
 		for _, r := range skipped[:min(len(skipped), maxSkipReasons)] {
-			w.sep()
-			w.b = appendString(w.b, r)
+			w.b = appendString(w.sep(w.b), r)
 		}
 		w.endArray()
 	}

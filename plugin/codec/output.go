@@ -172,7 +172,7 @@ func writeVerdict(w *writer, v policy.Verdict) {
 }
 
 // writeFailure writes the WIT record `failure`.
-func writeFailure(w *writer, k string, f policy.Failure) {
+func writeFailure(w *writer, k memberKey, f policy.Failure) {
 	w.beginObject(k)
 	w.str("code", f.Code)
 	if f.Message != "" {

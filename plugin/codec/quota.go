@@ -115,7 +115,7 @@ func (d *decoder) number(v gjson.Result, path string, required bool) (float64, b
 	return v.Num, true
 }
 
-func writeRoute(w *writer, k string, r policy.Route) {
+func writeRoute(w *writer, k memberKey, r policy.Route) {
 	w.beginObject(k)
 	w.str("provider", r.Channel.Provider)
 	w.str("model", r.Channel.Model)
@@ -138,7 +138,7 @@ func writeConfigRoute(w *writer, r policy.Route, t policy.TargetSettings) {
 }
 
 // num writes a float the way JavaScript prints it (shortest round-trip).
-func (w *writer) num(k string, f float64) {
+func (w *writer) num(k memberKey, f float64) {
 	w.key(k)
 	w.b = strconv.AppendFloat(w.b, f, 'g', -1, 64)
 }

@@ -76,8 +76,7 @@ func (m *Module) Redact(input []byte) ([]byte, error) {
 	w.beginObject("")
 	w.beginArray("texts")
 	for _, s := range texts {
-		w.sep()
-		w.b = appendString(w.b, m.redactor.Text(s))
+		w.b = appendString(w.sep(w.b), m.redactor.Text(s))
 	}
 	w.endArray()
 	w.endObject()

@@ -130,7 +130,7 @@ func writeReportChannel(w *writer, c report.Channel) {
 }
 
 // optStr writes an option<string> member, leaving it out when absent.
-func optStr(w *writer, k string, s *string) {
+func optStr(w *writer, k memberKey, s *string) {
 	if s != nil {
 		w.str(k, *s)
 	}
@@ -138,7 +138,7 @@ func optStr(w *writer, k string, s *string) {
 
 // optTime writes an option<s64> member that is null while it is not known
 // yet (an incident or span still open): the renderers test it for null.
-func optTime(w *writer, k string, t *int64) {
+func optTime(w *writer, k memberKey, t *int64) {
 	if t == nil {
 		w.key(k)
 		w.b = append(w.b, "null"...)

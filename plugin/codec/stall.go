@@ -115,7 +115,7 @@ func writeStalled(w *writer, e policy.Stalled) {
 
 // writeStallConfig echoes the resolved limits, every purpose spelled out.
 func writeStallConfig(w *writer, c policy.StallConfig) {
-	limits := func(k string, l policy.StallLimits) {
+	limits := func(k memberKey, l policy.StallLimits) {
 		w.beginObject(k)
 		w.int("firstChunkMs", l.FirstChunkMs)
 		w.int("idleMs", l.IdleMs)

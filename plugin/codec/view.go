@@ -66,7 +66,7 @@ func (m *Module) viewQuery(input []byte) (int64, policy.ViewQuery, error) {
 }
 
 // optChannel writes ch under k, or nothing for the zero channel (an absent option).
-func optChannel(w *writer, k string, ch policy.Channel) {
+func optChannel(w *writer, k memberKey, ch policy.Channel) {
 	if !ch.IsZero() {
 		writeChannel(w, k, ch)
 	}
