@@ -2,7 +2,6 @@ package codec
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/dsh-resilience/dsh-resilience/policy"
@@ -399,33 +398,43 @@ func (w *writer) channelText(k memberKey, c policy.Channel) {
 
 // isoTime writes a time as JavaScript's Date.toISOString does; nothing when
 // it is beyond a JavaScript date (a record without it is still the record).
+// Digit by digit: time.AppendFormat reads its layout on every call, 1.6 µs
+// of a record in wasm against 0.2 µs so (a quota wait's record has one).
 func (a *auditor) isoTime(r *writer, k memberKey, ms int64) {
 	const maxDateMs = 8.64e15
 	if ms > maxDateMs || ms < -maxDateMs {
 		return
 	}
 	t := time.UnixMilli(ms).UTC()
-	r.key(k)
-	r.b = append(r.b, '"')
-	if y := t.Year(); y < 0 || y > 9999 {
+	y, mo, d := t.Date()
+	h, mi, s := t.Clock()
+	b := append(r.keyed(r.b, k), '"')
+	if y < 0 || y > 9999 {
 		// Outside four digits, a sign and six digits (ECMAScript's expanded years).
 		sign := byte('+')
 		if y < 0 {
 			sign, y = '-', -y
 		}
-		r.b = append(r.b, sign)
-		r.b = appendPadded(r.b, int64(y), 6)
-		r.b = t.AppendFormat(r.b, "-01-02T15:04:05.000Z")
+		b = appendDigits(append(b, sign), y, 6)
 	} else {
-		r.b = t.AppendFormat(r.b, "2006-01-02T15:04:05.000Z")
+		b = appendDigits(b, y, 4)
 	}
-	r.b = append(r.b, '"')
+	b = appendDigits(append(b, '-'), int(mo), 2)
+	b = appendDigits(append(b, '-'), d, 2)
+	b = appendDigits(append(b, 'T'), h, 2)
+	b = appendDigits(append(b, ':'), mi, 2)
+	b = appendDigits(append(b, ':'), s, 2)
+	b = appendDigits(append(b, '.'), t.Nanosecond()/1e6, 3)
+	r.b = append(b, 'Z', '"')
 }
 
-func appendPadded(b []byte, n int64, width int) []byte {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s); i < width; i++ {
-		b = append(b, '0')
+// appendDigits appends n, 0 <= n < 10^width, as width digits.
+func appendDigits(b []byte, n, width int) []byte {
+	start := len(b)
+	b = append(b, "000000"[:width]...)
+	for i := len(b) - 1; i >= start && n > 0; i-- {
+		b[i] = byte('0' + n%10)
+		n /= 10
 	}
-	return append(b, s...)
+	return b
 }

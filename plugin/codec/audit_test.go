@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dsh-resilience/dsh-resilience/policy"
 	"github.com/tidwall/gjson"
@@ -321,4 +322,33 @@ func BenchmarkAuditOfFailoverStep(b *testing.B) {
 		}
 		b.ReportMetric(float64(len(w.b)), "bytes")
 	})
+}
+
+// isoTime writes digit by digit what JavaScript's Date.toISOString writes;
+// time's own layout formatting (which it used to call) is the reference,
+// at the edges of four-digit years, of the epoch and of a JavaScript date.
+func TestISOTimeAsTimeFormatsIt(t *testing.T) {
+	reference := func(ms int64) string {
+		tm := time.UnixMilli(ms).UTC()
+		if y := tm.Year(); y < 0 || y > 9999 {
+			sign := "+"
+			if y < 0 {
+				sign, y = "-", -y
+			}
+			return fmt.Sprintf("%s%06d%s", sign, y, tm.Format("-01-02T15:04:05.000Z"))
+		}
+		return tm.Format("2006-01-02T15:04:05.000Z")
+	}
+	year := func(y int) int64 { return time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli() }
+	for _, ms := range []int64{0, -1, 1, 999, 1000, 1777629603120, -8.64e15, 8.64e15,
+		year(0), year(0) - 1, year(-1), year(10000), year(10000) - 1, year(1970) - 86_400_001, 253402300799999} {
+		a := auditor{}
+		var w writer
+		w.beginObject("")
+		a.isoTime(&w, "t", ms)
+		w.endObject()
+		if got, want := string(w.b), `{"t":"`+reference(ms)+`"}`; got != want {
+			t.Errorf("%d: got %s, want %s", ms, got, want)
+		}
+	}
 }
