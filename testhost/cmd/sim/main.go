@@ -245,6 +245,17 @@ var exit = os.Exit
 // ~2 decoding, ~9 the policy, ~1 encoding, ~3 moving the longer outputs.
 // bench-day at load ~3, three runs each back to back: before 16.4-18.2 s
 // wall (user CPU 16.9-20.9 s), after 9.6-13.3 s (13.8-16.2 s).
+//
+// The module's audit records (0a6ceb1, #33) took a replayed call from 28.2
+// to 37.3 µs and bench-day past 10 s. Where the guest's time went was found
+// by counting its calls per function with a wazero function listener
+// (experimental.WithFunctionListenerFactory): a Go call costs ~20 ns in
+// the guest, a record was ~180 of them, half of those the write barrier and
+// the marking it fed. The record now rides as an object (no second escape),
+// a writer member is one call storing the buffer once, a record's time is
+// written digit by digit, and redaction no longer allocates for a failure it
+// leaves alone: a call 31.3 µs; bench-day, three runs each in turn at load
+// 1.0-1.6, 10.1-10.5 s before, 8.6-9.0 s after (Dec 2026).
 func benchDay(rt *wazeroRuntime) {
 	start := time.Now()
 	var res [2]sim.Result
