@@ -141,16 +141,7 @@ func (a *auditor) build(r *writer, fx policy.Effect) auditLine {
 		writeChannel(r, "channel", e.Channel)
 		r.str("reason", string(e.Reason))
 		r.str("code", e.Code)
-		if len(e.Tried) > 0 {
-			r.beginArray("tried")
-			for _, t := range e.Tried {
-				r.beginObject("")
-				writeChannel(r, "channel", t.Channel)
-				r.str("code", t.Code)
-				r.endObject()
-			}
-			r.endArray()
-		}
+		writeTried(r, e.Tried)
 		a.failovers(r, e.Failovers)
 		a.say("give up on ").ch(e.Channel).say(": ", string(e.Reason), " (", e.Code, ")")
 		for i, t := range e.Tried {
@@ -270,13 +261,7 @@ func (a *auditor) build(r *writer, fx policy.Effect) auditLine {
 		a.say("quota wait ", string(e.Phase), " for ", e.Agent, " on ", e.Provider, " (").num(int64(e.Attempts)).say(" attempts)")
 	case policy.QuotaRouted:
 		r.str("type", "quota-routed")
-		r.str("agent", e.Agent)
-		r.str("pool", e.Pool)
-		if !e.From.Channel.IsZero() {
-			writeRoute(r, "from", e.From)
-		}
-		writeRoute(r, "to", e.To)
-		r.str("cause", e.Cause)
+		writeRouted(r, e)
 		return auditLine{}
 	case policy.QuotaSession:
 		r.str("type", "quota-session")

@@ -10,6 +10,22 @@ import (
 // case here, and an unknown kind panics: a new effect must be given a wire form
 // (and a WIT case) before it can ship. Each audited effect carries its audit
 // record and log line (audit.go).
+// writeTried writes a give-up's channels tried, when there are any: the
+// effect and its audit record (plugin/codec/audit.go) carry the same list.
+func writeTried(w *writer, tried []policy.Tried) {
+	if len(tried) == 0 {
+		return
+	}
+	w.beginArray("tried")
+	for _, t := range tried {
+		w.beginObject("")
+		writeChannel(w, "channel", t.Channel)
+		w.str("code", t.Code)
+		w.endObject()
+	}
+	w.endArray()
+}
+
 func writeOutput(w *writer, out policy.Output, a *auditor, redacted *policy.Failure) {
 	w.beginObject("")
 	writeVerdict(w, out.Verdict)
@@ -61,16 +77,7 @@ func writeOutput(w *writer, out policy.Output, a *auditor, redacted *policy.Fail
 			if e.Failovers > 0 {
 				w.int("failovers", int64(e.Failovers))
 			}
-			if len(e.Tried) > 0 {
-				w.beginArray("tried")
-				for _, t := range e.Tried {
-					w.beginObject("")
-					writeChannel(w, "channel", t.Channel)
-					w.str("code", t.Code)
-					w.endObject()
-				}
-				w.endArray()
-			}
+			writeTried(w, e.Tried)
 		case policy.Spilled:
 			w.str("kind", "spill")
 			w.str("agent", e.Agent)

@@ -115,6 +115,18 @@ func (d *decoder) number(v gjson.Result, path string, required bool) (float64, b
 	return v.Num, true
 }
 
+// writeRouted writes a quota move's members: the effect and its audit
+// record (plugin/codec/audit.go) say the same after their kind or type.
+func writeRouted(w *writer, e policy.QuotaRouted) {
+	w.str("agent", e.Agent)
+	w.str("pool", e.Pool)
+	if !e.From.Channel.IsZero() {
+		writeRoute(w, "from", e.From)
+	}
+	writeRoute(w, "to", e.To)
+	w.str("cause", e.Cause)
+}
+
 func writeRoute(w *writer, k memberKey, r policy.Route) {
 	w.beginObject(k)
 	w.str("provider", r.Channel.Provider)
@@ -232,13 +244,7 @@ func writeQuotaEffect(w *writer, fx policy.Effect) bool {
 		writeWait(w, e)
 	case policy.QuotaRouted:
 		w.str("kind", "quota-routed")
-		w.str("agent", e.Agent)
-		w.str("pool", e.Pool)
-		if !e.From.Channel.IsZero() {
-			writeRoute(w, "from", e.From)
-		}
-		writeRoute(w, "to", e.To)
-		w.str("cause", e.Cause)
+		writeRouted(w, e)
 	case policy.QuotaSession:
 		w.str("kind", "quota-session")
 		writeSession(w, e)
