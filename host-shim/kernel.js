@@ -151,7 +151,7 @@ export class ModuleInstance {
     this.direct = !opts.kernel && typeof this.exports.dsh_direct_input === 'function' &&
       typeof this.exports.dsh_direct_output === 'function';
     try {
-      this.exports._initialize(); // exactly once: a second call traps
+      this.exports._initialize(); // once; the shipped module's start is baked in and this returns at once (testhost/preinit)
     } catch (e) {
       throw new TrapError(e, this.guestOutput);
     }

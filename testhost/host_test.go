@@ -280,7 +280,7 @@ func TestHostRealModule(t *testing.T) {
 
 func TestWasmStaleness(t *testing.T) {
 	root := t.TempDir()
-	for _, d := range []string{"policy", "plugin/codec", "build"} {
+	for _, d := range []string{"policy", "plugin/codec", "testhost/preinit", "build"} {
 		require.NoError(t, os.MkdirAll(filepath.Join(root, d), 0o755))
 	}
 	src := filepath.Join(root, "plugin", "codec", "x.go")
@@ -349,12 +349,12 @@ func TestEnsureWasmBuildsReproducibly(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		dir := filepath.Join(t.TempDir(), "copy"+string(rune('a'+i)))
 		if first == "" {
-			for _, rel := range []string{"go.mod", "go.sum", "policy", "plugin"} {
+			for _, rel := range append([]string{"go.mod", "go.sum"}, sourceDirs...) {
 				copyTree(t, repoRoot, dir, rel)
 			}
 			first = dir
 		} else {
-			for _, rel := range []string{"go.mod", "go.sum", "policy", "plugin"} {
+			for _, rel := range append([]string{"go.mod", "go.sum"}, sourceDirs...) {
 				copyTree(t, first, dir, rel)
 			}
 		}

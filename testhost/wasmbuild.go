@@ -3,6 +3,7 @@ package testhost
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/dsh-resilience/dsh-resilience/testhost/preinit"
 )
 
 // ModulePath is the Go module whose root holds build/, policy/ and plugin/.
@@ -19,8 +22,8 @@ const ModulePath = "github.com/dsh-resilience/dsh-resilience"
 // WasmRelPath is the module's build output, relative to the repository root.
 const WasmRelPath = "build/dsh-resilience.wasm"
 
-// sourceDirs hold the Go sources the wasm is built from.
-var sourceDirs = []string{"policy", "plugin"}
+// sourceDirs hold the Go sources the wasm is built from, and the baking of its start.
+var sourceDirs = []string{"policy", "plugin", "testhost/preinit"}
 
 // RepoRoot walks up from the working directory to the go.mod of ModulePath.
 func RepoRoot() (string, error) {
@@ -54,9 +57,10 @@ func RepoRoot() (string, error) {
 //
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -o build/dsh-resilience.wasm ./plugin
 //
-// (with -buildvcs=false, so the output depends on the sources only), written
-// to a temporary file and renamed into place, so a concurrent reader never
-// sees half a module. rebuilt reports whether it built.
+// (with -buildvcs=false, so the output depends on the sources only), its
+// start then baked in as the Makefile does (testhost/preinit), written to a
+// temporary file and renamed into place, so a concurrent reader never sees
+// half a module. rebuilt reports whether it built.
 func EnsureWasm(root string) (path string, rebuilt bool, err error) {
 	path = filepath.Join(root, WasmRelPath)
 	stale, why, err := wasmStale(root, path)
@@ -75,6 +79,17 @@ func EnsureWasm(root string) (path string, rebuilt bool, err error) {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
 		return path, false, fmt.Errorf("testhost: building %s (%s): %v\n%s", WasmRelPath, why, err, out.String())
+	}
+	raw, err := os.ReadFile(tmp)
+	if err != nil {
+		return path, false, err
+	}
+	baked, err := preinit.Module(context.Background(), raw)
+	if err != nil {
+		return path, false, fmt.Errorf("testhost: baking the start of %s: %v", WasmRelPath, err)
+	}
+	if err := os.WriteFile(tmp, baked, 0o644); err != nil {
+		return path, false, err
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		return path, false, err
