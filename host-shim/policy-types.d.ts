@@ -1574,6 +1574,48 @@ export interface QuotaMenu {
   poolSource: string;
 }
 
+/**
+ * The quotaRetry session projection's state as the host folds it from a
+ * session's log, without the module (host-shim/quota-projection.js). It
+ * is lossless JSON (the host checkpoints it): a field not set is null.
+ */
+export interface ProjectionState {
+  /** The session's switch; absent: not set (`default`). */
+  quota?: QuotaSwitch | null;
+  /**
+   * The pool the session stated: `off`, or a pool's name (kept as picked,
+   * so one the config does not name may be here); absent: none stated.
+   */
+  pool?: string | null;
+  /** The route of its last request; absent: none yet. */
+  route?: Channel | null;
+}
+
+/**
+ * The quotaRetry session projection (`quota-projection`,
+ * policy/quotaprojection.go), in the quota plugin's documented format
+ * (docs/quota.md): the shim hands it to the client as it is.
+ */
+export interface QuotaProjection {
+  /** The session's switch over the row's default. */
+  enabled: boolean;
+  defaultEnabled: boolean;
+  /** `session` or `default`: a fold cannot tell an inherited setting. */
+  source: string;
+  /**
+   * The pool governing the session; null: none. Always written (as null
+   * for none): the projection's format has the key.
+   */
+  pool?: string | null;
+  /**
+   * `session`, `off`, or `default` (no pool stated: the one pool holding
+   * its route, or none).
+   */
+  poolSource: string;
+  /** Every configured pool's name, in the row's order. */
+  pools: string[];
+}
+
 /** Why the next target is the one named. */
 export type Via =
   /** Back where the session belongs (or to the user's pick). */
@@ -1967,6 +2009,12 @@ export interface PolicyExports {
    * (policy/quotamenu.go). Changes nothing.
    */
   'quota-menu': { input: ViewQuery; output: QuotaMenu };
+  /**
+   * The quotaRetry session projection of a session's folded quota
+   * commands and route under the running config
+   * (policy/quotaprojection.go). Changes nothing.
+   */
+  'quota-projection': { input: ProjectionState; output: QuotaProjection };
   /** The user's module-wide choices (the backup). Changes nothing. */
   'preferences': { input: Record<string, never>; output: Preferences };
   /**

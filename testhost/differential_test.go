@@ -291,6 +291,30 @@ func (g *eventGen) viewQuery() []byte {
 	return []byte(fmt.Sprintf(`{"nowMs":%d,"agent":%s%s}`, g.now, agent, extra))
 }
 
+// projectionState is a `projection-state` as the shim folds it: each field
+// null, left out, or set (a pool the row may not name, a route no pool
+// holds, a route pools hold).
+func (g *eventGen) projectionState() []byte {
+	var fields []string
+	for _, f := range []struct {
+		key  string
+		vals []string
+	}{
+		{"quota", []string{`"on"`, `"off"`, `"default"`}},
+		{"pool", []string{`"main"`, `"other"`, `"nope"`, `"off"`}},
+		{"route", []string{g.channel().json(), g.channel().json()}},
+	} {
+		switch g.pick(4) {
+		case 0: // left out
+		case 1:
+			fields = append(fields, `"`+f.key+`":null`)
+		default:
+			fields = append(fields, `"`+f.key+`":`+f.vals[g.pick(len(f.vals))])
+		}
+	}
+	return []byte("{" + strings.Join(fields, ",") + "}")
+}
+
 // inherited now and then marks a set-quota or set-pool as a forked
 // session's parent's setting (or says plainly it is not).
 func (g *eventGen) inherited() string {
@@ -321,6 +345,9 @@ func (g *eventGen) next() (export string, input []byte, valid bool) {
 	}
 	if g.pick(150) == 0 {
 		return "quota-menu", g.viewQuery(), true // the same query: the web chip's quota menu
+	}
+	if g.pick(150) == 0 {
+		return "quota-projection", g.projectionState(), true
 	}
 	switch d := g.pick(1000); {
 	case d < 3:
@@ -536,6 +563,13 @@ func lockstep(t *testing.T, seed int64, n int, validate bool) map[string]int {
 			if bytes.Contains(w.out, []byte(`"inherited"`)) {
 				kinds["quota-menu inherited"]++
 			}
+		case "quota-projection":
+			// A pool named, not only none: the stream's routes and stated
+			// pools must reach the config's pools, or it tests little.
+			kinds["quota-projection"]++
+			if !bytes.Contains(w.out, []byte(`"pool":null`)) {
+				kinds["quota-projection pool"]++
+			}
 		case "decide":
 			var o struct {
 				Verdict struct {
@@ -566,7 +600,7 @@ func TestDifferentialRandomEvents(t *testing.T) {
 		"effect circuit", "effect failover", "effect retry", "effect give-up", "effect schedule-wake", "effect probe",
 		"effect effort-dropped", "verdict watch ", "verdict cut ", "verdict tool-retry ", "verdict tool-return ",
 		"effect stall", "effect tool-retry", "snapshot", "restore", "configure", "error",
-		"effect quota-wait", "effect quota-routed", "effect quota-session", "effect refresh-balance", "effect schedule-refresh", "inspect", "view", "quota-menu", "quota-menu active", "quota-menu inherited", "preferences",
+		"effect quota-wait", "effect quota-routed", "effect quota-session", "effect refresh-balance", "effect schedule-refresh", "inspect", "view", "quota-menu", "quota-menu active", "quota-menu inherited", "quota-projection", "quota-projection pool", "preferences",
 		"effect spill", "effect wait-cut", "effect session-route", "effect returned", "effect slow"} {
 		require.Positive(t, kinds[k], "the generated stream never produced %q", k)
 	}

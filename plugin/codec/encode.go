@@ -91,6 +91,10 @@ func (w *writer) str(k memberKey, v string) {
 func (w *writer) int(k memberKey, v int64)    { w.b = appendInt(w.keyed(w.b, k), v) }
 func (w *writer) boolean(k memberKey, v bool) { w.b = strconv.AppendBool(w.keyed(w.b, k), v) }
 
+// null writes an option member as null where absent will not do: the
+// quotaRetry projection's documented format has the key (quotaprojection.go).
+func (w *writer) null(k memberKey) { w.b = append(w.keyed(w.b, k), "null"...) }
+
 // strings writes a list<string> member.
 func (w *writer) strings(k memberKey, vs []string) {
 	w.beginArray(k)
