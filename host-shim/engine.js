@@ -15,7 +15,7 @@ import { ModuleInstance, ModuleError, TrapError } from './kernel.js';
 import { now as clockNow } from './clock.js';
 import { setBackupEvent } from './events.js';
 
-/** @import { Channel, Configured, Event, Health, Preferences, QuotaMenu, QuotaReport, ResolvedConfig, Restored, SessionView, StepOutput, ViewQuery } from './policy-types.js' */
+/** @import { Channel, Configured, Event, Health, Preferences, ProjectionState, QuotaMenu, QuotaProjection, QuotaReport, ResolvedConfig, Restored, SessionView, StepOutput, ViewQuery } from './policy-types.js' */
 
 export const WASM_PATH = fileURLToPath(new URL('../build/dsh-resilience.wasm', import.meta.url));
 
@@ -456,6 +456,16 @@ export class Engine {
    */
   quotaMenu(query) {
     return this.ask('quota-menu', query);
+  }
+
+  /**
+   * The quotaRetry projection of a session's folded state (WIT
+   * `quota-projection`); undefined when no instance answers.
+   * @param {ProjectionState} state
+   * @returns {QuotaProjection | undefined}
+   */
+  quotaProjection(state) {
+    return this.ask('quota-projection', state);
   }
 
   /**

@@ -4,7 +4,8 @@
 // (nulls, never undefined): the host checkpoints it, and a session must
 // reopen after a restart, with or without the plugin (proven by e2e/web).
 // The host runs the fold over the session's log without the module, so the
-// view words the row's default and the session's own choice itself.
+// fold is the shim's; what the folded choices amount to under the running
+// config is the module's (WIT `quota-projection`), and the view renders it.
 
 import { parseCommandLine } from './command-line.js';
 
@@ -13,7 +14,7 @@ import { parseCommandLine } from './command-line.js';
 /**
  * The fold's state: lossless JSON (the host may checkpoint it).
  * @typedef {object} ProjectionState
- * @property {string | null} quota - the session's switch (on, off), null when not set
+ * @property {'on' | 'off' | null} quota - the session's switch, null when not set
  * @property {string | null} pool - its pool's name, or off; null when not set
  * @property {{provider: string, model: string} | null} route - its last request's route
  */
@@ -38,10 +39,6 @@ import { parseCommandLine } from './command-line.js';
  * @property {string[]} pools
  */
 
-/** The running config's pools (none before the module is up). */
-/** @param {ResolvedConfig | undefined} resolved */
-const poolsOf = (resolved) => (resolved?.pools ?? []);
-
 /**
  * A pure fold over host-known events: the session's quota commands
  * (`command/run` with their arguments) and the route of its last request
@@ -50,9 +47,11 @@ const poolsOf = (resolved) => (resolved?.pools ?? []);
  * Registered at activation, before the module may be up: the fold and the
  * view read the running config when they run. A pool picked while it is not
  * up is kept as picked, and the view names it once the config has it.
- * @param {() => import('./policy-types.js').ResolvedConfig | undefined} running - the running config, when the module is up.
+ * @param {() => ResolvedConfig | undefined} running - the running config, when the module is up.
+ * @param {(state: ProjectionState) => import('./policy-types.js').QuotaProjection | undefined} project -
+ *   the module's answer (WIT `quota-projection`), undefined when it is not up.
  */
-export function quotaProjection(running) {
+export function quotaProjection(running, project) {
   return {
     key: 'quotaRetry',
     schema: { parse: (/** @type {unknown} */ v) => v },
@@ -76,9 +75,9 @@ export function quotaProjection(running) {
       if (event.type !== 'command/run') return state;
       const parsed = parseCommandLine(event.data?.name, event.data?.args);
       if ((parsed?.kind !== 'quota' && parsed?.kind !== 'pool') || parsed.arg === undefined) return state;
-      if (parsed.kind === 'quota' && ['on', 'off', 'default'].includes(parsed.arg)) return { ...state, quota: parsed.arg === 'default' ? null : parsed.arg };
+      if (parsed.kind === 'quota' && (parsed.arg === 'on' || parsed.arg === 'off' || parsed.arg === 'default')) return { ...state, quota: parsed.arg === 'default' ? null : parsed.arg };
       const resolved = running();
-      const known = resolved === undefined || poolsOf(resolved).some((p) => p.name === parsed.arg);
+      const known = resolved === undefined || (resolved.pools ?? []).some((p) => p.name === parsed.arg);
       if (parsed.kind === 'pool' && (parsed.arg === 'off' || parsed.arg === 'default' || known)) {
         return { ...state, pool: parsed.arg === 'default' ? null : parsed.arg };
       }
@@ -89,25 +88,14 @@ export function quotaProjection(running) {
      * @returns {QuotaRetryProjection}
      */
     view(state) {
-      const resolved = running();
-      const pools = poolsOf(resolved);
-      // Before the module is up the row's default is not known yet: null.
-      const defaultEnabled = resolved ? resolved.quota.defaultEnabled : null;
-      const enabled = state.quota ? state.quota === 'on' : defaultEnabled;
-      /** @type {string | null} */
-      let pool = null;
-      /** @type {QuotaRetryProjection['poolSource']} */
-      let poolSource = 'default';
-      if (state.pool === 'off') poolSource = 'off';
-      else if (state.pool && (!resolved || pools.some((p) => p.name === state.pool))) [pool, poolSource] = [state.pool, 'session'];
-      else if (state.route) {
-        // `default`: no pool stated, so the session follows the one pool that
-        // holds the route it is on (the seed's "default"), or none.
-        const route = state.route;
-        const holding = pools.filter((p) => p.routes.some((r) => r.provider === route.provider && r.model === route.model));
-        if (holding.length === 1) pool = holding[0].name;
-      }
-      return { enabled, defaultEnabled, source: state.quota ? 'session' : 'default', pool, poolSource, pools: pools.map((p) => p.name) };
+      // The fold's fields only: a checkpoint of version 1 also holds poolDefault.
+      const answer = project({ quota: state.quota, pool: state.pool, route: state.route });
+      if (answer) return /** @type {QuotaRetryProjection} */ (answer);
+      // Not up (the host runs projections without the module): the row's
+      // default and the pools are not known, the session's own choices are.
+      const off = state.pool === 'off';
+      return { enabled: state.quota ? state.quota === 'on' : null, defaultEnabled: null, source: state.quota ? 'session' : 'default',
+        pool: off ? null : state.pool, poolSource: off ? 'off' : state.pool ? 'session' : 'default', pools: [] };
     },
   };
 }

@@ -421,6 +421,6 @@ export class QuotaRules {
 
   /** The quotaRetry session projection for the running config (quota-projection.js). */
   projection() {
-    return quotaProjection(() => (this.policy.up ? this.resolved : undefined));
+    return quotaProjection(() => (this.policy.up ? this.resolved : undefined), (state) => this.policy.quotaProjection(state));
   }
 }

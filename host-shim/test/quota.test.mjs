@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { readingOf, runBalance } from '../balance.js';
 import { compileModule, Engine as Policy } from '../engine.js';
 import { QuotaRules } from '../quota.js';
+import { quotaProjection } from '../quota-projection.js';
 import { describeSession, poolCommand, quotaCommand, routesTable } from '../quota-commands.js';
 import { webChoose, webSet, webView } from '../quota-web.js';
 import { migrateMarks } from '../migrate-marks.js';
@@ -193,6 +194,15 @@ test('the quotaRetry projection is the quota plugin\'s format exactly, folded fr
   assert.deepEqual(JSON.parse(JSON.stringify(p.view(s))), p.view(s));
   // A checkpoint of the version before (it held poolDefault) reads the same.
   assert.deepEqual(p.view({ ...s, poolDefault: true }), p.view(s));
+});
+
+test('before the module is up the quotaRetry projection says what the fold knows: the session\'s choices, no default, no pools', () => {
+  const p = quotaProjection(() => undefined, () => undefined);
+  const ev = (args) => ({ type: 'command/run', data: { name: 'quota-pool', args } });
+  assert.deepEqual(p.view(p.init()), { enabled: null, defaultEnabled: null, source: 'default', pool: null, poolSource: 'default', pools: [] });
+  const picked = p.apply({ ...p.init(), quota: 'off' }, ev('anywhere')); // no config to refuse it: kept as picked
+  assert.deepEqual(p.view(picked), { enabled: false, defaultEnabled: null, source: 'session', pool: 'anywhere', poolSource: 'session', pools: [] });
+  assert.deepEqual([p.view(p.apply(picked, ev('off'))).pool, p.view(p.apply(picked, ev('off'))).poolSource], [null, 'off']);
 });
 
 const quotaFailure = (provider) => ({ kind: 'request-error', agent: 'x', provider, phase: 'before-host', rand: 0, failure: { code: 'QUOTA', message: 'Insufficient Balance', status: 402 } });
