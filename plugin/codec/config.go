@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/dsh-resilience/dsh-resilience/policy"
@@ -27,7 +28,7 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 	d.object(v, "", configKeys...)
 	var ts targets
 	for i, c := range d.array(v.Get("chain"), "chain", false) {
-		cfg.Chain = append(cfg.Chain, d.chainTarget(c, fmt.Sprintf("chain[%d]", i), &ts))
+		cfg.Chain = append(cfg.Chain, d.chainTarget(c, "chain["+strconv.Itoa(i)+"]", &ts))
 	}
 	ints := []struct {
 		key string
@@ -64,7 +65,7 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 		cfg.Probes = d.boolean(v.Get("probes"), "probes")
 	}
 	for i, c := range d.array(v.Get("stripReasoningEffort"), "stripReasoningEffort", false) {
-		cfg.StripReasoningEffort = append(cfg.StripReasoningEffort, d.channel(c, fmt.Sprintf("stripReasoningEffort[%d]", i)))
+		cfg.StripReasoningEffort = append(cfg.StripReasoningEffort, d.channel(c, "stripReasoningEffort["+strconv.Itoa(i)+"]"))
 	}
 	if present(v.Get("persistent")) {
 		cfg.Persistent = d.boolean(v.Get("persistent"), "persistent")
@@ -84,7 +85,7 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 	// in case would silently override each other: refuse the second.
 	seen := map[string]int{}
 	for i, row := range d.array(v.Get("classes"), "classes", false) {
-		p := fmt.Sprintf("classes[%d]", i)
+		p := "classes[" + strconv.Itoa(i) + "]"
 		if !d.object(row, p, "code", "class") {
 			break
 		}

@@ -62,7 +62,7 @@ func readRows(v gjson.Result) ([]migrate.Row, error) {
 	rows := make([]migrate.Row, 0, len(list))
 	budget := maxMigrateValues
 	for i, r := range list {
-		path := fmt.Sprintf("rows[%d]", i)
+		path := "rows[" + strconv.Itoa(i) + "]"
 		if !d.object(r, path, "id", "name", "configJson", "disabled") {
 			return nil, d.err
 		}

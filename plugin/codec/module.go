@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/dsh-resilience/dsh-resilience/policy"
 	"github.com/dsh-resilience/dsh-resilience/policy/redact"
@@ -285,7 +286,7 @@ func (m *Module) Restore(input []byte) ([]byte, error) {
 // decodeHealth reads the i-th record of a health batch.
 func decodeHealth(c gjson.Result, i int) (policy.ChannelHealth, error) {
 	d := decoder{prefix: "health"}
-	p := fmt.Sprintf("channels[%d]", i)
+	p := "channels[" + strconv.Itoa(i) + "]"
 	if !d.object(c, p, "channel", "state", "failures", "opens", "openUntilMs", "lastCode", "changedAtMs", "version", "markedAtMs", "lastFailureMs") {
 		return policy.ChannelHealth{}, d.err
 	}

@@ -23,7 +23,7 @@ var (
 func (d *decoder) pools(v gjson.Result, ts *targets) []policy.Pool {
 	var out []policy.Pool
 	for i, p := range d.array(v, "pools", false) {
-		path := fmt.Sprintf("pools[%d]", i)
+		path := "pools[" + strconv.Itoa(i) + "]"
 		if !d.object(p, path, poolKeys...) {
 			break
 		}
@@ -69,7 +69,7 @@ func (d *decoder) quota(v gjson.Result, cfg *policy.QuotaConfig) {
 		cfg.FailOpen = d.boolean(v.Get("failOpen"), "quota.failOpen")
 	}
 	for i, b := range d.array(v.Get("balances"), "quota.balances", false) {
-		path := fmt.Sprintf("quota.balances[%d]", i)
+		path := "quota.balances[" + strconv.Itoa(i) + "]"
 		if !d.object(b, path, balanceKeys...) {
 			break
 		}

@@ -2,8 +2,8 @@ package codec
 
 import (
 	"errors"
-	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/dsh-resilience/dsh-resilience/policy/report"
 	"github.com/tidwall/gjson"
@@ -103,7 +103,7 @@ func readFeed(input []byte) (log int64, end bool, lines [][]byte, err error) {
 	end = d.boolean(v.Get("end"), "end")
 	for i, l := range d.array(v.Get("lines"), "lines", true) {
 		if l.Type != gjson.String {
-			d.fail(fmt.Sprintf("lines[%d]", i), "must be a string")
+			d.fail("lines["+strconv.Itoa(i)+"]", "must be a string")
 			break
 		}
 		lines = append(lines, []byte(l.Str))

@@ -1,8 +1,8 @@
 package codec
 
 import (
-	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/dsh-resilience/dsh-resilience/policy"
 	"github.com/tidwall/gjson"
@@ -21,7 +21,7 @@ func (d *decoder) toolRetryConfig(v gjson.Result, cfg *policy.ToolRetryConfig) {
 	if list := v.Get("retry"); present(list) {
 		cfg.Retry = []string{}
 		for i, p := range d.array(list, "tools.retry", false) {
-			cfg.Retry = append(cfg.Retry, d.str(p, fmt.Sprintf("tools.retry[%d]", i), true))
+			cfg.Retry = append(cfg.Retry, d.str(p, "tools.retry["+strconv.Itoa(i)+"]", true))
 		}
 	}
 	if n, ok := d.uint(v.Get("backoffMs"), "tools.backoffMs", false, maxMs); ok {
