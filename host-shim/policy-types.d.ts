@@ -1633,6 +1633,40 @@ export interface ViewTarget {
 }
 
 /**
+ * The web settings card's section read against the row
+ * (`settings-card`, policy/card.go). Row and section are free-form JSON
+ * (a key the module does not take must reach its check as written, so
+ * the check names it), so both travel as JSON text, as the shim writes
+ * it (host-shim/engine.js configText).
+ */
+export interface SettingsCardInput {
+  /** The policy part of the row, as configured. */
+  rowJson: string;
+  /** The card's section, as the settings service holds it. */
+  sectionJson: string;
+}
+
+/**
+ * What the card's section makes of the row: the shim applies and shows
+ * it, and decides nothing.
+ */
+export interface SettingsCard {
+  /**
+   * The row with the section's tunable keys, as JSON text: the config a
+   * live reconfigure runs.
+   */
+  configJson: string;
+  /** Why the module refuses the section; absent: it takes it. */
+  problem?: string | null;
+  /**
+   * The tunable keys in which the section differs from the config the
+   * module runs, in the card's order: empty, nothing to apply (and before
+   * configure, when nothing runs).
+   */
+  changed: string[];
+}
+
+/**
  * What the user told the module to prefer, module-wide: the shell asks
  * rather than keep a copy.
  */
@@ -2015,6 +2049,12 @@ export interface PolicyExports {
    * (policy/quotaprojection.go). Changes nothing.
    */
   'quota-projection': { input: ProjectionState; output: QuotaProjection };
+  /**
+   * The web settings card's section read against the row: the config it
+   * makes, the module's word on it, and what it would change of the running
+   * config (policy/card.go). Changes nothing.
+   */
+  'settings-card': { input: SettingsCardInput; output: SettingsCard };
   /** The user's module-wide choices (the backup). Changes nothing. */
   'preferences': { input: Record<string, never>; output: Preferences };
   /**

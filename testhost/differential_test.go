@@ -327,6 +327,37 @@ func (g *eventGen) inherited() string {
 	return ""
 }
 
+// settingsCard is the settings card's query: a generated row and a section
+// tuning a few of its keys, some the module refuses (a zero threshold, a
+// quota key the card does not hold), the chain reordered.
+func (g *eventGen) settingsCard() []byte {
+	chain, quota := g.chain, g.quota
+	row := g.config() // a row of its own: the running one stays
+	g.chain, g.quota = chain, quota
+	var keys []string
+	if g.pick(2) == 0 {
+		keys = append(keys, fmt.Sprintf(`"failureThreshold":%d`, g.pick(5)))
+	}
+	if g.pick(2) == 0 {
+		keys = append(keys, []string{`"persistent":true`, `"recovery":"stay"`, `"backoffMaxMs":null`}[g.pick(3)])
+	}
+	if g.pick(2) == 0 {
+		var list []string
+		for _, i := range g.r.Perm(len(genChannels))[:g.pick(4)] {
+			list = append(list, genChannels[i].json())
+		}
+		keys = append(keys, `"chain":[`+strings.Join(list, ",")+`]`)
+	}
+	if g.pick(2) == 0 {
+		keys = append(keys, []string{`"quota":{"defaultEnabled":false}`, `"quota":{}`, `"quota":{"failOpen":true}`, `"quota":"on"`}[g.pick(4)])
+	}
+	in, err := json.Marshal(map[string]string{"rowJson": row, "sectionJson": "{" + strings.Join(keys, ",") + "}"})
+	if err != nil {
+		panic(err)
+	}
+	return in
+}
+
 // next returns the next call; valid is false for documents that are
 // deliberately not valid inputs of the export's WIT type.
 func (g *eventGen) next() (export string, input []byte, valid bool) {
@@ -348,6 +379,9 @@ func (g *eventGen) next() (export string, input []byte, valid bool) {
 	}
 	if g.pick(150) == 0 {
 		return "quota-projection", g.projectionState(), true
+	}
+	if g.pick(250) == 0 {
+		return "settings-card", g.settingsCard(), true
 	}
 	switch d := g.pick(1000); {
 	case d < 3:
@@ -551,6 +585,14 @@ func lockstep(t *testing.T, seed int64, n int, validate bool) map[string]int {
 				}
 			}
 			kinds["snapshot"]++
+		case "settings-card":
+			// Both answers, or the stream tests half of it.
+			var o struct{ Problem *string }
+			require.NoError(t, json.Unmarshal(w.out, &o))
+			kinds["settings-card"]++
+			if o.Problem != nil {
+				kinds["settings-card problem"]++
+			}
 		case "quota-menu":
 			// The menu of a row with quota rules, down to a source only a
 			// parent's settings give, or the stream tests little of it.
@@ -600,7 +642,7 @@ func TestDifferentialRandomEvents(t *testing.T) {
 		"effect circuit", "effect failover", "effect retry", "effect give-up", "effect schedule-wake", "effect probe",
 		"effect effort-dropped", "verdict watch ", "verdict cut ", "verdict tool-retry ", "verdict tool-return ",
 		"effect stall", "effect tool-retry", "snapshot", "restore", "configure", "error",
-		"effect quota-wait", "effect quota-routed", "effect quota-session", "effect refresh-balance", "effect schedule-refresh", "inspect", "view", "quota-menu", "quota-menu active", "quota-menu inherited", "quota-projection", "quota-projection pool", "preferences",
+		"effect quota-wait", "effect quota-routed", "effect quota-session", "effect refresh-balance", "effect schedule-refresh", "inspect", "view", "quota-menu", "quota-menu active", "quota-menu inherited", "quota-projection", "quota-projection pool", "preferences", "settings-card", "settings-card problem",
 		"effect spill", "effect wait-cut", "effect session-route", "effect returned", "effect slow"} {
 		require.Positive(t, kinds[k], "the generated stream never produced %q", k)
 	}

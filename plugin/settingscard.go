@@ -1,0 +1,4 @@
+package main
+
+//go:wasmexport settings-card
+func settingsCard() int32 { return call("settings-card") }
