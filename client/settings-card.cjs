@@ -23,7 +23,7 @@ const { useMenuKeys, fromKeyboard } = require('./keys.cjs');
  */
 
 /**
- * The card's part of the settings section (host-shim/web.js TUNABLE): as the
+ * The card's part of the settings section (policy/card.go CardKeys): as the
  * host holds it, or as the card sends it to be checked, where a number that
  * does not parse is still text for the module to name.
  * @typedef {object} Section

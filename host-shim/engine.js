@@ -15,7 +15,7 @@ import { ModuleInstance, ModuleError, TrapError } from './kernel.js';
 import { now as clockNow } from './clock.js';
 import { setBackupEvent } from './events.js';
 
-/** @import { Channel, Configured, Event, Health, Preferences, ProjectionState, QuotaMenu, QuotaProjection, QuotaReport, ResolvedConfig, Restored, SessionView, StepOutput, ViewQuery } from './policy-types.js' */
+/** @import { Channel, Configured, Event, Health, Preferences, ProjectionState, QuotaMenu, QuotaProjection, QuotaReport, ResolvedConfig, Restored, SessionView, SettingsCard, StepOutput, ViewQuery } from './policy-types.js' */
 
 export const WASM_PATH = fileURLToPath(new URL('../build/dsh-resilience.wasm', import.meta.url));
 
@@ -304,11 +304,34 @@ export class Engine {
    * @throws {ModuleError} the module refused the config; {TrapError} it trapped.
    */
   resolve(configJson) {
+    return this.spare('resolve', configJson);
+  }
+
+  /**
+   * The web settings card's section read against the row (WIT
+   * `settings-card`): the config it makes, the module's word on it, and the
+   * keys it would change of the running config (none before there is one).
+   * Answered as `resolve` is, by a throwaway instance before the module is up.
+   * @param {object} row - the policy part of the row, as configured
+   * @param {object} section
+   * @returns {SettingsCard}
+   * @throws {ModuleError} the module refused the input; {TrapError} it trapped.
+   */
+  settingsCard(row, section) {
+    return JSON.parse(this.spare('settings-card', JSON.stringify({ rowJson: configText(row), sectionJson: configText(section) })));
+  }
+
+  /**
+   * An export that changes nothing, on the running instance, else on a throwaway one.
+   * @param {string} name
+   * @param {string} input
+   */
+  spare(name, input) {
     const module = this.instance ?? new ModuleInstance(/** @type {WebAssembly.Module} */ (this.compiled));
     try {
-      return module.call('resolve', configJson);
+      return module.call(name, input);
     } catch (e) {
-      if (module === this.instance && !(e instanceof ModuleError)) this.fail(e, 'resolve'); // a trap: rebuild
+      if (module === this.instance && !(e instanceof ModuleError)) this.fail(e, name); // a trap: rebuild
       throw e;
     }
   }

@@ -15,5 +15,8 @@ export const CARD_DEFAULTS = Object.freeze({
   quota: Object.freeze({ defaultEnabled: true }),
 });
 
+// The keys the settings card tunes (policy/card.go CardKeys); the rest of the row stays as configured.
+export const CARD_KEYS = Object.freeze(["failureThreshold","cooldownMs","backoffMaxMs","recovery","persistent","retryUnknown","unknownMaxRetries","chain","quota"]);
+
 // Whether a row without `skill` offers the bundled skill to the model (skill.js).
 export const SKILL_DEFAULT = false;

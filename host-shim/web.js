@@ -19,7 +19,7 @@ import { channelId, channelText, parseChannel as textChannel } from './channel.j
 import { now as clockNow } from './clock.js';
 import { recordOf } from './effect-audit.js';
 import { savedQuota, webChoose, webSession, webView } from './quota-web.js';
-import { CARD_DEFAULTS } from './policy-defaults.js';
+import { CARD_DEFAULTS, CARD_KEYS } from './policy-defaults.js';
 
 /** @import { Channel, CircuitState, ResolvedConfig, SessionView, SlowState, Via } from './policy-types.js' */
 /** @import { Context } from './host.js' */
@@ -166,12 +166,6 @@ import { CARD_DEFAULTS } from './policy-defaults.js';
 
 export const RPC_CHANNEL = '/dsh-resilience';
 export const SETTINGS_NS = 'dsh-resilience';
-/**
- * The keys the settings card tunes live; the rest of the row stays as configured.
- * Each replaces the row's key whole, except `quota`: the card holds only
- * `quota.defaultEnabled`, merged into the row's own `quota` object (merged()).
- */
-export const TUNABLE = ['failureThreshold', 'cooldownMs', 'backoffMaxMs', 'recovery', 'persistent', 'retryUnknown', 'unknownMaxRetries', 'chain', 'quota'];
 const LONG_POLL_MS = 20_000;
 const MAX_CANDIDATES = 60;
 const MODEL_INFO_TIMEOUT_MS = 5_000;
@@ -525,48 +519,35 @@ export class WebHalf {
   }
 
   /**
-   * The tunable part of a candidate config, checked by the module with the rest of the row.
+   * The module's reading of a card section against the row (WIT
+   * `settings-card`, policy/card.go): the config it makes, its word on it,
+   * and the tunable keys it would change of the running config.
    * @param {Record<string, unknown>} section
    */
-  problem(section) {
-    const quota = section?.quota;
-    // The card's one quota key: anything more would shadow the row's own (its
-    // balances, its delays) with values no card field shows.
-    if (isObject(quota)) {
-      const other = Object.keys(quota).find((k) => k !== 'defaultEnabled');
-      if (other !== undefined) return `dsh-resilience: config key "quota.${other.slice(0, 64)}": the settings card sets only quota.defaultEnabled; the rest of quota is the row's`;
-    }
-    return this.deps.policy.check(this.merged(section));
+  card(section) {
+    return this.deps.policy.settingsCard(this.deps.rowPolicyConfig, section);
   }
 
   /**
-   * The row's policy config with a section's tunable keys.
-   * @param {Record<string, unknown> | undefined} section
+   * The module's word on a section with the rest of the row; undefined when it takes it.
+   * @param {Record<string, unknown>} section
+   */
+  problem(section) {
+    try {
+      const { problem } = this.card(section);
+      return problem == null ? undefined : `dsh-resilience: ${problem}`;
+    } catch (e) {
+      return `dsh-resilience: ${String(e?.message ?? e).replace(/^settings-card: /, '')}`;
+    }
+  }
+
+  /**
+   * The row's policy config with a section's tunable keys, as the module merges them.
+   * @param {Record<string, unknown>} section
    * @returns {Record<string, unknown>}
    */
   merged(section) {
-    const out = { ...this.deps.rowPolicyConfig };
-    for (const k of TUNABLE) if (k !== 'quota' && section?.[k] !== undefined) out[k] = section[k];
-    // The card orders channels; a row entry's own settings (failureThreshold, ...) stay with its channel.
-    /** @type {{provider?: unknown, model?: unknown}[]} */
-    const own = Array.isArray(this.deps.rowPolicyConfig.chain) ? this.deps.rowPolicyConfig.chain : [];
-    if (Array.isArray(section?.chain)) {
-      out.chain = section.chain.map((/** @type {{provider?: unknown, model?: unknown}} */ c) => ({ ...own.find((r) => r?.provider === c?.provider && r?.model === c?.model), ...c }));
-    }
-    // The card's "Retry on quota" is quota.defaultEnabled alone: merged into
-    // the row's quota object, so its balances and delays stay the row's. A row
-    // with no quota object gets {defaultEnabled}, which turns the quota rules
-    // on (any quota object does): a spent allowance with nowhere else to go is
-    // then waited out on its route. A section quota that is no object goes to
-    // the module whole, which names it.
-    const quota = section?.quota;
-    if (isObject(quota) && quota.defaultEnabled !== undefined) {
-      const row = this.deps.rowPolicyConfig.quota;
-      out.quota = { ...(isObject(row) ? row : {}), defaultEnabled: quota.defaultEnabled };
-    } else if (quota !== undefined && !isObject(quota)) {
-      out.quota = quota;
-    }
-    return out;
+    return JSON.parse(this.card(section).configJson);
   }
 
   /**
@@ -716,9 +697,7 @@ export class WebHalf {
     // backoffMaxMs has no schema default: its default depends on persistent
     // (30 s, or 60 s as dsh-reconnect had), so a filled-in 30 s would pin a
     // persistent row turned on from the card to the plain cap. Unset, the
-    // module picks the cap for the mode.
-    /** @type {Record<string, number>} */
-    const defaultWait = { false: defaults.backoffMaxMs.plain, true: defaults.backoffMaxMs.persistent };
+    // module picks the cap for the mode (policy/card.go reads it so too).
     const channel = Schema.object({ provider: Schema.string().required(), model: Schema.string().required() });
     const schema = Schema.object({
       failureThreshold: Schema.natural().default(defaults.failureThreshold).description('failures in one burst before a channel opens'),
@@ -741,7 +720,7 @@ export class WebHalf {
     const { backoffMaxMs: _wait, quota: _quota, ...fixed } = defaults;
     /** @type {Record<string, unknown>} */
     const base = { ...fixed, chain: [] };
-    for (const k of TUNABLE) if (k !== 'quota' && rowPolicyConfig[k] !== undefined) base[k] = rowPolicyConfig[k];
+    for (const k of CARD_KEYS) if (k !== 'quota' && rowPolicyConfig[k] !== undefined) base[k] = rowPolicyConfig[k];
     // Retry on quota as the row has it: on where the row's quota rules apply
     // (pools or a quota object not `active: false`) and its switch starts on.
     // A row without them shows it off and has no quota in its base, so an
@@ -750,18 +729,14 @@ export class WebHalf {
     if ((rowPolicyConfig.pools !== undefined || rowQuota !== undefined) && !(isObject(rowQuota) && rowQuota.active === false)) {
       base.quota = { defaultEnabled: isObject(rowQuota) && typeof rowQuota.defaultEnabled === 'boolean' ? rowQuota.defaultEnabled : defaults.quota.defaultEnabled };
     }
-    // What the module runs with now, in the section's shape: a section that
-    // says the same (the schema's defaults, the row's own values) changes nothing.
-    const running = () => tunables(policy.resolved);
     /** @param {Record<string, unknown>} section */
     const apply = (section) => {
       if (!policy.up) return; // disposed, or the module did not come up: the host decides alone
-      const want = tunables(section);
-      if (want.backoffMaxMs === undefined) want.backoffMaxMs = this.deps.rowPolicyConfig.backoffMaxMs ?? defaultWait[String(want.persistent === true)];
-      const now = running();
-      const keys = TUNABLE.filter((k) => JSON.stringify(want[k]) !== JSON.stringify(now[k]));
+      // The keys the section changes of what runs (a section that says the
+      // same, the schema's defaults or the row's own values, changes nothing).
+      const { changed: keys, configJson } = this.card(section);
       if (keys.length === 0) return;
-      this.deps.applyConfig(this.merged(section));
+      this.deps.applyConfig(JSON.parse(configJson));
       const record = { type: 'reconfigured', keys };
       report(record);
       this.decided(record);
@@ -805,23 +780,6 @@ export class WebHalf {
   settled() {
     return this.deps.upSettled ? this.deps.upSettled().catch(() => false) : Promise.resolve(this.deps.policy.up);
   }
-}
-
-/**
- * The tunable keys of a section or a resolved config, chain entries cut to `{provider, model}`.
- * @param {Record<string, unknown> | ResolvedConfig | undefined} v
- * @returns {Record<string, unknown>}
- */
-function tunables(v) {
-  /** @type {Record<string, unknown>} */
-  const out = {};
-  for (const k of TUNABLE) out[k] = /** @type {Record<string, unknown> | undefined} */ (v)?.[k];
-  // Quota as the card's one key: the section's defaultEnabled, or the
-  // resolved one while the rules apply (a row without them has none to show).
-  const q = out.quota;
-  out.quota = isObject(q) && q.active !== false ? q.defaultEnabled : undefined;
-  out.chain = (/** @type {{provider?: unknown, model?: unknown}[] | undefined} */ (out.chain) ?? []).map((c) => ({ provider: c?.provider, model: c?.model }));
-  return out;
 }
 
 /**

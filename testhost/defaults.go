@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/dsh-resilience/dsh-resilience/plugin/codec"
+	"github.com/dsh-resilience/dsh-resilience/policy"
 )
 
 //go:generate go run ./cmd/defaults
@@ -14,8 +15,8 @@ import (
 // own resolve (DefaultsJS).
 const DefaultsPath = "host-shim/policy-defaults.js"
 
-// cardKeys are the keys the settings card tunes (host-shim/web.js TUNABLE)
-// that have a default of their own; chain has none.
+// cardKeys are the keys the settings card tunes (policy.CardKeys) that
+// have a default of their own; chain has none.
 var cardKeys = []string{"failureThreshold", "cooldownMs", "recovery", "persistent", "retryUnknown", "unknownMaxRetries"}
 
 // DefaultsJS renders what a row with no keys resolves to, for the keys the
@@ -59,6 +60,14 @@ func DefaultsJS() (string, error) {
 	}
 	fmt.Fprintf(&b, "  quota: Object.freeze({ defaultEnabled: %t }),\n", *quota.DefaultEnabled)
 	b.WriteString("});\n")
+	// The keys the card tunes: its base layer takes the row's value of each
+	// at registration, before the module is up to name them.
+	keys, err := json.Marshal(policy.CardKeys)
+	if err != nil {
+		return "", err
+	}
+	b.WriteString("\n// The keys the settings card tunes (policy/card.go CardKeys); the rest of the row stays as configured.\n")
+	fmt.Fprintf(&b, "export const CARD_KEYS = Object.freeze(%s);\n", keys)
 	// The bundled skill is listed (or not) when the host first asks for its
 	// skill catalog, at a session's first step, which may come before the
 	// module is up; a row that leaves the key out gets this answer then.
