@@ -308,24 +308,17 @@ export class Engine {
   }
 
   /**
-   * The web settings card's section read against the row (WIT
-   * `settings-card`): the config it makes, the module's word on it, and the
-   * keys it would change of the running config (none before there is one).
-   * Answered as `resolve` is, by a throwaway instance before the module is up.
+   * The web card's section read against the row (WIT `settings-card`),
+   * answered as `resolve` is: by a throwaway instance before the module is up.
    * @param {object} row - the policy part of the row, as configured
    * @param {object} section
    * @returns {SettingsCard}
-   * @throws {ModuleError} the module refused the input; {TrapError} it trapped.
    */
   settingsCard(row, section) {
     return JSON.parse(this.spare('settings-card', JSON.stringify({ rowJson: configText(row), sectionJson: configText(section) })));
   }
 
-  /**
-   * An export that changes nothing, on the running instance, else on a throwaway one.
-   * @param {string} name
-   * @param {string} input
-   */
+  /** An export that changes nothing, on the running instance, else a throwaway one. @param {string} name @param {string} input */
   spare(name, input) {
     const module = this.instance ?? new ModuleInstance(/** @type {WebAssembly.Module} */ (this.compiled));
     try {

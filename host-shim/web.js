@@ -518,12 +518,7 @@ export class WebHalf {
     };
   }
 
-  /**
-   * The module's reading of a card section against the row (WIT
-   * `settings-card`, policy/card.go): the config it makes, its word on it,
-   * and the tunable keys it would change of the running config.
-   * @param {Record<string, unknown>} section
-   */
+  /** A card section read against the row by the module (policy/card.go). @param {Record<string, unknown>} section */
   card(section) {
     return this.deps.policy.settingsCard(this.deps.rowPolicyConfig, section);
   }
@@ -541,11 +536,7 @@ export class WebHalf {
     }
   }
 
-  /**
-   * The row's policy config with a section's tunable keys, as the module merges them.
-   * @param {Record<string, unknown>} section
-   * @returns {Record<string, unknown>}
-   */
+  /** The row's policy config with a section's tunable keys, as the module merges them. @param {Record<string, unknown>} section */
   merged(section) {
     return JSON.parse(this.card(section).configJson);
   }

@@ -72,7 +72,8 @@ func CardRefusal(section migrate.Value) string {
 	}
 	for _, m := range quota.Obj {
 		if m.Key != "defaultEnabled" {
-			return `config key "quota.` + cutUnits(m.Key, 64) + `": the settings card sets only quota.defaultEnabled; the rest of quota is the row's`
+			key := []rune(m.Key)
+			return `config key "quota.` + string(key[:min(len(key), 64)]) + `": the settings card sets only quota.defaultEnabled; the rest of quota is the row's`
 		}
 	}
 	return ""
@@ -212,30 +213,9 @@ func members(v migrate.Value) []migrate.Member {
 			out = append(out, migrate.M(strconv.Itoa(i), e))
 		}
 	case migrate.String:
-		i := 0
-		for _, r := range v.Str {
+		for i, r := range []rune(v.Str) {
 			out = append(out, migrate.M(strconv.Itoa(i), migrate.Str(string(r))))
-			i += utf16Len(r)
 		}
 	}
 	return out
-}
-
-func utf16Len(r rune) int {
-	if r > 0xFFFF {
-		return 2
-	}
-	return 1
-}
-
-// cutUnits is s cut to at most n UTF-16 units, as the shim's slice cut a
-// key it quoted (a character is not split).
-func cutUnits(s string, n int) string {
-	units := 0
-	for i, r := range s {
-		if units += utf16Len(r); units > n {
-			return s[:i]
-		}
-	}
-	return s
 }
