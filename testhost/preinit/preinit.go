@@ -121,6 +121,16 @@ func read(secs []section) (layout, error) {
 				r.byte() // mutability
 				r.constExpr()
 			}
+		case secData:
+			// Only active segments: a passive one is copied by the code when
+			// it runs (memory.init), and a baked memory keeps no segment of it.
+			for n := r.u32(); n > 0 && r.err == nil; n-- {
+				if flags := r.u32(); flags != 0 {
+					return l, fmt.Errorf("data segment with flags %d: only active segments of memory 0 can be baked", flags)
+				}
+				r.constExpr()
+				r.bytes(int(r.u32()))
+			}
 		case secExport:
 			for n := r.u32(); n > 0 && r.err == nil; n-- {
 				name := r.name()
@@ -262,7 +272,7 @@ func bake(secs []section, l layout, mem []byte, globals []uint64) []section {
 			body = appendU32(body, uint32(len(mem)/65536))
 			s.body = append(body, s.body[r.p:]...) // the maximum, if any
 		case secGlobal:
-			s.body = globalSection(s.body, l, globals)
+			s.body = globalSection(s.body, globals)
 		case secExport:
 			s.body = exportSection(s.body, noop)
 		case secCode:
@@ -304,7 +314,7 @@ func lenU32(r *reader) int {
 }
 
 // globalSection writes each global with the value the start left in it.
-func globalSection(old []byte, l layout, globals []uint64) []byte {
+func globalSection(old []byte, globals []uint64) []byte {
 	r := &reader{b: old}
 	n := int(r.u32())
 	body := appendU32(nil, uint32(n))
