@@ -187,12 +187,17 @@ const (
 //   - the guest's stderr (Go panics, fatal errors) is kept and attached to a
 //     TrapError.
 func (r *Runtime) Instantiate(ctx context.Context) (*Instance, error) {
+	return r.instantiate(ctx, InitExport)
+}
+
+// instantiate instantiates the module, calling start (if any) first.
+func (r *Runtime) instantiate(ctx context.Context, start ...string) (*Instance, error) {
 	in := &Instance{k: newKernel(), stack: make([]uint64, 1), fns: map[string]api.Function{}, stderr: &limitedBuffer{max: 64 << 10}}
 	in.ctx = context.WithValue(ctx, kernelKey{}, in.k)
 	mctx := experimental.WithMemoryAllocator(in.ctx, guestAllocator) // memalloc.go
 	cfg := wazero.NewModuleConfig().
 		WithName(""). // anonymous: any number of instances per runtime
-		WithStartFunctions(InitExport).
+		WithStartFunctions(start...).
 		WithSysNanotime().
 		WithSysWalltime().
 		WithStderr(in.stderr).

@@ -377,3 +377,23 @@ func TestEnsureWasmBuildsReproducibly(t *testing.T) {
 		t.Logf("%s is stale (%s): someone is editing the sources; not compared", WasmRelPath, why)
 	}
 }
+
+// The module the build ships has its start baked in (testhost/preinit): an
+// instance whose _initialize never ran answers as one whose did.
+func TestShippedModuleStartIsBaked(t *testing.T) {
+	cold, err := wasmRT.instantiate(context.Background())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cold.Close(context.Background()) })
+	warm := newInstance(t)
+	config := []byte(configJSON([]ch{chA, chB}))
+	for _, in := range []*Instance{cold, warm} {
+		_, err := in.Call("configure", config)
+		require.NoError(t, err)
+	}
+	req := []byte(`{"nowMs":1700000000000,"event":{"kind":"request","agent":"a1","proposed":` + chA.json() + `}}`)
+	a, err := cold.Call("decide", req)
+	require.NoError(t, err)
+	b, err := warm.Call("decide", req)
+	require.NoError(t, err)
+	require.Equal(t, string(b), string(a))
+}
