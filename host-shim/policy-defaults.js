@@ -18,5 +18,8 @@ export const CARD_DEFAULTS = Object.freeze({
 // The keys the settings card tunes (policy/card.go CardKeys); the rest of the row stays as configured.
 export const CARD_KEYS = Object.freeze(["failureThreshold","cooldownMs","backoffMaxMs","recovery","persistent","retryUnknown","unknownMaxRetries","chain","quota"]);
 
+// The events a `notify` target may choose (policy/notify.go NotifyKinds).
+export const NOTIFY_KINDS = Object.freeze(["provider-open","give-up","quota-wait","returned"]);
+
 // Whether a row without `skill` offers the bundled skill to the model (skill.js).
 export const SKILL_DEFAULT = false;

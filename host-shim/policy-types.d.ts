@@ -1230,7 +1230,42 @@ export interface AuditEntry {
    * the module never holds.
    */
   hostTurn?: boolean | null;
+  /**
+   * The webhook notification the record means (policy/notify.go), when
+   * one is due: absent for every other record, and for a kind and
+   * channel already notified within the last 60 s.
+   */
+  notify?: Notification | null;
 }
+
+/**
+ * A webhook notification (docs/telemetry.md#notifications). The shim
+ * sends it to each `notify` target that chose its event, as the body
+ * {event, type, time, ...body, host, delivery}: `type` is the record's,
+ * and the time, the host name and the delivery id are the shim's.
+ */
+export interface Notification {
+  event: NotifyKind;
+  /**
+   * The record's fields a receiver gets, in the body's order: `channel`
+   * (`from` too for `returned`, both "provider/model" text as the record
+   * has them; a waiting provider's is {provider, model: "*"}), then
+   * whichever of `code`, `class`, `reason`, `cause`, `openUntil`,
+   * `pool`, `nextAttemptAt` and `session` (the agent's id) it holds.
+   */
+  body: JsonObject;
+}
+
+/** An event a notify target may choose: the audit record that means it. */
+export type NotifyKind =
+  /** `circuit-open`: a channel, or a whole provider (model "*"), opened. */
+  | 'provider-open'
+  /** `give-up`. */
+  | 'give-up'
+  /** `quota-wait-entered`: a session starts a long-term wait. */
+  | 'quota-wait'
+  /** `return`: a session is back on the channel it failed over from. */
+  | 'returned';
 
 export interface LogLine {
   level: LogLevel;

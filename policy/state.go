@@ -48,6 +48,8 @@ type State struct {
 	// ttft: recent times to first token per channel, for hedge.afterPercentile
 	// (hedge.go); local, never in the snapshot, as slowness.
 	ttft map[Channel]*ttftRing
+	// notified: when each notice last went (notify.go); made at the first.
+	notified map[Notice]int64
 }
 
 // provider is what the policy keeps per provider: its breaker (whose kids are

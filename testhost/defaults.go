@@ -71,6 +71,14 @@ func DefaultsJS() (string, error) {
 	// The bundled skill is listed (or not) when the host first asks for its
 	// skill catalog, at a session's first step, which may come before the
 	// module is up; a row that leaves the key out gets this answer then.
+	// The events a notify target may choose: its config is checked at
+	// activation, before the module is up to name them.
+	kinds, err := json.Marshal(policy.NotifyKinds)
+	if err != nil {
+		return "", err
+	}
+	b.WriteString("\n// The events a `notify` target may choose (policy/notify.go NotifyKinds).\n")
+	fmt.Fprintf(&b, "export const NOTIFY_KINDS = Object.freeze(%s);\n", kinds)
 	skill, ok := plain["skill"]
 	if !ok {
 		return "", fmt.Errorf("the resolved config has no %q", "skill")

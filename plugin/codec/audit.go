@@ -25,12 +25,17 @@ type auditor struct {
 	text []byte
 	// maxFailovers is read only for a record that counts failovers.
 	maxFailovers func() int
+	// state and now are the step's, for a record that may mean a webhook
+	// notification (notify.go); no state: none is asked.
+	state *policy.State
+	now   int64
 }
 
 // auditLine is what build says of an effect's log line and record.
 type auditLine struct {
 	level    string // "info", "warn"; "" for no log line
 	hostTurn bool   // the shim adds the host's turn and step of the agent (turns.js)
+	notice   bool   // a record that may mean a webhook notification (notify.go)
 }
 
 // notAudited names the effect kinds with no audit record: timer bookkeeping,
@@ -68,6 +73,9 @@ func (a *auditor) write(w *writer, fx policy.Effect) {
 	if line.hostTurn {
 		w.boolean("hostTurn", true)
 	}
+	if line.notice {
+		a.notice(w, fx)
+	}
 	w.endObject()
 }
 
@@ -88,6 +96,7 @@ func (a *auditor) build(r *writer, fx policy.Effect) auditLine {
 			a.isoTime(r, "openUntil", e.OpenUntilMs)
 		}
 		a.say("circuit ").ch(e.Channel).say(": ", string(e.From), " -> ", string(e.To), " (", e.Cause, ")")
+		info.notice = e.To == policy.Open
 	case policy.Probe: // announced with its outcome when the probe settles
 		r.str("type", "probe")
 		writeChannel(r, "channel", e.Channel)
@@ -117,6 +126,7 @@ func (a *auditor) build(r *writer, fx policy.Effect) auditLine {
 		r.channelText("from", e.From)
 		r.channelText("to", e.To)
 		a.say("return ").ch(e.From).say(" -> ").ch(e.To)
+		info.notice = true
 	case policy.SessionRoute:
 		r.str("type", "session-pick")
 		r.str("agent", e.Agent)
@@ -151,7 +161,7 @@ func (a *auditor) build(r *writer, fx policy.Effect) auditLine {
 			}
 			a.say(sep).ch(t.Channel).say(" (", t.Code, ")")
 		}
-		info.hostTurn = true
+		info.hostTurn, info.notice = true, true
 	case policy.Spilled:
 		r.str("type", "spill")
 		r.str("agent", e.Agent)
@@ -259,6 +269,7 @@ func (a *auditor) build(r *writer, fx policy.Effect) auditLine {
 			a.isoTime(r, "nextAttemptAt", e.NextAttemptAtMs)
 		}
 		a.say("quota wait ", string(e.Phase), " for ", e.Agent, " on ", e.Provider, " (").num(int64(e.Attempts)).say(" attempts)")
+		info.notice = e.Phase == policy.WaitEntered
 	case policy.QuotaRouted:
 		r.str("type", "quota-routed")
 		writeRouted(r, e)

@@ -106,6 +106,9 @@ func (m *Module) Configure(input []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if m.state != nil {
+		st.KeepNotified(m.state)
+	}
 	m.state = st
 	return configured(cfg), nil
 }
@@ -165,6 +168,7 @@ func (m *Module) Decide(input []byte) ([]byte, error) {
 	if m.audit.maxFailovers == nil {
 		m.audit.maxFailovers = func() int { return m.state.Config().MaxFailovers }
 	}
+	m.audit.state, m.audit.now = m.state, now
 	writeOutput(&m.out, out, &m.audit, taken)
 	clear(out.Effects) // hold no effect past the call
 	m.fx = out.Effects[:0]
