@@ -1,8 +1,9 @@
 // @ts-check
-// Listeners on the audit log: the telemetry seam and the notifier follow the
+// Listeners on the audit log: the telemetry seam and the web page follow the
 // records the shim writes, after each is queued, and a listener's failure
-// never costs the record. They see what the log sees, nothing the policy
-// did not already say.
+// never costs the record. They see what the log sees, nothing the policy did
+// not already say. (The webhooks follow the module's word on an audit entry
+// instead: effect-audit.js, notify.js.)
 
 /** @import { AuditRecord } from './audit-types.js' */
 

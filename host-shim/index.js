@@ -81,11 +81,12 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
     backup: () => engine.backup(), setBackup: (channel, source) => backup.set(channel, source), applyConfig: (next) => applyConfig(next),
     whenUp: () => life.whenUp(), upSettled: () => life.upSettled(),
   });
-  // The host's telemetry seam and the webhooks follow the audit records (telemetry.js, notify.js);
-  // the page answers its long poll on every record too (a setting, a merged health): it reads none.
+  // The host's telemetry seam follows the audit records (telemetry.js); the page answers its long
+  // poll on every record too (a setting, a merged health): it reads none. The webhooks go where the
+  // module's audit entries say (notify.js, through the audit subscriber).
   const notifyTargets = checkNotify(shim.notify ?? []);
   const notifier = new Notifier({ targets: notifyTargets, report: (r) => audit.write(r), secret: (ref) => resolveSecret(ctx, ref) });
-  const audit = tapAudit(new AuditLog(join(stateDir, 'audit.jsonl')), [() => web.changed(), telemetrySink(ctx), (r) => notifier.observe(r)]);
+  const audit = tapAudit(new AuditLog(join(stateDir, 'audit.jsonl')), [() => web.changed(), telemetrySink(ctx)]);
   const report = (/** @type {object} */ record) => audit.write(record);
   const engine = new Engine(life.compiling, policyConfig, logger, report, report);
   web.deps.policy = engine;
@@ -112,7 +113,7 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
     { role: 'web view', view: true, effect: (fx) => web.effect(fx) },
     { role: 'shell', effect: shellSubscriber(shell) },
     { role: 'quota shell', effect: (fx) => quota.effect(fx) },
-    { role: 'audit log', effect: auditSubscriber({ audit, logger, where: (agent) => turns.of(agent),
+    { role: 'audit log', effect: auditSubscriber({ audit, logger, where: (agent) => turns.of(agent), notify: (n, type) => notifier.observe(n, type),
       notice: makeNotice({ enabled: shim.notice !== false, headless: () => ctx.get('headlessStartup') !== undefined, write: (l) => process.stderr.write(l) }) }) },
     { role: 'Cordis events', effect: eventSubscriber(ctx, logger) },
   ];

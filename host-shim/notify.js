@@ -1,11 +1,13 @@
 // @ts-check
 // Webhook notifications (`notify`): a few audit records an operator wants to
-// be woken for, POSTed as JSON to the URLs the config names. The notifier
-// only listens to records the shim already writes (one record, at most one
-// notification per target): it decides nothing and knows no state of the
-// policy. Sending is off the decision path: a record is handed over and the
-// request goes on its own; a receiver that hangs or refuses costs one
-// `notify-failed` audit line, never a request's time.
+// be woken for, POSTed as JSON to the URLs the config names. The module
+// decides (policy/notify.go): which records mean which event, the body's
+// fields, and the rate limit (one per event and channel a minute). It says
+// so on the record's audit entry (`notify`, effect-audit.js); the notifier
+// only delivers it to each target that chose the event. Sending is off the
+// decision path: a notification is handed over and the request goes on its
+// own; a receiver that hangs or refuses costs one `notify-failed` audit
+// line, never a request's time.
 //
 // A headless run stops right after its last record (a give-up ends the turn,
 // and the host exits): the tries left then go within the exit's grace, a
@@ -23,55 +25,18 @@
 // logged, never in the audit. The URL is not
 // logged either (webhook URLs often carry a token in their path): a failure
 // names the target's index and its origin only.
-import { channelText } from './channel.js';
 import { ConfigError } from './engine.js';
+import { NOTIFY_KINDS } from './policy-defaults.js';
 import { createHmac, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 
-/** @import { Channel } from './policy-types.js' */
-
-/**
- * The fields of an audit record a notification carries, as the shim writes
- * them (effect-audit.js): a `return` record's channels are text.
- * @typedef {object} NotifiedRecord
- * @property {string} [type]
- * @property {string} [at]
- * @property {unknown} [agent]
- * @property {string} [provider]
- * @property {Channel | string} [channel]
- * @property {Channel | string} [from]
- * @property {Channel | string} [to]
- * @property {unknown} [code]
- * @property {unknown} [class]
- * @property {unknown} [reason]
- * @property {unknown} [cause]
- * @property {unknown} [openUntil]
- * @property {unknown} [pool]
- * @property {unknown} [nextAttemptAt]
- */
-
-/**
- * One notification: its event kind, its rate limit's key, and the JSON body.
- * @typedef {{kind: string, key: string, body: object}} Notification
- */
+/** @import { Notification } from './policy-types.js' */
 
 /** A checked `notify` target. @typedef {{url: string, events: string[], secretEnv?: string, timeoutMs: number}} NotifyTarget */
-
-/** Event kinds a target may choose, each with the audit record types that mean it. */
-export const NOTIFY_EVENTS = Object.freeze({
-  'provider-open': ['circuit-open'],
-  'give-up': ['give-up'],
-  'quota-wait': ['quota-wait-entered'],
-  returned: ['return'], // an agent's request went back to the channel it had failed over from
-});
-/** @type {Map<string, string>} audit record type -> the event kind it means */
-const KIND_OF = new Map(Object.entries(NOTIFY_EVENTS).flatMap(([kind, types]) => types.map((t) => [t, kind])));
 
 export const SIGNATURE_HEADER = 'x-dsh-resilience-signature';
 /** One notification to one target: the same id on each of its tries. */
 export const DELIVERY_HEADER = 'x-dsh-resilience-delivery';
-/** Per target, event kind and channel: at most one notification in this window. */
-export const RATE_WINDOW_MS = 60_000;
 export const DEFAULT_TIMEOUT_MS = 5_000;
 /** Tries per notification, and the waits between them (doubling, bounded). */
 export const MAX_TRIES = 3;
@@ -120,7 +85,7 @@ export function checkNotify(v) {
     } catch { /* reported below */ }
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) fail(`${at}.url`, 'must be an http:// or https:// URL');
     if (url.username || url.password) fail(`${at}.url`, 'must not hold credentials: sign with secretEnv instead');
-    const kinds = Object.keys(NOTIFY_EVENTS);
+    const kinds = NOTIFY_KINDS;
     if (!Array.isArray(t.events) || t.events.length === 0) fail(`${at}.events`, `must be a non-empty list of: ${kinds.join(', ')}`);
     t.events.forEach((e, j) => {
       if (!kinds.includes(e)) fail(`${at}.events[${j}]`, `unknown event ${JSON.stringify(e)} (known: ${kinds.join(', ')})`);
@@ -138,50 +103,6 @@ export function checkNotify(v) {
 }
 
 /**
- * A record's channel as text: a `return` record already holds it so (effect-audit.js).
- * @param {Channel | string | undefined} c
- */
-const recordChannel = (c) => (typeof c === 'string' ? c : c && typeof c === 'object' ? channelText(c) : undefined);
-/** @param {Channel | string | undefined} c */
-const channelObject = (c) => (c && typeof c === 'object' ? { provider: c.provider, model: c.model } : c);
-
-/**
- * The notification an audit record means, or undefined: its kind, the channel
- * it is about (the rate limit's key), and the JSON body. One to one: only
- * fields the record holds (never prompt text; records never hold any).
- * @param {NotifiedRecord} record
- * @param {string} [host]
- * @returns {Notification | undefined}
- */
-export function notification(record, host = hostname()) {
-  const kind = KIND_OF.get(/** @type {string} */ (record?.type)); // no type: no kind
-  if (!kind) return undefined;
-  // The channel a record is about: the opened or given-up one, the waiting
-  // provider, the channel returned to.
-  const channel = record.type === 'return' ? record.to
-    : record.type === 'quota-wait-entered' ? (record.provider === undefined ? undefined : { provider: record.provider, model: '*' })
-      : record.channel;
-  const body = {
-    event: kind,
-    type: record.type,
-    time: record.at ?? new Date().toISOString(),
-    channel: channelObject(channel),
-    ...(record.type === 'return' ? { from: channelObject(record.from) } : {}),
-    ...(record.code !== undefined ? { code: record.code } : {}),
-    ...(record.class !== undefined ? { class: record.class } : {}),
-    ...(record.reason !== undefined ? { reason: record.reason } : {}),
-    ...(record.cause !== undefined ? { cause: record.cause } : {}),
-    ...(record.openUntil !== undefined ? { openUntil: record.openUntil } : {}),
-    ...(record.pool !== undefined ? { pool: record.pool } : {}),
-    ...(record.nextAttemptAt !== undefined ? { nextAttemptAt: record.nextAttemptAt } : {}),
-    // The host requires an agent's id to equal its session's id.
-    ...(record.agent !== undefined ? { session: String(record.agent) } : {}),
-    host,
-  };
-  return { kind, key: `${kind} ${recordChannel(channel) ?? ''}`, body };
-}
-
-/**
  * The signature header's value for one try: `t=<unix seconds>,v1=<hex>`, the
  * HMAC-SHA256 under `secret` of `<t>.<delivery>.<body>` (the body's exact
  * bytes). The time and the delivery id are signed so a receiver can refuse a
@@ -192,33 +113,6 @@ export function notification(record, host = hostname()) {
  * @param {string} delivery - the delivery id (DELIVERY_HEADER)
  */
 export const sign = (body, secret, t, delivery) => `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${delivery}.${body}`).digest('hex')}`;
-
-/**
- * At most one notification per key (kind and channel) within `windowMs`.
- * Pure: time comes in with each question.
- */
-export class RateLimit {
-  constructor(windowMs = RATE_WINDOW_MS) {
-    this.windowMs = windowMs;
-    /** @type {Map<string, number>} key -> when one was last let through */
-    this.last = new Map();
-  }
-
-  /**
-   * Whether a notification for `key` may go at `nowMs` (and counts it if so).
-   * @param {string} key
-   * @param {number} nowMs
-   */
-  allow(key, nowMs) {
-    const last = this.last.get(key);
-    if (last !== undefined && nowMs - last < this.windowMs) return false;
-    this.last.set(key, nowMs);
-    if (this.last.size > 1000) { // bounded: forget the windows that have passed
-      for (const [k, at] of this.last) if (nowMs - at >= this.windowMs) this.last.delete(k);
-    }
-    return true;
-  }
-}
 
 /**
  * The wait before try `n` (2, 3, ...): doubling from RETRY_BASE_MS.
@@ -251,7 +145,7 @@ export class Notifier {
    * @param {string} [o.host] - the host name the bodies carry
    */
   constructor({ targets, report, secret, fetch = globalThis.fetch, now = Date.now, retryBaseMs = RETRY_BASE_MS, graceMs = STOP_GRACE_MS, stopRetryMs = STOP_RETRY_MS, host = hostname() }) {
-    this.targets = targets.map((t) => ({ ...t, limit: new RateLimit() }));
+    this.targets = targets;
     this.report = report;
     this.secret = secret;
     this.fetch = fetch;
@@ -267,17 +161,20 @@ export class Notifier {
   }
 
   /**
-   * An audit record was written: hands its notification to each target that wants it. Never throws, never waits.
-   * @param {object} record
+   * The module's notification for an audit record just written (already
+   * rate-limited): hands it to each target that chose its event. Never
+   * throws, never waits.
+   * @param {Notification} n
+   * @param {string} type - the record's type
    */
-  observe(record) {
+  observe(n, type) {
     if (this.lifetime.signal.aborted || this.targets.length === 0) return;
     try {
-      const n = notification(/** @type {NotifiedRecord} */ (record), this.host);
-      if (!n) return;
+      // The body as documented (docs/telemetry.md): the module's fields, and what only the shim knows.
+      const body = { event: n.event, type, time: new Date(this.now()).toISOString(), ...n.body, host: this.host };
       this.targets.forEach((target, index) => {
-        if (!target.events.includes(n.kind) || !target.limit.allow(n.key, this.now())) return;
-        const sending = this.send(target, index, n).catch(() => {}); // send() reports its own failures
+        if (!target.events.includes(n.event)) return;
+        const sending = this.send(target, index, n.event, body).catch(() => {}); // send() reports its own failures
         this.inflight.add(sending);
         sending.finally(() => this.inflight.delete(sending));
       });
@@ -287,11 +184,12 @@ export class Notifier {
   /**
    * @param {NotifyTarget} target
    * @param {number} index - the target's place in `notify`, for the failure record
-   * @param {Notification} n
+   * @param {string} event
+   * @param {object} fields - the body but its delivery id
    */
-  async send(target, index, n) {
+  async send(target, index, event, fields) {
     /** @param {number} tries @param {string} text */
-    const failed = (tries, text) => this.report({ type: 'notify-failed', target: index, origin: new URL(target.url).origin, event: n.kind, tries, reason: text });
+    const failed = (tries, text) => this.report({ type: 'notify-failed', target: index, origin: new URL(target.url).origin, event, tries, reason: text });
     // Read once per notification, for its tries: a stopping host's credential
     // service is gone by the time a retry goes (asking it then throws).
     let secret;
@@ -300,7 +198,7 @@ export class Notifier {
       if (!secret) return failed(0, `secretEnv ${target.secretEnv} ${secret === null ? 'could not be read' : 'is not set'}`);
     }
     const delivery = randomUUID();
-    const body = JSON.stringify({ ...n.body, delivery });
+    const body = JSON.stringify({ ...fields, delivery });
     /** @type {{retry: boolean, text: string} | undefined} */
     let reason;
     let tries = 0;

@@ -1,16 +1,19 @@
-// Webhook notifications (notify.js): the config check, the record-to-event
-// mapping, signing (checked with the recipe docs/telemetry.md gives
-// receivers), the rate limit, and the sender against a scripted fetch (tries,
-// backoff, the one audit line on failure, the tries a stopping host still
-// makes) and against a real receiver that redirects.
+// Webhook notifications (notify.js): the config check, the body around the
+// module's notification (which records mean one, their fields and the rate
+// limit are the module's: policy/notify.go, plugin/codec/notify_test.go),
+// signing (checked with the recipe docs/telemetry.md gives receivers), and
+// the sender against a scripted fetch (tries, backoff, the one audit line on
+// failure, the tries a stopping host still makes) and against a real
+// receiver that redirects.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { AUDIT_TYPES } from '../audit-types.js';
+import { auditSubscriber } from '../effect-audit.js';
 import { ConfigError } from '../engine.js';
-import { checkNotify, DELIVERY_HEADER, notification, Notifier, NOTIFY_EVENTS, RateLimit, retryDelayMs, sign, SIGNATURE_HEADER } from '../notify.js';
+import { checkNotify, DELIVERY_HEADER, Notifier, retryDelayMs, sign, SIGNATURE_HEADER } from '../notify.js';
+import { NOTIFY_KINDS } from '../policy-defaults.js';
 
 const URL_OK = 'http://127.0.0.1:9/hook';
 const P = { provider: 'deepseek-official', model: 'deepseek-v4-flash' };
@@ -54,36 +57,10 @@ test('a bad notify key is a one-line ConfigError: the user\'s to fix, none of th
   assert.ok(!caught.message.includes('t-1'), 'the URL is not quoted back');
 });
 
-test('every event kind maps to defined audit types, and each record type to one kind', () => {
-  const seen = new Set();
-  for (const types of Object.values(NOTIFY_EVENTS)) {
-    for (const t of types) {
-      assert.ok(Object.hasOwn(AUDIT_TYPES, t), `${t} is an audit type`);
-      assert.ok(!seen.has(t), `${t} means one kind`);
-      seen.add(t);
-    }
-  }
-  assert.deepEqual(Object.keys(NOTIFY_EVENTS), ['provider-open', 'give-up', 'quota-wait', 'returned']);
-});
-
-test('records map one to one onto notification bodies', () => {
-  const at = '2026-12-01T10:00:00.000Z';
-  assert.deepEqual(notification({ at, type: 'circuit-open', channel: P, from: 'closed', cause: 'failures', class: 'quota', openUntil: at }, 'h1'), {
-    kind: 'provider-open', key: 'provider-open deepseek-official/deepseek-v4-flash',
-    body: { event: 'provider-open', type: 'circuit-open', time: at, channel: P, class: 'quota', cause: 'failures', openUntil: at, host: 'h1' },
-  });
-  assert.deepEqual(notification({ at, type: 'give-up', agent: 's-1', channel: S, reason: 'budget-exhausted', code: 'QUOTA' }, 'h1').body,
-    { event: 'give-up', type: 'give-up', time: at, channel: S, code: 'QUOTA', reason: 'budget-exhausted', session: 's-1', host: 'h1' });
-  const ret = notification({ at, type: 'return', agent: 's-1', from: 'mock/mock-b', to: 'deepseek-official/deepseek-v4-flash' }, 'h1');
-  assert.equal(ret.kind, 'returned');
-  assert.equal(ret.key, 'returned deepseek-official/deepseek-v4-flash');
-  assert.deepEqual(ret.body, { event: 'returned', type: 'return', time: at, channel: 'deepseek-official/deepseek-v4-flash', from: 'mock/mock-b', session: 's-1', host: 'h1' });
-  const wait = notification({ at, type: 'quota-wait-entered', agent: 's-2', provider: 'mock', pool: 'p', attempts: 1, nextAttemptAt: at }, 'h1');
-  assert.equal(wait.kind, 'quota-wait');
-  assert.deepEqual(wait.body.channel, { provider: 'mock', model: '*' });
-  for (const type of ['circuit-closed', 'circuit-half-open', 'failover', 'quota-wait-waiting', 'notify-failed', 'boot', undefined]) {
-    assert.equal(notification({ at, type }), undefined, String(type));
-  }
+test('the events a target may choose are the module\'s, as the docs list them', async () => {
+  assert.deepEqual(NOTIFY_KINDS, ['provider-open', 'give-up', 'quota-wait', 'returned']);
+  const md = await readFile(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
+  assert.ok(md.includes(`of ${NOTIFY_KINDS.map((k) => `\`${k}\``).join(', ')} |`), 'docs/configuration.md names each');
 });
 
 test('the signature is t=<seconds>,v1=<hex HMAC-SHA256 of "<t>.<delivery>.<body>">', () => {
@@ -93,16 +70,6 @@ test('the signature is t=<seconds>,v1=<hex HMAC-SHA256 of "<t>.<delivery>.<body>
   assert.notEqual(sign(body, 'k', 1_800_000_000, id), sign(`${body} `, 'k', 1_800_000_000, id));
   assert.notEqual(sign(body, 'k', 1_800_000_000, id), sign(body, 'k', 1_800_000_001, id), 'the time is signed');
   assert.notEqual(sign(body, 'k', 1_800_000_000, id), sign(body, 'k', 1_800_000_000, `${id}x`), 'the delivery id is signed');
-});
-
-test('the rate limit lets one per key through per window', () => {
-  const r = new RateLimit(60_000);
-  assert.equal(r.allow('provider-open a/b', 0), true);
-  assert.equal(r.allow('provider-open a/b', 59_999), false);
-  assert.equal(r.allow('provider-open c/d', 1), true, 'another channel is another key');
-  assert.equal(r.allow('returned a/b', 1), true, 'another kind is another key');
-  assert.equal(r.allow('provider-open a/b', 60_000), true);
-  assert.equal(r.allow('provider-open a/b', 60_001), false);
 });
 
 test('the retry waits double from the base', () => {
@@ -146,12 +113,38 @@ async function settled(n) {
     clearInterval(hold);
   }
 }
-const OPEN = { type: 'circuit-open', channel: P, class: 'transient', cause: 'failures' };
-const GIVE_UP = { type: 'give-up', channel: P, reason: 'no-routable-fallback', code: 'QUOTA' };
+// The module's notifications, as an audit entry's `notify` holds them (plugin/codec/notify.go).
+const OPEN = { event: 'provider-open', body: { channel: P, class: 'transient', cause: 'failures' } };
+const GIVE_UP = { event: 'give-up', body: { channel: P, code: 'QUOTA', reason: 'no-routable-fallback', session: 's-1' } };
+/** Notifier `n` is shown the open, as the audit subscriber shows it. */
+const open = (n) => n.observe(OPEN, 'circuit-open');
+const giveUp = (n) => n.observe(GIVE_UP, 'give-up');
+
+test('the body is the module\'s fields between the type and the host, as before it said them', async () => {
+  const at = Date.parse('2026-12-01T10:00:00.000Z');
+  const { n, calls } = harness([204, 204, 204], { events: ['provider-open', 'give-up', 'returned'] }, { now: () => at });
+  open(n);
+  n.observe({ event: 'returned', body: { channel: 'deepseek-official/deepseek-v4-flash', from: 'mock/mock-b', session: 's-1' } }, 'return');
+  await settled(n);
+  const bodies = calls.map((c) => c.init.body.replace(/"delivery":"[^"]+"/, '"delivery":"D"'));
+  assert.deepEqual(bodies, [
+    '{"event":"provider-open","type":"circuit-open","time":"2026-12-01T10:00:00.000Z","channel":{"provider":"deepseek-official","model":"deepseek-v4-flash"},"class":"transient","cause":"failures","host":"h1","delivery":"D"}',
+    '{"event":"returned","type":"return","time":"2026-12-01T10:00:00.000Z","channel":"deepseek-official/deepseek-v4-flash","from":"mock/mock-b","session":"s-1","host":"h1","delivery":"D"}',
+  ]);
+});
+
+test('the audit subscriber hands over an entry\'s notification after writing its record, and nothing for a record without one', () => {
+  const seen = [];
+  const sub = auditSubscriber({ audit: { write: (r) => seen.push(['write', r.type]) }, logger: { info() {}, warn() {} },
+    notify: (n, type) => seen.push(['notify', n.event, type]) });
+  sub({ kind: 'circuit', audit: { record: { type: 'circuit-open', channel: P }, notify: OPEN } });
+  sub({ kind: 'circuit', audit: { record: { type: 'circuit-open', channel: P } } }); // within the module's minute
+  assert.deepEqual(seen, [['write', 'circuit-open'], ['notify', 'provider-open', 'circuit-open'], ['write', 'circuit-open']]);
+});
 
 test('a taken notification is one signed POST, and writes nothing', async () => {
   const { n, calls, audit } = harness([204], { secretEnv: 'HOOK_SECRET' });
-  n.observe(OPEN);
+  open(n);
   await settled(n);
   assert.equal(calls.length, 1);
   const { init } = calls[0];
@@ -166,19 +159,18 @@ test('a taken notification is one signed POST, and writes nothing', async () => 
   assert.deepEqual(audit, []);
 });
 
-test('a second open of the same channel within the window is not sent; other kinds are', async () => {
+test('a target gets the events it chose, and no other', async () => {
   const { n, calls } = harness([200]);
-  n.observe(OPEN);
-  n.observe(OPEN);
-  n.observe({ type: 'give-up', channel: P, reason: 'budget-exhausted', code: 'QUOTA' });
-  n.observe({ type: 'return', from: 'a/b', to: 'c/d' }); // not chosen by this target
+  open(n);
+  giveUp(n);
+  n.observe({ event: 'returned', body: { channel: 'c/d', from: 'a/b', session: 's-1' } }, 'return'); // not chosen by this target
   await settled(n);
   assert.deepEqual(calls.map((c) => JSON.parse(c.init.body).event), ['provider-open', 'give-up']);
 });
 
 test('a refusing receiver is tried MAX_TRIES times, then one notify-failed line without the URL or secret', async () => {
   const { n, calls, audit } = harness(['throw'], { secretEnv: 'HOOK_SECRET' });
-  n.observe(OPEN);
+  open(n);
   await settled(n);
   assert.equal(calls.length, 3);
   assert.deepEqual(audit, [{ type: 'notify-failed', target: 0, origin: 'http://127.0.0.1:9', event: 'provider-open', tries: 3, reason: 'ECONNREFUSED' }]);
@@ -187,12 +179,12 @@ test('a refusing receiver is tried MAX_TRIES times, then one notify-failed line 
 
 test('a 4xx answer is not tried again; a 5xx is', async () => {
   const four = harness([400]);
-  four.n.observe(OPEN);
+  open(four.n);
   await settled(four.n);
   assert.equal(four.calls.length, 1);
   assert.equal(four.audit[0].reason, 'HTTP 400');
   const five = harness([503, 200]);
-  five.n.observe(OPEN);
+  open(five.n);
   await settled(five.n);
   assert.equal(five.calls.length, 2);
   assert.deepEqual(five.audit, []);
@@ -200,7 +192,7 @@ test('a 4xx answer is not tried again; a 5xx is', async () => {
 
 test('a secretEnv that is not set sends nothing and says so', async () => {
   const { n, calls, audit } = harness([200], { secretEnv: 'NOT_SET_ANYWHERE' });
-  n.observe(OPEN);
+  open(n);
   await settled(n);
   assert.equal(calls.length, 0);
   assert.deepEqual([audit[0].tries, audit[0].reason], [0, 'secretEnv NOT_SET_ANYWHERE is not set']);
@@ -215,7 +207,7 @@ test('the secret is read once per notification: a retry in a stopping host, whos
     if (n.closing.signal.aborted) throw new Error('cannot create effect on inactive context');
     return ({ HOOK_SECRET: 's3cret' })[ref];
   };
-  n.observe(GIVE_UP);
+  giveUp(n);
   await new Promise((r) => setImmediate(r)); // the first try is under way
   await n.dispose();
   assert.equal(calls.length, 2);
@@ -229,7 +221,7 @@ test('the secret is read once per notification: a retry in a stopping host, whos
 
 test('observe() returns before the receiver answers; a hanging one times out into one line', async () => {
   const { n, calls, audit } = harness(['hang'], { timeoutMs: 100 });
-  n.observe(OPEN); // returns at once: the send goes on its own
+  open(n); // returns at once: the send goes on its own
   assert.equal(audit.length, 0);
   await settled(n);
   assert.equal(calls.length, 3);
@@ -239,7 +231,7 @@ test('observe() returns before the receiver answers; a hanging one times out int
 
 test('dispose lets a send in flight be taken within the grace', async () => {
   const { n, calls, audit } = harness(['slow']);
-  n.observe(OPEN);
+  open(n);
   await n.dispose(); // the answer comes 20 ms later, within the 50 ms grace
   assert.equal(calls.length, 1);
   assert.deepEqual(audit, []);
@@ -248,10 +240,10 @@ test('dispose lets a send in flight be taken within the grace', async () => {
 
 test('dispose cuts a hanging send after the grace, audits it, and later records send nothing', async () => {
   const { n, calls, audit } = harness(['hang'], { timeoutMs: 60_000 });
-  n.observe(OPEN);
+  open(n);
   await new Promise((r) => setImmediate(r)); // the POST is under way
   await n.dispose();
-  n.observe({ type: 'give-up', channel: P, reason: 'x', code: 'y' });
+  giveUp(n);
   assert.equal(calls.length, 1);
   assert.deepEqual(audit, [{ type: 'notify-failed', target: 0, origin: 'http://127.0.0.1:9', event: 'provider-open', tries: 1, reason: 'no answer before exit' }]);
 });
@@ -262,7 +254,7 @@ test('dispose cuts a hanging send after the grace, audits it, and later records 
 
 test('a stopping host still retries a 503 within the grace: the second POST is taken', async () => {
   const { n, calls, audit } = harness([503, 200], {}, { retryBaseMs: 60_000 });
-  n.observe(GIVE_UP);
+  giveUp(n);
   await n.dispose();
   assert.equal(calls.length, 2);
   assert.deepEqual(audit, []);
@@ -275,7 +267,7 @@ test('a wait under way when the host stops is cut short: the retry goes within t
   const { n, calls, audit } = harness([503, 200], {}, { retryBaseMs: 60_000 });
   const fetch = n.fetch;
   n.fetch = (url, init) => fetch(url, init).finally(() => answered());
-  n.observe(GIVE_UP);
+  giveUp(n);
   await first;
   await new Promise((r) => setImmediate(r)); // the sender took the 503 and waits its minute
   assert.equal(calls.length, 1);
@@ -286,7 +278,7 @@ test('a wait under way when the host stops is cut short: the retry goes within t
 
 test('a refusing receiver in a stopping host: every try within the grace, then notify-failed with the error code', async () => {
   const { n, calls, audit } = harness(['throw'], {}, { retryBaseMs: 60_000 });
-  n.observe(GIVE_UP);
+  giveUp(n);
   await n.dispose();
   assert.equal(calls.length, 3);
   assert.deepEqual(audit, [{ type: 'notify-failed', target: 0, origin: 'http://127.0.0.1:9', event: 'give-up', tries: 3, reason: 'ECONNREFUSED' }]);
@@ -306,7 +298,7 @@ test('a receiver that redirects: one POST, the redirect not followed, audited wi
     targets: checkNotify([{ url: `http://127.0.0.1:${server.address().port}/hook`, events: ['give-up'] }]),
     report: (r) => audit.push(r), secret: async () => undefined, retryBaseMs: 1, host: 'h1',
   });
-  n.observe(GIVE_UP);
+  giveUp(n);
   await settled(n);
   assert.deepEqual(hits, ['/hook'], 'tried once, never at the Location');
   assert.deepEqual(audit.map((a) => [a.tries, a.reason]), [[1, 'HTTP 302']]);
@@ -325,7 +317,7 @@ const hitOf = (call) => ({ raw: call.init.body, headers: Object.fromEntries(Obje
 test('the documented recipe takes a signed POST once: a replay of it is seen, a changed one refused', async () => {
   const { check, took } = await documentedRecipe();
   const { n, calls } = harness([204], { secretEnv: 'HOOK_SECRET' });
-  n.observe(OPEN);
+  open(n);
   await settled(n);
   const { raw, headers } = hitOf(calls[0]);
   assert.equal(check(raw, headers, 's3cret'), 'new');
@@ -339,7 +331,7 @@ test('the documented recipe takes a signed POST once: a replay of it is seen, a 
 test('a retry keeps its delivery id, with a fresh signature that verifies', async () => {
   const { check } = await documentedRecipe();
   const { n, calls } = harness([503, 200], { secretEnv: 'HOOK_SECRET' });
-  n.observe(OPEN);
+  open(n);
   await settled(n);
   assert.equal(calls.length, 2);
   const [a, b] = calls.map(hitOf);
@@ -350,7 +342,7 @@ test('a retry keeps its delivery id, with a fresh signature that verifies', asyn
   assert.equal(check(b.raw, b.headers, 's3cret'), 'new', 'the first was not taken: the retry is');
   // Another notification is another delivery.
   const other = harness([204], { secretEnv: 'HOOK_SECRET' });
-  other.n.observe(OPEN);
+  open(other.n);
   await settled(other.n);
   assert.notEqual(hitOf(other.calls[0]).headers[DELIVERY_HEADER], a.headers[DELIVERY_HEADER]);
 });
@@ -359,7 +351,7 @@ test('the documented recipe refuses a POST signed more than five minutes ago', a
   const { check } = await documentedRecipe();
   for (const [agoMs, want] of [[301_000, 'reject'], [240_000, 'new']]) {
     const { n, calls } = harness([204], { secretEnv: 'HOOK_SECRET' }, { now: () => Date.now() - agoMs });
-    n.observe(OPEN);
+    open(n);
     await settled(n);
     const { raw, headers } = hitOf(calls[0]);
     assert.equal(check(raw, headers, 's3cret'), want, `signed ${agoMs} ms ago`);
