@@ -50,6 +50,8 @@ type State struct {
 	ttft map[Channel]*ttftRing
 	// notified: when each notice last went (notify.go); made at the first.
 	notified map[Notice]int64
+	// shared: what the shared store is known to hold (shared.go).
+	shared map[Channel]ChannelHealth
 }
 
 // provider is what the policy keeps per provider: its breaker (whose kids are

@@ -1,0 +1,81 @@
+package policy
+
+import (
+	"slices"
+	"testing"
+)
+
+// Which records the shared store is sent, from what it is known to hold.
+func TestSharedDue(t *testing.T) {
+	const prune = 86_400_000
+	// mine is chA's own record once openA tripped it (at the sim's start).
+	mine := func(m *sim) ChannelHealth { return m.s.circuits[chA].record(Open) }
+	with := func(f func(*ChannelHealth)) func(*sim) ChannelHealth {
+		return func(m *sim) ChannelHealth { h := mine(m); f(&h); return h }
+	}
+	type note struct {
+		rec  func(*sim) ChannelHealth
+		read bool
+	}
+	for _, tc := range []struct {
+		name   string
+		notes  []note
+		forget bool
+		due    bool
+	}{
+		{name: "nothing known: due", due: true},
+		{name: "the store holds it: not due", notes: []note{{rec: mine}}},
+		{name: "the store holds a winner: not due", notes: []note{{rec: with(func(h *ChannelHealth) { h.Version++ })}}},
+		{name: "the store holds an older version: due", notes: []note{{rec: with(func(h *ChannelHealth) { h.Version-- })}}, due: true},
+		{name: "the same version, closed: the open wins, due", notes: []note{{rec: with(func(h *ChannelHealth) { h.State = Closed })}}, due: true},
+		{name: "an earlier open end at the same version: due", notes: []note{{rec: with(func(h *ChannelHealth) { h.OpenUntilMs-- })}}, due: true},
+		{name: "a published older record does not replace a held winner", notes: []note{{rec: mine}, {rec: with(func(h *ChannelHealth) { h.Version-- })}}},
+		{name: "a read of the store replaces what was known", notes: []note{{rec: mine}, {rec: with(func(h *ChannelHealth) { h.Version-- }), read: true}}, due: true},
+		{name: "after an outage everything is due again", notes: []note{{rec: mine}}, forget: true, due: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newSim(t, nil)
+			openA(m)
+			for _, n := range tc.notes {
+				m.s.NoteShared([]ChannelHealth{n.rec(m)}, n.read)
+			}
+			due := m.s.SharedDue(prune, tc.forget)
+			i := slices.IndexFunc(due, func(w SharedWrite) bool { return w.Record.Channel == chA })
+			if (i >= 0) != tc.due {
+				t.Fatalf("due %v, want %v: %+v", i >= 0, tc.due, due)
+			}
+			if i < 0 {
+				return
+			}
+			h := due[i].Record
+			if h != mine(m) || due[i].ExpireAtMs != max(h.OpenUntilMs, h.ChangedAtMs, h.LastFailureMs)+prune {
+				t.Fatalf("wrote %+v expiring at %d", h, due[i].ExpireAtMs)
+			}
+		})
+	}
+}
+
+// A write reported done is known held; the list a snapshot carries restores it.
+func TestSharedWrittenIsHeld(t *testing.T) {
+	m := newSim(t, nil)
+	openA(m)
+	due := m.s.SharedDue(1000, false)
+	if len(due) == 0 {
+		t.Fatal("nothing due")
+	}
+	for _, w := range due {
+		m.s.NoteShared([]ChannelHealth{w.Record}, false)
+	}
+	if again := m.s.SharedDue(1000, false); len(again) != 0 {
+		t.Fatalf("written records due again: %+v", again)
+	}
+	n := newSim(t, nil)
+	n.s.Merge(n.now, m.s.Health())
+	n.s.NoteShared(m.s.SharedHeld(), false) // a rebuilt instance told the snapshot's list
+	if again := n.s.SharedDue(1000, false); len(again) != 0 {
+		t.Fatalf("a rebuilt instance writes again: %+v", again)
+	}
+	if !slices.Equal(n.s.SharedHeld(), m.s.SharedHeld()) {
+		t.Fatalf("held %+v, want %+v", n.s.SharedHeld(), m.s.SharedHeld())
+	}
+}
