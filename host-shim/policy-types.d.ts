@@ -1488,6 +1488,14 @@ export interface Health {
    * readings; every record closed and unmarked). Absent: false.
    */
   coldPass?: boolean | null;
+  /**
+   * What the shared store (`shared.redis`) is known to hold, one record
+   * per channel (policy/shared.go): this instance's view of the store,
+   * passed back to `restore` by an instance that replaces it (a rebuild,
+   * a reconfigure), so it neither writes again what the store holds nor
+   * forgets it. Never kept in the health file. Absent: nothing known.
+   */
+  shared?: ChannelHealth[] | null;
 }
 
 export interface SlowHealth {
@@ -1519,6 +1527,63 @@ export interface RestoreInput {
   slow?: SlowHealth[] | null;
   /** A snapshot's `cold-pass`, passed back with it: ignored. */
   coldPass?: boolean | null;
+  /**
+   * The channels were read from the shared store (not live: it holds
+   * exactly these now) or published through it (live): the module also
+   * notes them as what the store holds (`health.shared`).
+   */
+  fromShared?: boolean | null;
+  /**
+   * A snapshot's `shared`, passed back with it: noted as what the shared
+   * store holds; a bad record is not noted (it costs one write).
+   */
+  shared?: ChannelHealth[] | null;
+}
+
+/** What `shared-writes` asks (policy/shared.go). */
+export interface SharedWritesInput {
+  /**
+   * How long a record matters past the newest time in it: the store may
+   * forget it then (the row's `healthPruneMs`, as the health file prunes).
+   */
+  pruneMs: number;
+  /**
+   * The store may have lost everything (it was away): forget what it was
+   * known to hold first, so every record is due.
+   */
+  forget?: boolean | null;
+}
+
+/** One record the shared store needs. */
+export interface SharedWrite {
+  /** Written as it is (its JSON text is the store's field). */
+  record: ChannelHealth;
+  /**
+   * When the store may forget it: the newest of its open end, change and
+   * last failure, plus prune-ms.
+   */
+  expireAtMs: number;
+}
+
+/**
+ * The records the shared store needs: each that wins over what it is
+ * known to hold for its channel, in the merge order (policy/merge.go).
+ */
+export interface SharedWrites {
+  writes: SharedWrite[];
+}
+
+/**
+ * Records the shim wrote to the shared store, as `shared-writes` answered
+ * them: the store holds each now, or one that wins over it.
+ */
+export interface SharedWritten {
+  records: ChannelHealth[];
+}
+
+export interface SharedHeld {
+  /** How many channels the store is known to hold. */
+  held: number;
 }
 
 export interface Configured {
@@ -2119,4 +2184,12 @@ export interface PolicyExports {
    * changes nothing.
    */
   'redact': { input: RedactInput; output: Redacted };
+  /**
+   * The records the shared store needs, with their expiry: the shim writes
+   * them and reports each done (`shared-written`). Changes only what the
+   * store is known to hold (with `forget`).
+   */
+  'shared-writes': { input: SharedWritesInput; output: SharedWrites };
+  /** Notes records the shim wrote to the shared store. */
+  'shared-written': { input: SharedWritten; output: SharedHeld };
 }

@@ -98,6 +98,7 @@ type eventGen struct {
 	now       int64
 	lastProv  map[string]string // agent JSON -> provider of the channel it last proposed
 	snapshots [][]byte
+	written   []byte // the last shared-writes answer's records, as shared-written takes them
 	chain     []ch
 	quota     bool // the config has pools and quota
 }
@@ -383,13 +384,24 @@ func (g *eventGen) next() (export string, input []byte, valid bool) {
 	if g.pick(250) == 0 {
 		return "settings-card", g.settingsCard(), true
 	}
+	if g.pick(150) == 0 {
+		forget := []string{"", `,"forget":true`, `,"forget":false`}[g.pick(3)]
+		return "shared-writes", []byte(fmt.Sprintf(`{"pruneMs":%d%s}`, g.pick(100_000_000), forget)), true
+	}
+	if g.pick(150) == 0 && g.written != nil {
+		return "shared-written", g.written, true
+	}
 	switch d := g.pick(1000); {
 	case d < 3:
 		return "configure", []byte(g.config()), true
 	case d < 13:
 		return "snapshot", nil, true
 	case d < 16 && len(g.snapshots) > 0:
-		return "restore", []byte(restoreAt(g.now, string(g.snapshots[g.pick(len(g.snapshots))]))), true
+		snap := string(g.snapshots[g.pick(len(g.snapshots))])
+		if g.pick(3) == 0 { // records of the shared store: read, or published (live)
+			snap = `{"fromShared":true` + []string{"", `,"live":true`}[g.pick(2)] + "," + strings.TrimPrefix(snap, "{")
+		}
+		return "restore", []byte(restoreAt(g.now, snap)), true
 	case d < 30:
 		// A malformed or invalid copy of a valid event.
 		_, in, _ := g.event()
@@ -585,6 +597,27 @@ func lockstep(t *testing.T, seed int64, n int, validate bool) map[string]int {
 				}
 			}
 			kinds["snapshot"]++
+			if bytes.Contains(w.out, []byte(`"shared":[`)) {
+				kinds["snapshot shared"]++
+			}
+		case "shared-writes":
+			// Its records come back as written, so the store's view grows
+			// and the snapshots restored carry it.
+			var o struct {
+				Writes []struct{ Record json.RawMessage }
+			}
+			require.NoError(t, json.Unmarshal(w.out, &o))
+			recs := make([]json.RawMessage, 0, len(o.Writes))
+			for _, x := range o.Writes {
+				recs = append(recs, x.Record)
+			}
+			written, err := json.Marshal(map[string]any{"records": recs})
+			require.NoError(t, err)
+			g.written = written
+			kinds["shared-writes"]++
+			if len(recs) > 0 {
+				kinds["shared-writes some"]++
+			}
 		case "settings-card":
 			// Both answers, or the stream tests half of it.
 			var o struct{ Problem *string }
@@ -643,6 +676,7 @@ func TestDifferentialRandomEvents(t *testing.T) {
 		"effect effort-dropped", "verdict watch ", "verdict cut ", "verdict tool-retry ", "verdict tool-return ",
 		"effect stall", "effect tool-retry", "snapshot", "restore", "configure", "error",
 		"effect quota-wait", "effect quota-routed", "effect quota-session", "effect refresh-balance", "effect schedule-refresh", "inspect", "view", "quota-menu", "quota-menu active", "quota-menu inherited", "quota-projection", "quota-projection pool", "preferences", "settings-card", "settings-card problem",
+		"shared-writes", "shared-writes some", "shared-written", "snapshot shared",
 		"effect spill", "effect wait-cut", "effect session-route", "effect returned", "effect slow"} {
 		require.Positive(t, kinds[k], "the generated stream never produced %q", k)
 	}

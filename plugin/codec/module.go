@@ -187,30 +187,43 @@ func (m *Module) Snapshot([]byte) ([]byte, error) {
 	w.beginObject("")
 	w.beginArray("channels")
 	for _, h := range m.state.Health() {
-		w.beginObject("")
-		writeChannel(&w, "channel", h.Channel)
-		w.str("state", string(h.State))
-		w.int("failures", int64(h.Failures))
-		w.int("opens", int64(h.Opens))
-		w.int("openUntilMs", h.OpenUntilMs)
-		w.str("lastCode", h.LastCode)
-		w.int("changedAtMs", h.ChangedAtMs)
-		w.int("version", int64(h.Version))
-		if h.MarkedAtMs != 0 {
-			w.int("markedAtMs", h.MarkedAtMs)
-		}
-		if h.LastFailureMs > 0 { // only a burst in progress (or a trip's) has one
-			w.int("lastFailureMs", h.LastFailureMs)
-		}
-		w.endObject()
+		writeHealth(&w, "", h)
 	}
 	w.endArray()
+	if held := m.state.SharedHeld(); len(held) > 0 { // absent without a shared store
+		w.beginArray("shared")
+		for _, h := range held {
+			writeHealth(&w, "", h)
+		}
+		w.endArray()
+	}
 	writeSlowHealth(&w, m.state.SlowHealth())
 	if m.state.ColdPass() { // policy/coldpass.go; absent: false
 		w.boolean("coldPass", true)
 	}
 	w.endObject()
 	return w.b, nil
+}
+
+// writeHealth writes one record (channel-health): as member k, or the
+// next element of an array when k is "".
+func writeHealth(w *writer, k memberKey, h policy.ChannelHealth) {
+	w.beginObject(k)
+	writeChannel(w, "channel", h.Channel)
+	w.str("state", string(h.State))
+	w.int("failures", int64(h.Failures))
+	w.int("opens", int64(h.Opens))
+	w.int("openUntilMs", h.OpenUntilMs)
+	w.str("lastCode", h.LastCode)
+	w.int("changedAtMs", h.ChangedAtMs)
+	w.int("version", int64(h.Version))
+	if h.MarkedAtMs != 0 {
+		w.int("markedAtMs", h.MarkedAtMs)
+	}
+	if h.LastFailureMs > 0 { // only a burst in progress (or a trip's) has one
+		w.int("lastFailureMs", h.LastFailureMs)
+	}
+	w.endObject()
 }
 
 // maxHealthRecords bounds one restore: far beyond any real chain (100
@@ -224,7 +237,10 @@ const maxSkipReasons = 5
 
 // Restore merges persisted or shared channel health at the caller's time
 // (nowMs: a record's open time is counted from then, policy/merge.go; live:
-// the health is news from a running process, received at nowMs): a
+// the health is news from a running process, received at nowMs;
+// fromShared: the records came from the shared store, which the module notes
+// as holding them; shared: a snapshot's own list of what that store holds,
+// passed back to a new instance, policy/shared.go): a
 // record replaces the module's own only when it wins the merge order. A bad record (wrong type, unknown
 // key, a field beyond its bound) is skipped and named, and the others are
 // still taken; only a document that is not a health batch at all is refused.
@@ -237,25 +253,19 @@ func (m *Module) Restore(input []byte) ([]byte, error) {
 		return nil, err
 	}
 	d := decoder{prefix: "health"}
-	d.object(v, "", "nowMs", "channels", "slow", "live", "coldPass") // slow, coldPass: a snapshot's own, passed back and ignored
+	d.object(v, "", "nowMs", "channels", "slow", "live", "coldPass", "shared", "fromShared") // slow, coldPass: a snapshot's own, passed back and ignored
 	now, _ := d.uint(v.Get("nowMs"), "nowMs", true, maxMs)
 	live := d.boolean(v.Get("live"), "live")
-	records := v.Get("channels")
-	if d.err == nil && records.IsArray() {
-		n := 0
-		records.ForEach(func(_, _ gjson.Result) bool { n++; return n <= maxHealthRecords })
-		if n > maxHealthRecords {
-			d.fail("channels", "more than %d records", maxHealthRecords)
-		}
-	}
-	list := d.array(records, "channels", true)
+	fromShared := d.boolean(v.Get("fromShared"), "fromShared")
+	list := d.array(d.bounded(v.Get("channels"), "channels"), "channels", true)
+	held := d.array(d.bounded(v.Get("shared"), "shared"), "shared", false)
 	if d.err != nil {
 		return nil, d.err
 	}
 	hs := make([]policy.ChannelHealth, 0, len(list))
 	var skipped []string
 	for i, c := range list {
-		h, err := decodeHealth(c, i)
+		h, err := decodeHealth(c, "channels["+strconv.Itoa(i)+"]")
 		if err != nil {
 			skipped = append(skipped, err.Error()) // `health "channels[3].failures": ...`
 			continue
@@ -271,6 +281,18 @@ func (m *Module) Restore(input []byte) ([]byte, error) {
 		merge = m.state.MergeLive // news: an unseen open starts at its receipt, now
 	}
 	adopted, _ := merge(int64(now), hs) // every record in hs is valid
+	if fromShared {
+		m.state.NoteShared(hs, !live) // a read of the store says what it holds now
+	}
+	if len(held) > 0 {
+		known := make([]policy.ChannelHealth, 0, len(held))
+		for i, c := range held {
+			if h, err := decodeHealth(c, "shared["+strconv.Itoa(i)+"]"); err == nil {
+				known = append(known, h) // a bad one is not noted (NoteShared checks the rest): it costs one write
+			}
+		}
+		m.state.NoteShared(known, false)
+	}
 	var w writer
 	w.beginObject("")
 	w.int("channels", int64(len(list)))
@@ -287,10 +309,21 @@ func (m *Module) Restore(input []byte) ([]byte, error) {
 	return w.b, nil
 }
 
-// decodeHealth reads the i-th record of a health batch.
-func decodeHealth(c gjson.Result, i int) (policy.ChannelHealth, error) {
+// bounded refuses a list of more than maxHealthRecords, naming it.
+func (d *decoder) bounded(records gjson.Result, name string) gjson.Result {
+	if d.err == nil && records.IsArray() {
+		n := 0
+		records.ForEach(func(_, _ gjson.Result) bool { n++; return n <= maxHealthRecords })
+		if n > maxHealthRecords {
+			d.fail(name, "more than %d records", maxHealthRecords)
+		}
+	}
+	return records
+}
+
+// decodeHealth reads one record of a health batch, at path p.
+func decodeHealth(c gjson.Result, p string) (policy.ChannelHealth, error) {
 	d := decoder{prefix: "health"}
-	p := "channels[" + strconv.Itoa(i) + "]"
 	if !d.object(c, p, "channel", "state", "failures", "opens", "openUntilMs", "lastCode", "changedAtMs", "version", "markedAtMs", "lastFailureMs") {
 		return policy.ChannelHealth{}, d.err
 	}
