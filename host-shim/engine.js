@@ -15,7 +15,7 @@ import { ModuleInstance, ModuleError, TrapError } from './kernel.js';
 import { now as clockNow } from './clock.js';
 import { setBackupEvent } from './events.js';
 
-/** @import { Channel, Configured, Event, Health, Preferences, ProjectionState, QuotaMenu, QuotaProjection, QuotaReport, ResolvedConfig, Restored, SessionView, SettingsCard, StepOutput, ViewQuery } from './policy-types.js' */
+/** @import { Channel, ChannelHealth, Configured, Event, Health, Preferences, ProjectionState, QuotaMenu, QuotaProjection, QuotaReport, ResolvedConfig, Restored, SessionView, SettingsCard, SharedWrite, StepOutput, ViewQuery } from './policy-types.js' */
 
 export const WASM_PATH = fileURLToPath(new URL('../build/dsh-resilience.wasm', import.meta.url));
 
@@ -505,8 +505,8 @@ export class Engine {
   }
 
   /**
-   * An export that reads the running instance and changes nothing: its
-   * answer, or undefined when there is no instance or it failed (logged once).
+   * An export on the running instance (most change nothing): its answer,
+   * or undefined when there is no instance or it failed (logged once).
    * @param {string} name
    * @param {object} input
    * @returns {any}
@@ -544,26 +544,50 @@ export class Engine {
    * a bad record is skipped and named. live: the health is news from a
    * process running now (a refresh, a record published through Redis),
    * received at nowMs, so an open the module has not seen starts then
-   * (policy/merge.go); the shim only says where the health came from.
+   * (policy/merge.go); fromShared: the records came from the shared store,
+   * which the module then knows holds them (policy/shared.go); the shim only
+   * says where the health came from.
    * @param {string} json
    * @param {number} [nowMs]
-   * @param {{live?: boolean}} [o]
+   * @param {{live?: boolean, fromShared?: boolean}} [o]
    * @returns {Restored}
    * @throws {ModuleError} when the module refuses the document as a whole (not
    *   a health batch, nested too deep, too many records), or is not up.
    */
-  restore(json, nowMs = clockNow(), { live = false } = {}) {
-    const input = restoreInput(json, nowMs, live); // a SyntaxError is the document's, not the module's
+  restore(json, nowMs = clockNow(), { live = false, fromShared = false } = {}) {
+    const input = restoreInput(json, nowMs, live, fromShared); // a SyntaxError is the document's, not the module's
     if (!this.instance) throw new ModuleError('the policy module is not up');
     try {
       const out = JSON.parse(this.instance.call('restore', input));
-      if (out.adopted > 0) this.healthDirty = true;
+      if (out.adopted > 0 || fromShared) this.healthDirty = true; // the snapshot carries what the store holds
       if (out.adopted > 0) this.record({ type: 'input', export: 'restore', nowMs: JSON.parse(input).nowMs, ...(live ? { live } : {}), health: JSON.parse(json) });
       return out;
     } catch (e) {
       if (!(e instanceof ModuleError)) this.fail(e, 'restore'); // a trap: rebuild, the file is not to blame
       throw e;
     }
+  }
+
+  /**
+   * The records the shared store needs, with their expiry (WIT
+   * `shared-writes`); forget: it may have lost all it held (an outage).
+   * Undefined when the module is not up or failed.
+   * @param {number} pruneMs
+   * @param {boolean} forget
+   * @returns {SharedWrite[] | undefined}
+   */
+  sharedWrites(pruneMs, forget) {
+    if (forget) this.healthDirty = true;
+    return this.ask('shared-writes', { pruneMs, ...(forget ? { forget } : {}) })?.writes;
+  }
+
+  /**
+   * Tells the module records were written to the shared store (WIT `shared-written`).
+   * @param {ChannelHealth[]} records - as `sharedWrites` answered them.
+   */
+  sharedWritten(records) {
+    this.healthDirty = true; // a rebuild snapshots what the store holds
+    this.ask('shared-written', { records });
   }
 
   /**
@@ -624,11 +648,11 @@ export class Engine {
  * @param {number} nowMs
  * @returns {string}
  */
-function restoreInput(json, nowMs, live = false) {
+function restoreInput(json, nowMs, live = false, fromShared = false) {
   const health = JSON.parse(json);
   const isObject = health !== null && typeof health === 'object' && !Array.isArray(health);
   // Anything else is the module's to reject, with its own wording.
-  return isObject ? JSON.stringify({ ...health, nowMs: Math.max(0, Math.floor(nowMs)), ...(live ? { live: true } : {}) }) : json;
+  return isObject ? JSON.stringify({ ...health, nowMs: Math.max(0, Math.floor(nowMs)), ...(live ? { live: true } : {}), ...(fromShared ? { fromShared: true } : {}) }) : json;
 }
 
 /**

@@ -112,6 +112,7 @@ export class HealthStore {
       if (!snapshot) return;
       snapshot.channels = this.prune(snapshot.channels);
       delete snapshot.slow; // slowness is local and re-learned (policy/slow.go): never persisted
+      delete snapshot.shared; // this process's view of the shared store (policy/shared.go), not the home's
       const coldPass = snapshot.coldPass === true;
       delete snapshot.coldPass; // kept beside the file, with the config it holds for
       await this.file.write(snapshot, 1);

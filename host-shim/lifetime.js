@@ -167,12 +167,13 @@ export class Lifetime {
         options: d.sharedConfig.redis,
         createClient: d.createRedisClient,
         password: async () => (d.sharedConfig.redis.passwordEnv ? resolveSecret(d.ctx, d.sharedConfig.redis.passwordEnv) : undefined),
-        snapshot: () => engine.snapshot(),
+        due: (/** @type {boolean} */ forget) => engine.sharedWrites(d.pruneMs, forget),
+        written: (/** @type {any[]} */ records) => engine.sharedWritten(records),
         merge: (/** @type {any[]} */ records, /** @type {boolean} */ live) => {
           if (this.signal.aborted) return;
           let result;
           try {
-            result = engine.restore(JSON.stringify({ channels: health.prune(records) }), undefined, { live });
+            result = engine.restore(JSON.stringify({ channels: health.prune(records) }), undefined, { live, fromShared: true });
           } catch {
             return; // a refused batch: nothing taken (a trap is logged by the engine)
           }
@@ -182,7 +183,6 @@ export class Lifetime {
           step(wakeEvent()); // a reopened channel may want its probe
         },
         audit: report,
-        pruneMs: d.pruneMs,
       });
       shell.shared = this.shared;
       try {

@@ -9,14 +9,16 @@
 // a record replaces the field only when it wins the merge order (a higher
 // `version`, ties to the more cautious record: policy/merge.go; never a
 // wall-clock `changedAtMs`, which let a host 10 min behind never get its trip
-// written), the key's
-// expiry is pushed out to when the newest state in it stops mattering (its
-// open time plus the prune age), and the record is published on
+// written), the key's expiry is pushed out to the record's (when the newest
+// state in it stops mattering), and the record is published on
 // `<keyPrefix>health` for every other host at once (no refresh lag). A host
 // that starts reads every hash first.
 //
-// Redis is never on a request's path: decisions use the module's local state;
-// breaker changes are queued (the latest per channel) and written in the
+// The module decides what to write (policy/shared.go): it knows what Redis
+// holds (the records merged from it, the writes reported done) and answers
+// the records that win over that, with their expiry; this file writes them
+// and reports each one written. Redis is never on a request's path:
+// decisions use the module's local state; the writes go out in the
 // background, retried with backoff while Redis is away. An outage is audited
 // once (`shared-unavailable`) and its end once (`shared-restored`); on return
 // the host reads everything again and writes all it knows, so a Redis that
@@ -25,7 +27,7 @@
 import { CLIENT_PACKAGE } from './shared-config.js';
 import { later } from './timers.js';
 
-/** @import { ChannelHealth, Health } from './policy-types.js' */
+/** @import { ChannelHealth, SharedWrite } from './policy-types.js' */
 
 /** Lua: KEYS[1] the provider's hash; ARGV model, record JSON, (unused), expire-at ms, channel. */
 const MERGE = `
@@ -91,35 +93,32 @@ const withTimeout = (promise, ms, what) => new Promise((resolve, reject) => {
   promise.then((v) => { t.clear(); resolve(v); }, (e) => { t.clear(); reject(e); });
 });
 
-/** @param {ChannelHealth} r */
-const recordKey = (r) => JSON.stringify([r.channel.provider, r.channel.model]);
-
 export class SharedHealth {
   /**
    * @param {object} o
    * @param {{url: string, keyPrefix?: string, tls?: boolean, ca?: string}} o.options - `shared.redis`.
    * @param {Function} o.createClient - the client package's createClient.
    * @param {() => Promise<string|undefined>} [o.password] - resolves passwordEnv; never logged.
-   * @param {() => Health | undefined} o.snapshot - the module's health now.
-   * @param {(records: ChannelHealth[], live: boolean) => void} o.merge - takes records other hosts wrote;
-   *   live when just published (news, received now), not when read from what Redis holds.
+   * @param {(forget: boolean) => SharedWrite[] | undefined} o.due - the module's answer: the records
+   *   Redis needs; forget: Redis may have lost all it held.
+   * @param {(records: ChannelHealth[]) => void} o.written - tells the module they were written.
+   * @param {(records: ChannelHealth[], live: boolean) => void} o.merge - takes records read from Redis
+   *   (the module notes it holds them); live when just published (news, received now), not when
+   *   read from what Redis holds.
    * @param {(record: object) => void} o.audit
-   * @param {number} o.pruneMs - how long a closed record matters.
    */
-  constructor({ options, createClient, password = async () => undefined, snapshot, merge, audit, pruneMs }) {
+  constructor({ options, createClient, password = async () => undefined, due, written, merge, audit }) {
     this.options = options;
     this.prefix = options.keyPrefix ?? 'dsh-resilience:';
     this.channel = `${this.prefix}health`;
     this.createClient = createClient;
     this.password = password;
-    this.snapshot = snapshot;
+    this.due = due;
+    this.written = written;
     this.merge = merge;
     this.audit = audit;
-    this.pruneMs = pruneMs;
-    /** @type {Map<string, ChannelHealth>} channel key -> latest record not yet in Redis */
-    this.pending = new Map();
-    /** @type {Map<string, ChannelHealth>} channel key -> the record Redis is known to hold */
-    this.pushed = new Map();
+    /** @type {SharedWrite[]} the module's last answer, less what was written since */
+    this.queue = [];
     this.outage = false;
     /** @type {Promise<void> | undefined} */
     this.flushing = undefined;
@@ -196,9 +195,8 @@ export class SharedHealth {
   /** After an outage: read what others wrote meanwhile, write all we know. */
   resync() {
     if (this.closed) return;
-    this.pushed.clear();
     this.readAll().catch((e) => this.down(e));
-    this.sync();
+    this.sync(true); // Redis may have lost it all
   }
 
   /** Every hash under the prefix, merged into the module. */
@@ -219,7 +217,6 @@ export class SharedHealth {
         }
       }
     } while (cursor !== '0');
-    for (const r of records) this.pushed.set(recordKey(r), r);
     if (records.length > 0) this.merge(records, false); // stored state, of any age: read as dated
   }
 
@@ -227,34 +224,34 @@ export class SharedHealth {
   onMessage(message) {
     const r = parse(message);
     if (!r || this.closed) return;
-    const k = recordKey(r);
-    if (recordWins(r, this.pushed.get(k))) this.pushed.set(k, r);
     this.merge([r], true); // published just now: an open it brings starts at its receipt
   }
 
-  /** Queues every record that changed since Redis last heard of it, and writes them. */
-  sync() {
+  /**
+   * Asks the module which records Redis needs (every one after an outage:
+   * forget), and writes them. Its answer replaces what is queued: a record
+   * not written yet is in it again, as the module knows it now.
+   * @param {boolean} [forget]
+   */
+  sync(forget = false) {
     if (this.closed) return;
-    const health = this.snapshot();
-    for (const r of health?.channels ?? []) {
-      const k = recordKey(r);
-      if (recordWins(r, this.pushed.get(k))) this.pending.set(k, r);
-    }
+    const writes = this.due(forget);
+    if (writes) this.queue = writes;
     this.flush();
   }
 
   flush() {
-    if (this.flushing || this.pending.size === 0 || this.closed) return this.flushing;
+    if (this.flushing || this.queue.length === 0 || this.closed) return this.flushing;
     this.flushing = (async () => {
       try {
-        for (const [k, r] of [...this.pending]) {
-          const json = JSON.stringify(r);
-          const expireAt = Math.max(r.openUntilMs ?? 0, r.changedAtMs ?? 0, r.lastFailureMs ?? 0) + this.pruneMs;
+        while (this.queue.length > 0) {
+          const w = this.queue[0];
+          const r = w.record;
           const wrote = await withTimeout(this.client.sendCommand(['EVAL', MERGE, '1', `${this.prefix}health:${r.channel.provider}`,
-            r.channel.model, json, String(r.changedAtMs ?? 0), String(expireAt), this.channel]), COMMAND_TIMEOUT_MS, 'redis write');
+            r.channel.model, JSON.stringify(r), String(r.changedAtMs ?? 0), String(w.expireAtMs), this.channel]), COMMAND_TIMEOUT_MS, 'redis write');
           if (Number(wrote) === 1) this.writes++;
-          this.pushed.set(k, r); // Redis holds it, or one that wins over it
-          if (this.pending.get(k) === r) this.pending.delete(k);
+          this.written([r]); // Redis holds it, or one that wins over it
+          if (this.queue[0] === w) this.queue.shift(); // else a sync replaced the queue meanwhile
         }
         this.retryMs = RETRY_MIN_MS;
         this.up();
@@ -264,7 +261,6 @@ export class SharedHealth {
       } finally {
         this.flushing = undefined;
       }
-      if (this.pending.size > 0 && !this.retryTimer) this.flush();
     })();
     return this.flushing;
   }
@@ -291,26 +287,6 @@ export class SharedHealth {
       }
     }
   }
-}
-
-/**
- * Whether record a replaces b in the merge order (policy/merge.go remoteWins,
- * and the Lua above): the higher version, then open over closed, more opens,
- * more failures, the later open end. An equal record replaces nothing.
- * @param {ChannelHealth} a
- * @param {ChannelHealth | undefined} b
- */
-export function recordWins(a, b) {
-  if (!b) return true;
-  /** @param {unknown} x */
-  const n = (x) => Number(x) || 0;
-  /** @param {ChannelHealth} r */
-  const rank = (r) => (r.state === 'closed' ? 0 : 1);
-  if (n(a.version) !== n(b.version)) return n(a.version) > n(b.version);
-  if (rank(a) !== rank(b)) return rank(a) > rank(b);
-  if (n(a.opens) !== n(b.opens)) return n(a.opens) > n(b.opens);
-  if (n(a.failures) !== n(b.failures)) return n(a.failures) > n(b.failures);
-  return rank(a) === 1 && n(a.openUntilMs) > n(b.openUntilMs);
 }
 
 /**

@@ -79,3 +79,36 @@ func TestSharedWrittenIsHeld(t *testing.T) {
 		t.Fatalf("held %+v, want %+v", n.s.SharedHeld(), m.s.SharedHeld())
 	}
 }
+
+// The order a record replaces another in, here and in the store's own merge
+// (shared-redis.js's Lua): the higher version, then open over closed, more
+// opens, more failures, the later open end; whatever the clocks say.
+func TestSharedMergeOrder(t *testing.T) {
+	rec := func(st CircuitState, version uint64, changed int64, f ...func(*ChannelHealth)) ChannelHealth {
+		h := ChannelHealth{Channel: chA, State: st, Version: version, ChangedAtMs: changed}
+		for _, f := range f {
+			f(&h)
+		}
+		return h
+	}
+	until := func(ms int64) func(*ChannelHealth) { return func(h *ChannelHealth) { h.OpenUntilMs = ms } }
+	for _, tc := range []struct {
+		name string
+		a, b ChannelHealth
+		wins bool
+	}{
+		{"a later transition wins over a clock far ahead", rec(Open, 5, 1), rec(Closed, 4, 9e12), true},
+		{"an earlier one loses", rec(Closed, 4, 9e12), rec(Open, 5, 1), false},
+		{"concurrent: the open wins", rec(Open, 5, 1), rec(Closed, 5, 9e12), true},
+		{"an equal record replaces nothing", rec(Open, 5, 1), rec(Open, 5, 1), false},
+		{"concurrent trips: the later end", rec(Open, 5, 1, until(90)), rec(Open, 5, 1, until(60)), true},
+		{"closed: the end says nothing", rec(Closed, 5, 1, until(90)), rec(Closed, 5, 1, until(60)), false},
+		{"more opens", rec(Open, 5, 1, func(h *ChannelHealth) { h.Opens = 2 }), rec(Open, 5, 1, until(99)), true},
+		{"more failures", rec(Closed, 5, 1, func(h *ChannelHealth) { h.Failures = 2 }), rec(Closed, 5, 1), true},
+		{"a record from before versions is version 0", rec(Open, 1, 1), rec(Open, 0, 5), true},
+	} {
+		if got := remoteWins(tc.a, tc.b); got != tc.wins {
+			t.Errorf("%s: wins %v", tc.name, got)
+		}
+	}
+}

@@ -24,11 +24,12 @@ async function host(prefix, { start = true } = {}) {
   const audit = [];
   const merges = []; // whether each merge was live (published) or a read of what Redis holds
   const shared = new SharedHealth({
-    options: { url: redis.url, keyPrefix: prefix }, createClient, pruneMs: DAY,
-    snapshot: () => policy.snapshot(),
+    options: { url: redis.url, keyPrefix: prefix }, createClient,
+    due: (forget) => policy.sharedWrites(DAY, forget),
+    written: (records) => policy.sharedWritten(records),
     merge: (records, live) => {
       merges.push(live);
-      const r = policy.restore(JSON.stringify({ channels: records }), undefined, { live });
+      const r = policy.restore(JSON.stringify({ channels: records }), undefined, { live, fromShared: true });
       if (r.adopted > 0) audit.push({ type: 'shared-merged', adopted: r.adopted });
     },
     audit: (r) => audit.push(r),
@@ -70,6 +71,22 @@ test('a trip in one host reaches the other at once through pub/sub', async (t) =
   assert.deepEqual((await raw(['HKEYS', `${prefix}health:p`])).map(String), ['a']);
   const ttl = Number(await raw(['PTTL', `${prefix}health:p`]));
   assert.ok(ttl > DAY - 60_000 && ttl <= DAY + 120_000, `expires with its state: ${ttl}`);
+});
+
+test('what Redis holds is the module\'s: a rebuilt or reconfigured instance neither forgets it nor writes it again', async (t) => {
+  const prefix = newPrefix();
+  const one = await host(prefix);
+  t.after(() => one.shared.close());
+  trip(one.policy, Date.now());
+  one.shared.sync();
+  await one.shared.flush();
+  assert.equal(one.shared.writes, 1);
+  assert.deepEqual(one.policy.sharedWrites(DAY, false), [], 'written: Redis holds it');
+  one.policy.rebuild(); // as after a trap
+  assert.deepEqual(one.policy.sharedWrites(DAY, false), [], 'a rebuilt instance knows it');
+  one.policy.reconfigure({ chain: CHAIN, probes: false, providerThreshold: 0, cooldownMs: 45_000 });
+  assert.deepEqual(one.policy.sharedWrites(DAY, false), [], 'so does a reconfigured one');
+  assert.equal(one.policy.sharedWrites(DAY, true).length, 1, 'after an outage it is due again');
 });
 
 test('a host that starts reads the current state first', async (t) => {
