@@ -29,8 +29,13 @@ import { later } from './timers.js';
 
 /** @import { ChannelHealth, SharedWrite } from './policy-types.js' */
 
-/** Lua: KEYS[1] the provider's hash; ARGV model, record JSON, (unused), expire-at ms, channel. */
-const MERGE = `
+/**
+ * Lua: KEYS[1] the provider's hash; ARGV model, record JSON, (unused), expire-at ms, channel.
+ * Its `wins` is the module's merge order (policy/merge.go remoteWins), which
+ * Redis must apply itself, atomically, between writers on different
+ * machines; a test drives both with the same records (shared-merge.test.mjs).
+ */
+export const MERGE = `
 local function n(x) return tonumber(x) or 0 end
 local function rank(r) if r.state == 'closed' then return 0 end return 1 end
 local function wins(a, b)
