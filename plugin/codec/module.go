@@ -86,6 +86,16 @@ func (m *Module) Call(export string, input []byte) ([]byte, error) {
 	return nil, fmt.Errorf("unknown export %q", export)
 }
 
+// configuredInput is an export's input once the module is configured: the
+// document, and a decoder that names its fields under prefix.
+func (m *Module) configuredInput(input []byte, prefix string) (gjson.Result, decoder, error) {
+	if m.state == nil {
+		return gjson.Result{}, decoder{}, ErrNotConfigured
+	}
+	v, err := parse(input)
+	return v, decoder{prefix: prefix}, err
+}
+
 func parse(input []byte) (gjson.Result, error) {
 	if tooDeep(input, maxDepth) {
 		return gjson.Result{}, fmt.Errorf("input nests deeper than %d levels", maxDepth)
@@ -245,14 +255,10 @@ const maxSkipReasons = 5
 // key, a field beyond its bound) is skipped and named, and the others are
 // still taken; only a document that is not a health batch at all is refused.
 func (m *Module) Restore(input []byte) ([]byte, error) {
-	if m.state == nil {
-		return nil, ErrNotConfigured
-	}
-	v, err := parse(input)
+	v, d, err := m.configuredInput(input, "health")
 	if err != nil {
 		return nil, err
 	}
-	d := decoder{prefix: "health"}
 	d.object(v, "", "nowMs", "channels", "slow", "live", "coldPass", "shared", "fromShared") // slow, coldPass: a snapshot's own, passed back and ignored
 	now, _ := d.uint(v.Get("nowMs"), "nowMs", true, maxMs)
 	live := d.boolean(v.Get("live"), "live")

@@ -290,14 +290,10 @@ func writeSession(w *writer, e policy.QuotaSession) {
 
 // Inspect answers the `inspect` export: the quota report at nowMs.
 func (m *Module) Inspect(input []byte) ([]byte, error) {
-	if m.state == nil {
-		return nil, ErrNotConfigured
-	}
-	v, err := parse(input)
+	v, d, err := m.configuredInput(input, "input")
 	if err != nil {
 		return nil, err
 	}
-	d := decoder{prefix: "input"}
 	d.object(v, "", "nowMs", "agent")
 	now, _ := d.uint(v.Get("nowMs"), "nowMs", true, maxMs)
 	agent := d.str(v.Get("agent"), "agent", false)

@@ -9,14 +9,10 @@ func init() { register("quota-projection", (*Module).QuotaProjection) }
 // as folded, blank parts and all: it only ever matches a pool's route, so
 // a route no config could name is no error, just no pool.
 func (m *Module) QuotaProjection(input []byte) ([]byte, error) {
-	if m.state == nil {
-		return nil, ErrNotConfigured
-	}
-	v, err := parse(input)
+	v, d, err := m.configuredInput(input, "input")
 	if err != nil {
 		return nil, err
 	}
-	d := decoder{prefix: "input"}
 	d.object(v, "", "quota", "pool", "route")
 	var st policy.ProjectionState
 	if c := v.Get("quota"); present(c) {

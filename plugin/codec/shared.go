@@ -16,14 +16,10 @@ func init() {
 // the store may forget it (policy/shared.go): the shim writes them as they
 // are and reports each one written (SharedWritten).
 func (m *Module) SharedWrites(input []byte) ([]byte, error) {
-	if m.state == nil {
-		return nil, ErrNotConfigured
-	}
-	v, err := parse(input)
+	v, d, err := m.configuredInput(input, "shared-writes")
 	if err != nil {
 		return nil, err
 	}
-	d := decoder{prefix: "shared-writes"}
 	d.object(v, "", "pruneMs", "forget")
 	prune, _ := d.uint(v.Get("pruneMs"), "pruneMs", true, maxMs)
 	forget := d.boolean(v.Get("forget"), "forget")
@@ -47,14 +43,10 @@ func (m *Module) SharedWrites(input []byte) ([]byte, error) {
 // SharedWritten notes records the shim wrote to the shared store, as
 // SharedWrites answered them: the store holds each, or one that wins over it.
 func (m *Module) SharedWritten(input []byte) ([]byte, error) {
-	if m.state == nil {
-		return nil, ErrNotConfigured
-	}
-	v, err := parse(input)
+	v, d, err := m.configuredInput(input, "shared-written")
 	if err != nil {
 		return nil, err
 	}
-	d := decoder{prefix: "shared-written"}
 	d.object(v, "", "records")
 	list := d.array(d.bounded(v.Get("records"), "records"), "records", true)
 	if d.err != nil {

@@ -30,14 +30,10 @@ func (m *Module) View(input []byte) ([]byte, error) {
 // viewQuery reads the WIT record `view-query`, which the session view and
 // the quota menu (quotamenu.go) both answer.
 func (m *Module) viewQuery(input []byte) (int64, policy.ViewQuery, error) {
-	if m.state == nil {
-		return 0, policy.ViewQuery{}, ErrNotConfigured
-	}
-	v, err := parse(input)
+	v, d, err := m.configuredInput(input, "input")
 	if err != nil {
 		return 0, policy.ViewQuery{}, err
 	}
-	d := decoder{prefix: "input"}
 	d.object(v, "", "nowMs", "agent", "proposed", "home", "pick", "quota", "poolMode", "pool", "quotaInherited", "poolInherited")
 	now, _ := d.uint(v.Get("nowMs"), "nowMs", true, maxMs)
 	q := policy.ViewQuery{Agent: d.str(v.Get("agent"), "agent", true)}
