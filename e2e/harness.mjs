@@ -267,11 +267,17 @@ export async function sessionEvents(home) {
   return out;
 }
 
-/** The plugin's audit log records. */
+/**
+ * The plugin's audit log records: its whole lines. A test that polls the log
+ * reads it while the plugin appends, and a batch being written can be seen
+ * half-way (one CI run failed on "Unterminated string in JSON at position 285"); the
+ * line is whole, newline and all, at the next read.
+ */
 export async function auditRecords(home) {
   const p = join(home.dsh, 'dsh-resilience/audit.jsonl');
   if (!existsSync(p)) return [];
-  return (await readFile(p, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const text = await readFile(p, 'utf8');
+  return text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter(Boolean).map((l) => JSON.parse(l));
 }
 
 /** stderr without the lines Node prints about itself. */
