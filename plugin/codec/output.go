@@ -6,10 +6,6 @@ import (
 	"github.com/dsh-resilience/dsh-resilience/policy"
 )
 
-// writeOutput encodes the WIT record `step-output`. Each effect kind has one
-// case here, and an unknown kind panics: a new effect must be given a wire form
-// (and a WIT case) before it can ship. Each audited effect carries its audit
-// record and log line (audit.go).
 // writeTried writes a give-up's channels tried, when there are any: the
 // effect and its audit record (plugin/codec/audit.go) carry the same list.
 func writeTried(w *writer, tried []policy.Tried) {
@@ -26,6 +22,10 @@ func writeTried(w *writer, tried []policy.Tried) {
 	w.endArray()
 }
 
+// writeOutput encodes the WIT record `step-output`. Each effect kind has one
+// case here, and an unknown kind panics: a new effect must be given a wire form
+// (and a WIT case) before it can ship. Each audited effect carries its audit
+// record and log line (audit.go).
 func writeOutput(w *writer, out policy.Output, a *auditor, redacted *policy.Failure) {
 	w.beginObject("")
 	writeVerdict(w, out.Verdict)
