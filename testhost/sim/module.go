@@ -145,6 +145,10 @@ type Effect struct {
 	DelayMs     int64
 	Reason      string
 	Home, Pick  Channel // failover (its home, when not From), session-route
+	// The webhook notification on its audit entry, if any (notify.go): its
+	// kind and the channel its body names (a returned one's is text).
+	NotifyEvent string
+	NotifyCh    Channel
 }
 
 func channelOf(v gjson.Result) Channel {
@@ -205,6 +209,14 @@ func parseOutput(out []byte) Output {
 		case "slow": // the slow-call breaker (slowworld.go)
 			fx.Channel = channelOf(e.Get("channel"))
 			fx.From, fx.To = e.Get("from").String(), e.Get("to").String()
+		}
+		if n := e.Get("audit.notify"); n.Exists() {
+			fx.NotifyEvent = n.Get("event").String()
+			if c := n.Get("body.channel"); c.IsObject() {
+				fx.NotifyCh = channelOf(c)
+			} else {
+				fx.NotifyCh = Channel{Provider: c.String()}
+			}
 		}
 		o.Effects = append(o.Effects, fx)
 		return true

@@ -223,6 +223,7 @@ func (r *runner) restart(host bool) {
 	r.m.close()
 	r.m = next
 	clear(r.budgets)
+	clear(r.notified) // the window is the instance's
 	r.resync(snap)
 	r.restoredAt = r.now
 	// The live instance's boot readings come after the picture is rebuilt

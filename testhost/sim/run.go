@@ -17,6 +17,7 @@ const Epoch int64 = 1_767_225_600_000
 type Result struct {
 	Seed      int64
 	Events    int64 // decide calls
+	Notices   int64 // webhook notifications the module gave (notify.go)
 	Failures  int64 // failed model requests, probes and tool attempts delivered
 	VirtualMs int64
 	Breaks    []Break        // invariant breaks (the run stops at the first)
@@ -63,7 +64,7 @@ var Trace io.Writer
 func Run(rt *testhost.Runtime, s Schedule) Result {
 	start := time.Now()
 	r := &runner{s: s, rt: rt, res: Result{Seed: s.Seed, Known: map[string]int{}}, agents: map[string]*simAgent{},
-		track: map[Channel]*breaker{}, budgets: map[string]*budgetTrack{}, opIdx: -1, now: Epoch}
+		track: map[Channel]*breaker{}, budgets: map[string]*budgetTrack{}, opIdx: -1, now: Epoch, notified: map[notice]int64{}}
 	r.parseConfig()
 	r.channelSet = map[Channel]bool{}
 	for _, c := range s.Channels {
@@ -135,6 +136,7 @@ type runner struct {
 	heldRecheckAt int64
 	heldDirty     bool
 	track         map[Channel]*breaker // by exact channel; providers as {provider, "*"}
+	notified      map[notice]int64     // when each notification last went, this instance (notify.go)
 	budgets       map[string]*budgetTrack
 	backup        *Channel
 	wakeGen       int
@@ -305,7 +307,8 @@ func (r *runner) decide(what string, subject Channel, a *simAgent, ev func([]byt
 		prev = a.routed
 	}
 	r.applyEffects(out, subject, prev)
-	r.checkSwitch(out) // quotaworld.go
+	r.checkNotices(out) // notify.go
+	r.checkSwitch(out)  // quotaworld.go
 	r.cutWaits(out)
 	r.noteRoutes(out)
 	return out, true
