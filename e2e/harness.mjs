@@ -226,8 +226,9 @@ async function installExtraPlugins(dsh, plugins, profileName) {
  *   `copyProfile` for hosts started at once). `timeoutMs` only guards against a hung host:
  *   on the shared 2-core machine at load 20-40 a plain boot and two requests took over 60 s,
  *   so the default is generous and a test never relies on it to end a run.
- * @returns {Promise<{code: number|null, signal: string|null, stdout: string, stderr: string, ms: number, answerMs: number|undefined}>}
- *   `answerMs`: when the answer's first byte reached stdout, from the spawn; `ms`: when the process ended.
+ * @returns {Promise<{code: number|null, signal: string|null, stdout: string, stderr: string, ms: number, answerMs: number|undefined, timedOut: boolean}>}
+ *   `answerMs`: when the answer's first byte reached stdout, from the spawn; `ms`: when the process ended;
+ *   `timedOut`: the harness killed it at `timeoutMs` (stderr says so too, for the assertion messages).
  */
 export function runHeadless(home, task, { timeoutMs = 240_000, signal, onStderr, profile = 'headless', env = {} } = {}) {
   return new Promise((resolve, reject) => {
@@ -240,13 +241,27 @@ export function runHeadless(home, task, { timeoutMs = 240_000, signal, onStderr,
     let answerMs;
     child.stdout.on('data', (d) => { answerMs ??= Date.now() - started; stdout += d; });
     child.stderr.on('data', (d) => { stderr += d; onStderr?.(String(d)); });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    let timedOut = false;
+    const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, timeoutMs);
     signal?.addEventListener('abort', () => child.kill('SIGINT'), { once: true });
-    child.on('error', reject);
-    child.on('close', (code, sig) => {
+    let settled = false;
+    const done = (code, sig) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
-      resolve({ code, signal: sig, stdout, stderr, ms: Date.now() - started, answerMs, pid: child.pid, child });
+      clearTimeout(drain);
+      if (timedOut) stderr += `\n[harness] dsh was still running after ${timeoutMs} ms and was killed\n`;
+      resolve({ code, signal: sig, stdout, stderr, ms: Date.now() - started, answerMs, pid: child.pid, child, timedOut });
+    };
+    // 'close' waits for stdout and stderr to end as well; a process that inherited them
+    // could hold them open after dsh is gone. Thirty seconds after the exit the run is over
+    // whatever holds them, so a test can only wait as long as its timeout.
+    let drain;
+    child.on('exit', (code, sig) => {
+      drain = setTimeout(() => { child.stdout.destroy(); child.stderr.destroy(); done(code, sig); }, 30_000);
     });
+    child.on('error', reject);
+    child.on('close', done);
   });
 }
 
