@@ -339,7 +339,25 @@ export class StallWatcher {
    * @param {GenerateOptions} options
    */
   check(call, options) {
-    if (!call.stopped) this.follow(call, options, this.ask(call, options));
+    if (call.stopped) return;
+    const v = this.ask(call, options);
+    const later = v === undefined ? this.upLater() : undefined;
+    if (!later) {
+      this.follow(call, options, v);
+      return;
+    }
+    // The module is still coming up (a request sent cold whose first chunk
+    // came first): asked again once it is, the first token's sample kept.
+    // Followed on no answer, the call went unwatched, and a stream that went
+    // silent after its first chunk waited out the adapter's own 300 s.
+    // Asked once more then, whatever it answers (no answer: the bring-up failed).
+    const sample = call.firstTokenMs;
+    later.then(() => {
+      if (call.stopped) return;
+      call.firstTokenMs ??= sample;
+      this.follow(call, options, this.ask(call, options));
+      call.firstTokenMs = undefined;
+    }, noop);
   }
 
   /**

@@ -328,3 +328,27 @@ test('a call opened while the module is coming up and failing goes on unwatched'
   await done;
   assert.deepEqual(got.map(([, c]) => c), [chunk('late')]);
 });
+
+test('a cold call whose first chunk comes before the module is up stays watched: its silence after it is cut on the idle bound once the module is', async () => {
+  let up = false;
+  let settle;
+  const coming = new Promise((r) => { settle = r; });
+  const base = rig();
+  const { watcher, calls } = rig(LIMITS, {
+    decide: (event) => (up ? base.watcher.decide(event) : undefined),
+    upLater: () => (up ? undefined : coming),
+  });
+  const { got, done } = consume(watcher.wrap(request(), notCalled));
+  calls[0].push(chunk('a partial answer'));
+  await advance(0);
+  assert.equal(got.length, 1, 'the chunk passed at once');
+  await advance(500);
+  up = true;
+  settle();
+  await advance(0);
+  assert.equal(calls[0].closed, false, 'watched, not cut yet');
+  await advance(1500); // the idle bound from the chunk has passed
+  await done;
+  assert.equal(got[1][1].reason.failure.code, 'TIMEOUT', JSON.stringify(got));
+  assert.equal(calls[0].closed, true);
+});
