@@ -145,7 +145,7 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
   ctx.on('tools/execute', toolRetryListener({
     decide: (event) => step(event)?.verdict, waits, lifetime: signal,
     declaredTimeout: (tool, agent) => ctx.get('tools')?.get(tool, agent)?.timeoutMs,
-    fail: (e, what) => engine.fail(e, what),
+    fail: (e, what) => engine.fail(e, what), ready: () => (engine.up || signal.aborted ? undefined : life.whenUp().catch(() => false)),
   }), true);
   // Every streaming model call under a silence watchdog (stall.js); a stream opened
   // before the module is up (a request sent cold) is watched once it is. Then the

@@ -62,16 +62,20 @@ export function retryDeadlineResult(ms) {
  * @param {(name: string, agent: ToolDispatchExecution['agent']) => number|undefined} [o.declaredTimeout] -
  *   the tool's own `timeoutMs`, when it declares one.
  * @param {(error: unknown, what: string) => void} o.fail - reports a broken answer.
+ * @param {() => Promise<unknown> | undefined} [o.ready] - while the module is not up (a run
+ *   started cold), its bring-up, started: a result is the module's to decide, so it waits for it.
  * @param {() => number} [o.rand]
  * @returns {(exec: ToolDispatchExecution, next: () => Promise<ToolExecutionResult>) => Promise<ToolExecutionResult>}
  */
-export function toolRetryListener({ decide, waits, lifetime, declaredTimeout = () => undefined, fail, rand = randomDraw }) {
+export function toolRetryListener({ decide, waits, lifetime, declaredTimeout = () => undefined, fail, ready = () => undefined, rand = randomDraw }) {
   return async (exec, next) => {
     const caller = exec.signal; // the caller's cancellation, or an outer wrapper's
     // attempt 1, through every wrapper inside this one. A failure thrown
     // rather than returned is decided the same way (tool-retry users had both
     // repeated); when it is the last word, it is thrown again as it was.
+    const bringUp = ready(); // beside the tool's own run
     let { result, thrown } = await settleAttempt(next);
+    await bringUp;
     /** @param {ToolExecutionResult} r */
     const give = (r) => {
       if (thrown !== undefined) throw thrown;

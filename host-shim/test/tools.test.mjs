@@ -44,7 +44,7 @@ const ok = (value) => ({ isError: false, value, content: [{ type: 'text', text: 
  * A plugin instance's worth of wiring around the real module: the listener,
  * the effects it carried out, the audit lines and the Cordis events.
  */
-function setup({ tools = TOOLS, compiledModule = compiled, declaredTimeout } = {}) {
+function setup({ tools = TOOLS, compiledModule = compiled, declaredTimeout, ready, isUp = () => true } = {}) {
   const audit = [];
   const events = [];
   const effects = [];
@@ -58,6 +58,7 @@ function setup({ tools = TOOLS, compiledModule = compiled, declaredTimeout } = {
   };
   const listener = toolRetryListener({
     decide(event) {
+      if (!isUp()) return undefined; // as the shim's step before the module is up
       const out = policy.decide(Date.now(), event);
       if (out) {
         effects.push(...out.effects);
@@ -68,6 +69,7 @@ function setup({ tools = TOOLS, compiledModule = compiled, declaredTimeout } = {
     waits,
     lifetime: waits.lifetime.signal,
     declaredTimeout,
+    ready,
     fail: (e, what) => failures.push([what, e.message]),
     rand: () => 0, // the lowest draw: each wait is half its ceiling
   });
@@ -120,6 +122,23 @@ test('two socket resets are repeated after a doubling backoff, and the success c
   assert.deepEqual(Object.keys(events[0].payload).sort(), ['agent', 'attempt', 'call', 'delayMs', 'kind', 'outcome', 'reason', 'tool']);
   const logged = JSON.stringify({ audit, events });
   assert.ok(!logged.includes(SECRET) && !logged.includes('ECONNRESET'), 'no argument values, no tool output, no messages');
+});
+
+test('a result before the module is up (a run started cold) waits for its bring-up and is decided: the reset is repeated', async () => {
+  let up = false;
+  let open = () => {};
+  const bringUp = new Promise((resolve) => { open = () => { up = true; resolve(true); }; });
+  const { listener, audit } = setup({ ready: () => (up ? undefined : bringUp), isUp: () => up });
+  const success = ok({ body: 'found' });
+  const c = call(listener, { bodies: [() => failed('read ECONNRESET'), () => success] });
+  await settle();
+  assert.equal(c.seen.length, 1);
+  assert.equal(c.isSettled(), false, 'not handed back undecided');
+  open();
+  await advance(500);
+  assert.equal(c.seen.length, 2, 'repeated once the module decided');
+  assert.equal(await c.promise, success);
+  assert.deepEqual(audit.map((r) => r.type), ['tool-retry', 'tool-recovered']);
 });
 
 test('a tool nobody declared is called once and its failure returned untouched', async () => {
