@@ -22,6 +22,7 @@ type current struct {
 	at       int64
 	proposed opt[string]
 	failed   bool
+	cold     bool // sent before the module was up: its stream may never have been checked
 }
 
 type trouble struct {
@@ -122,10 +123,16 @@ func (a *Accumulator) requestError(log int, r *record) {
 	if p := ag.cur.proposed; p.ok && strings.HasPrefix(p.v, r.provider+"/") {
 		key = p.v
 	}
-	if s := a.streams.claim(log, r.provider, float64(ag.cur.at-openSlackMs), float64(r.t)); s != nil {
+	s := a.streams.claim(log, r.provider, float64(ag.cur.at-openSlackMs), float64(r.t))
+	if s != nil {
 		key = s.key
 	}
 	c := a.channelOf(key)
+	if s == nil && ag.cur.cold {
+		// Sent cold and failed before the module came up: no check ever saw
+		// its stream, yet the provider did; its failure counts it.
+		c.requests++
+	}
 	c.failures++
 	code := "UNKNOWN"
 	if r.code.ok {

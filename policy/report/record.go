@@ -28,6 +28,7 @@ const (
 	kindDisposed     // input, decide: an agent is gone
 	kindRestore      // input, restore: health adopted from a file or another host
 	kindHedge        // a hedge race ended (policy/hedge.go)
+	kindColdPass     // an agent's request went before the module was up (host-shim/cold-start.js)
 )
 
 // opt is a field that may be absent (JavaScript's undefined).
@@ -120,6 +121,9 @@ func readLine(line []byte) (r record, blank, ok bool) {
 		r.kind = kindProbeResult
 		r.channel = d.channel(v.Get("channel"), true)
 		r.ok, r.code = d.boolean(v.Get("ok")), d.str(v.Get("code"))
+	case "cold-pass":
+		r.kind = kindColdPass
+		r.agent = some(d.required(v.Get("agent")))
 	case "give-up":
 		r.kind = kindGiveUp
 		r.agent, r.channel = d.str(v.Get("agent")), d.channel(v.Get("channel"), false)

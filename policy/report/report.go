@@ -124,6 +124,10 @@ func (a *Accumulator) fold(log int, r *record) {
 		a.giveUp(r)
 	case kindRequest:
 		a.request(r)
+	case kindColdPass:
+		if ag := a.agents[r.agent.v]; ag != nil && ag.cur != nil {
+			ag.cur.cold = true
+		}
 	case kindStreamCheck:
 		a.streamCheck(log, r)
 	case kindRequestError:

@@ -193,3 +193,25 @@ func TestMemoryStaysBounded(t *testing.T) {
 	require.NoError(t, err)
 	require.Less(t, len(b), 10_000)
 }
+
+// A request sent before the module was up (cold-pass) that failed before
+// it came up has no stream check: its failure counts it, so the count is
+// the provider's. A failure of a request that was not sent cold keeps the
+// JavaScript report's count (the goldens): its stream was watched or
+// needed no watch.
+func TestAnUnwatchedFailedRequestIsCounted(t *testing.T) {
+	a := New(Window{}, 1)
+	lines := [][]byte{
+		[]byte(`{"at":"2026-12-01T00:00:01Z","type":"input","export":"decide","event":{"kind":"request","agent":"s","proposed":{"provider":"p","model":"a"}}}`),
+		[]byte(`{"at":"2026-12-01T00:00:01Z","type":"cold-pass","agent":"s","channel":{"provider":"p","model":"a"}}`),
+		[]byte(`{"at":"2026-12-01T00:00:01Z","type":"input","export":"decide","event":{"kind":"request-error","agent":"s","provider":"p","failure":{"code":"RATE_LIMIT"}}}`),
+		[]byte(`{"at":"2026-12-01T00:00:02Z","type":"input","export":"decide","event":{"kind":"request","agent":"s","proposed":{"provider":"p","model":"a"}}}`),
+		[]byte(`{"at":"2026-12-01T00:00:02Z","type":"input","export":"decide","event":{"kind":"stream-check","channel":{"provider":"p","model":"a"},"openedMs":1796083202000,"chunks":0,"agent":"s"}}`),
+		[]byte(`{"at":"2026-12-01T00:00:02Z","type":"input","export":"decide","event":{"kind":"request-error","agent":"s","provider":"p","failure":{"code":"RATE_LIMIT"}}}`),
+	}
+	require.NoError(t, a.Feed(0, lines, true))
+	c := a.Finish().Channels[0]
+	require.Equal(t, "p/a", c.Channel)
+	require.Equal(t, 2, c.Requests, "the watched one and the one sent cold")
+	require.Equal(t, 2, c.Failures)
+}
