@@ -21,5 +21,9 @@ export const CARD_KEYS = Object.freeze(["failureThreshold","cooldownMs","backoff
 // The events a `notify` target may choose (policy/notify.go NotifyKinds).
 export const NOTIFY_KINDS = Object.freeze(["provider-open","give-up","quota-wait","returned"]);
 
+// The row keys that route new sessions by rule (policy/coldpass.go RuleKeys): a row without
+// them passes a first request cold in a home with no health records yet (cold-start.js).
+export const RULE_KEYS = Object.freeze(["pools","quota"]);
+
 // Whether a row without `skill` offers the bundled skill to the model (skill.js).
 export const SKILL_DEFAULT = false;

@@ -26,7 +26,7 @@ package policy
 // host alone would send it; its failure is decided as any other once the
 // module is up, and the shell audits the miss.
 func (s *State) ColdPass() bool {
-	if len(s.cfg.Pools) > 0 || s.cfg.Quota.Active || len(s.cfg.Quota.Balances) > 0 {
+	if !s.cfg.passesNewSessions() {
 		return false
 	}
 	for _, c := range s.circuits {
@@ -41,3 +41,22 @@ func (s *State) ColdPass() bool {
 	}
 	return true
 }
+
+// passesNewSessions: the config routes no new session by rule. A pool or a
+// low balance reading can move one; the quota rules act on marks.
+func (c *Config) passesNewSessions() bool {
+	return len(c.Pools) == 0 && !c.Quota.Active && len(c.Quota.Balances) == 0
+}
+
+// RuleKeys are the row keys that route new sessions by rule: a row with any
+// of them present (not null) has pools or the quota rules on, balances
+// included (the codec's resolve turns the rules on by this list).
+//
+// They carry the module's word where no snapshot can: a home with no
+// health records yet, a first run's. From no records, ColdPass is the
+// config's part alone, so a row without these keys passes any new
+// session's first request as proposed, and the shim sends it before the
+// module is up (host-shim/cold-start.js, from the list generated into
+// policy-defaults.js). The list need only be sound: a row with
+// `quota: {active: false}` would pass, and waits.
+var RuleKeys = []string{"pools", "quota"}

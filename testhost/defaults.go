@@ -79,6 +79,14 @@ func DefaultsJS() (string, error) {
 	}
 	b.WriteString("\n// The events a `notify` target may choose (policy/notify.go NotifyKinds).\n")
 	fmt.Fprintf(&b, "export const NOTIFY_KINDS = Object.freeze(%s);\n", kinds)
+	// A first run's word on a cold start: no snapshot carries one yet.
+	rules, err := json.Marshal(policy.RuleKeys)
+	if err != nil {
+		return "", err
+	}
+	b.WriteString("\n// The row keys that route new sessions by rule (policy/coldpass.go RuleKeys): a row without\n")
+	b.WriteString("// them passes a first request cold in a home with no health records yet (cold-start.js).\n")
+	fmt.Fprintf(&b, "export const RULE_KEYS = Object.freeze(%s);\n", rules)
 	skill, ok := plain["skill"]
 	if !ok {
 		return "", fmt.Errorf("the resolved config has no %q", "skill")

@@ -114,7 +114,10 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 	// object says otherwise (`active: false` keeps its settings, rules off);
 	// a row with pools cannot turn them off. The resolved config spells
 	// `active` out, so it configures to itself.
-	cfg.Quota.Active = present(v.Get("pools")) || present(v.Get("quota"))
+	cfg.Quota.Active = false
+	for _, k := range policy.RuleKeys {
+		cfg.Quota.Active = cfg.Quota.Active || present(v.Get(k))
+	}
 	if a := v.Get("quota.active"); present(a) {
 		cfg.Quota.Active = d.boolean(a, "quota.active")
 		if !cfg.Quota.Active && len(v.Get("pools").Array()) > 0 {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dsh-resilience/dsh-resilience/policy"
 	"github.com/tidwall/gjson"
 )
 
@@ -20,7 +21,9 @@ func FuzzConfigure(f *testing.F) {
 	for _, s := range []string{fuzzConfig, `{}`, `{"chain":[]}`, `{"stall":{"purposes":{"compaction":{"idleMs":0}}}}`,
 		`{"classes":[{"code":"X","class":"quota"}]}`, `{"recovery":"stay","probes":false}`, `{"slow":{"firstTokenMs":5000,"minCalls":2,"moveRunning":true}}`, `[]`, `null`, `{"chain":[{"provider":"","model":"a"}]}`,
 		`{"chain":[{"provider":"p","model":"a","failureThreshold":1,"cooldownMs":5000,"slowFirstTokenMs":20000}],"contextReservePercent":10}`,
-		`{"chain":[{"provider":"p","model":"a","failureThreshold":0}]}`} {
+		`{"chain":[{"provider":"p","model":"a","failureThreshold":0}]}`,
+		`{"chain":[{"provider":"p","model":"a"}],"pools":[{"name":"main","routes":[{"provider":"p","model":"a"}]}]}`,
+		`{"chain":[{"provider":"p","model":"a"}],"quota":{"active":false}}`, `{"quota":null,"pools":null}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -46,7 +49,32 @@ func FuzzConfigure(f *testing.F) {
 		if !bytes.Equal(out, again) {
 			t.Fatalf("configure is not idempotent:\n %s\n %s", out, again)
 		}
+		// A first run's word (policy.RuleKeys): from no health records, a row
+		// without the rule keys must be one the module passes cold.
+		if freshPasses(in) {
+			var fresh Module
+			if _, err := fresh.Configure(in); err != nil {
+				t.Fatal(err)
+			}
+			snap, err := fresh.Snapshot(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !gjson.GetBytes(snap, "coldPass").Bool() {
+				t.Fatalf("a row without %v, from no health, gave no cold pass: %s", policy.RuleKeys, snap)
+			}
+		}
 	})
+}
+
+// freshPasses is the shim's reading of a first run's word (host-shim/cold-start.js).
+func freshPasses(row []byte) bool {
+	for _, k := range policy.RuleKeys {
+		if v := gjson.GetBytes(row, k); v.Exists() && v.Type != gjson.Null {
+			return false
+		}
+	}
+	return true
 }
 
 func FuzzDecide(f *testing.F) {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dsh-resilience/dsh-resilience/policy"
 	"github.com/tidwall/gjson"
 )
 
@@ -216,6 +217,9 @@ func (r *runner) restart(host bool) {
 	if host && gjson.GetBytes(snap, "coldPass").Bool() {
 		r.checkColdPass(snap, fresh)
 	}
+	if host {
+		r.checkFirstRunWord()
+	}
 	next := fresh(false)
 	if next == nil {
 		return
@@ -270,6 +274,33 @@ func (r *runner) checkColdPass(snap []byte, fresh func(readings bool) *Module) {
 		r.brk("export-error", "set-backup: %v (input %s)", err, clip(string(in)))
 		return
 	}
+	r.passesCold(m, "cold-pass-sound", "the snapshot "+clip(string(snap))+" allowed a cold pass")
+}
+
+// checkFirstRunWord: a first run has no snapshot to carry a word; the shim
+// takes the module's from the row (policy.RuleKeys, host-shim/cold-start.js):
+// without those keys, a home with no health records sends a new session's
+// first request cold. A module only configured, as a first run's comes up
+// (no health, no backup), must then pass it from every channel and from one
+// the config never names, whatever the world did since.
+func (r *runner) checkFirstRunWord() {
+	for _, k := range policy.RuleKeys {
+		if v := gjson.Get(r.s.Config, k); v.Exists() && v.Type != gjson.Null {
+			return
+		}
+	}
+	m, err := newModule(r.rt, r.s.Config)
+	if err != nil {
+		r.brk("export-error", "configure: %v", err)
+		return
+	}
+	defer m.close()
+	r.passesCold(m, "first-run-word-sound", "the row has none of the rule keys")
+}
+
+// passesCold asks m where a fresh agent proposing each channel goes, and
+// breaks the invariant, saying why a pass was due, unless it is passed as proposed.
+func (r *runner) passesCold(m *Module, invariant, why string) {
 	for i, ch := range append(slices.Clone(r.s.Channels), Channel{"cold-check", "unnamed"}) {
 		agent := fmt.Sprintf("\x00cold-check-%d", i)
 		out, in, err := m.decide(r.now, bareRequest(agent, ch))
@@ -278,7 +309,7 @@ func (r *runner) checkColdPass(snap []byte, fresh func(readings bool) *Module) {
 			return
 		}
 		if out.Kind != "pass" {
-			r.brk("cold-pass-sound", "the snapshot allowed a cold pass, yet a fresh module answered %s %s to a first request proposing %s (snapshot %s)", out.Kind, out.Swap, ch, clip(string(snap)))
+			r.brk(invariant, "%s, yet a fresh module answered %s %s to a first request proposing %s", why, out.Kind, out.Swap, ch)
 			return
 		}
 	}
