@@ -1,9 +1,10 @@
 // The cold start in the real host (host-shim/cold-start.js): a run after a
-// quiet one sends its first request before the policy module is up, and the
-// module, brought up behind it, decides whatever that request meets as if it
-// had routed it: a dead primary, a stalled stream. A run after one that left
-// the primary open waits for the module and starts on the secondary. The
-// host's stock retry settings throughout.
+// quiet one, or a first run whose row routes no session by rule, sends its
+// first request before the policy module is up, and the module, brought up
+// behind it, decides whatever that request meets as if it had routed it: a
+// dead primary, a stalled stream. A run after one that left the primary open
+// waits for the module and starts on the secondary. The host's stock retry
+// settings throughout.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -19,12 +20,16 @@ describe('the cold start in the real host', () => {
   before(async () => { fp = await startFakeProvider({}); });
   after(() => fp.close());
 
-  /** A home whose first run answered from the primary: its module left the word for a cold start. */
+  /**
+   * A home whose first run answered from the primary: its module left the word for a cold start.
+   * The answer takes a second, so the module comes up behind the first request, as in any run
+   * longer than its kick (a run that ends first never brings it up, and leaves no word).
+   */
   async function quietHome(t, plugin = {}) {
     const home = await makeHome({ baseURL: fp.baseURL, plugin: { chain: CHAIN, ...plugin }, streamIdleTimeoutMs: 300_000 });
     t.after(home.cleanup);
     fp.reset();
-    fp.script(PRIMARY.model, [{ kind: 'success', text: 'first run' }]);
+    fp.script(PRIMARY.model, [{ kind: 'success', text: 'first run', delayMs: 1000 }]);
     const r = await runHeadless(home, 'Reply with OK');
     assert.equal(r.stdout.trim(), 'first run', r.stderr);
     const word = JSON.parse(await readFile(join(home.dsh, 'dsh-resilience/cold-start.json'), 'utf8'));
@@ -55,6 +60,22 @@ describe('the cold start in the real host', () => {
     const types = run.map((a) => a.type);
     const cold = run.find((a) => a.type === 'cold-pass');
     assert.deepEqual(cold?.channel, route(PRIMARY), types.join(' '));
+    assert.ok(types.indexOf('boot') < types.indexOf('cold-pass') && types.indexOf('cold-pass') < types.indexOf('spill'), types.join(' '));
+    assert.ok(!types.includes('cold-pass-missed'), types.join(' '));
+  });
+
+  test('a first run, in a home with no health records and a row with no pools or quota rules, sends its first request cold too: the same outcome, nothing missed', async (t) => {
+    const home = await makeHome({ baseURL: fp.baseURL, plugin: { chain: CHAIN }, streamIdleTimeoutMs: 300_000 });
+    t.after(home.cleanup);
+    fp.reset();
+    fp.script(PRIMARY.model, ['rate_limit']);
+    fp.script(SECONDARY.model, [{ kind: 'success', text: 'answer from the secondary' }]);
+
+    const r = await runHeadless(home, 'Reply with OK');
+
+    assert.equal(r.stdout.trim(), 'answer from the secondary', r.stderr);
+    assert.deepEqual(fp.counts(), { [PRIMARY.model]: 2, [SECONDARY.model]: 1 });
+    const types = (await lastRun(home)).map((a) => a.type);
     assert.ok(types.indexOf('boot') < types.indexOf('cold-pass') && types.indexOf('cold-pass') < types.indexOf('spill'), types.join(' '));
     assert.ok(!types.includes('cold-pass-missed'), types.join(' '));
   });

@@ -16,8 +16,32 @@
 //
 // Written only under the health file's lock, right after health.json: so it
 // always speaks of the records beside it, whichever process wrote last.
-import { readFileSync } from 'node:fs';
+//
+// A first run has no snapshot to carry a word, and needs none: from no
+// health records, the module's word is its config's part alone, which it
+// gives at build time as the row keys that route new sessions by rule
+// (RULE_KEYS, policy/coldpass.go). A home with neither file and a row
+// without those keys starts cold too, once the module has checked the row
+// (Engine.validate: a refused key still ends the first turn before any
+// request); health shared through Redis may hold other hosts' records, so a
+// row that shares it waits.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { RULE_KEYS } from './policy-defaults.js';
 import { StateFile } from './store.js';
+
+/**
+ * The module's word for a run with no health records yet: whether its first
+ * request may go cold. Read at activation, before anything writes the state
+ * directory: two stats.
+ * @param {string} stateDir
+ * @param {Record<string, unknown>} row - the policy config, as the module is given it
+ * @param {boolean} shared - health is shared through Redis
+ */
+export function firstRunWord(stateDir, row, shared) {
+  if (shared || RULE_KEYS.some((k) => row[k] !== undefined && row[k] !== null)) return false;
+  return !existsSync(join(stateDir, 'health.json')) && !existsSync(join(stateDir, 'cold-start.json'));
+}
 
 /**
  * A first look at the word, at activation, before anything async: whether
@@ -42,9 +66,11 @@ export class ColdStart {
   /**
    * @param {string} path - cold-start.json in the state directory.
    * @param {(record: object) => void} audit
+   * @param {boolean} [firstRun] - firstRunWord's answer: with no file, the word.
    */
-  constructor(path, audit) {
+  constructor(path, audit, firstRun = false) {
     this.file = new StateFile(path, { audit, setAside: { type: 'cold-start-set-aside' } });
+    this.firstRun = firstRun;
     /** @type {{config: string, coldPass: boolean} | undefined} what the file says (as read or last written) */
     this.onDisk = undefined;
   }
@@ -58,6 +84,7 @@ export class ColdStart {
   async allows(configJson) {
     try {
       const doc = /** @type {{config?: unknown, coldPass?: unknown} | null | undefined} */ (await this.file.load()); // checked next
+      if (doc === undefined) return this.firstRun;
       if (typeof doc?.config === 'string') this.onDisk = { config: doc.config, coldPass: doc.coldPass === true };
     } catch {
       return false;

@@ -142,6 +142,10 @@ export class Engine {
     this.disposed = false;
     /** @type {ModuleInstance | undefined} */
     this.instance = undefined;
+    /** @type {{module: ModuleInstance, configured: Configured, configJson: string} | undefined} an instance `validate` configured, for the bring-up */
+    this.configured = undefined;
+    /** @type {Promise<void> | undefined} */
+    this.validating = undefined;
     /** @type {ResolvedConfig} undefined until the engine is up */
     this.resolved = /** @type {any} */ (undefined);
     /** Whether the running config hedges first tokens (WIT `configured.hedging`). */
@@ -203,15 +207,8 @@ export class Engine {
    * @returns {Instance}
    */
   bringUp(configJson, health, why) {
-    const module = new ModuleInstance(/** @type {WebAssembly.Module} */ (this.compiled));
-    /** @type {Configured} */
-    let configured;
-    try {
-      configured = JSON.parse(module.call('configure', configJson));
-    } catch (e) {
-      if (e instanceof ModuleError) throw new ConfigError(`dsh-resilience: ${e.message.replace(/^configure: /, '')}`);
-      throw e;
-    }
+    const { module, configured } = this.configured?.configJson === configJson ? this.configured : this.configure(configJson);
+    this.configured = undefined;
     const resolved = configured.config;
     if (this.secretValues.length > 0) module.call('secrets', JSON.stringify({ values: this.secretValues }));
     const now = clockNow();
@@ -243,6 +240,38 @@ export class Engine {
       module.call('decide', JSON.stringify({ nowMs: now, event }));
     }
     return { module, resolved, hedging: configured.hedging, configJson, restored };
+  }
+
+  /**
+   * A new instance given the config, and nothing else yet.
+   * @param {string} configJson
+   * @returns {{module: ModuleInstance, configured: Configured, configJson: string}}
+   * @throws {ConfigError} the module refused the config.
+   */
+  configure(configJson) {
+    const module = new ModuleInstance(/** @type {WebAssembly.Module} */ (this.compiled));
+    try {
+      return { module, configured: JSON.parse(module.call('configure', configJson)), configJson };
+    } catch (e) {
+      if (e instanceof ModuleError) throw new ConfigError(`dsh-resilience: ${e.message.replace(/^configure: /, '')}`);
+      throw e;
+    }
+  }
+
+  /**
+   * The module's check of the row, ahead of the bring-up: a first run sends
+   * its first request before the module is up (cold-start.js firstRunWord),
+   * but never with a row the module refuses. The instance it configured is
+   * the one the bring-up then starts from.
+   * @returns {Promise<void>}
+   * @throws {ConfigError} the module refused the config.
+   */
+  validate() {
+    this.validating ??= (async () => {
+      this.compiled ??= await this.pending;
+      if (!this.up) this.configured = this.configure(this.configJson);
+    })();
+    return this.validating;
   }
 
   /** @param {Instance} up */

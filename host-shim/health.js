@@ -123,6 +123,19 @@ export class HealthStore {
   }
 
   /**
+   * A first run's word, at its end, when its module checked the row but
+   * never came up (a run shorter than its cold start's kick): written as any
+   * word, under the lock, and only while the home still has no health
+   * records, which is what the word speaks of (cold-start.js firstRunWord).
+   */
+  firstWord() {
+    return this.serial('write', () => this.file.locked(async () => {
+      if (await stat(this.path).then(() => true, () => false)) return;
+      await this.saved?.(true).catch(() => {});
+    }));
+  }
+
+  /**
    * Ends the store: the reads and writes already asked for finish, later ones
    * do nothing. Nothing is written after the plugin's `stop` record.
    */

@@ -23,7 +23,7 @@ import { shellSubscriber } from './effect-shell.js';
 import { disposedEvent, settledEvent, wakeEvent } from './events.js';
 import { DEFAULT_PRUNE_MS, HealthStore } from './health.js';
 import { compileModule, configText, Engine } from './engine.js';
-import { ColdStart } from './cold-start.js';
+import { ColdStart, firstRunWord } from './cold-start.js';
 import { Lifetime, DISPOSED } from './lifetime.js';
 import { ModelInfo } from './model-info.js';
 import { Shell } from './shell.js';
@@ -67,9 +67,10 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
     return;
   }
   const stateDir = resolveStateDir(shim.stateDir);
+  const sharedConfig = shim.shared ? checkShared(shim.shared) : {};
+  const firstRun = firstRunWord(stateDir, policyConfig, Boolean(sharedConfig.redis)); // before anything writes there
   const life = new Lifetime({ stateDir, configJson: configText(policyConfig), compiled, compile });
   const { signal } = life;
-  const sharedConfig = shim.shared ? checkShared(shim.shared) : {};
   // Loaded only when configured, so the default install needs no client; a
   // missing client stops activation with the key and how to add it.
   const sharedRedis = sharedConfig.redis ? await import('./shared-redis.js') : undefined;
@@ -95,7 +96,7 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
     ...(engine.resolved?.quota?.balances ?? []).map((b) => b.apiKeyEnv)] });
   const waits = new Waits();
   const pruneMs = shim.healthPruneMs ?? DEFAULT_PRUNE_MS;
-  const coldStart = new ColdStart(join(stateDir, 'cold-start.json'), report);
+  const coldStart = new ColdStart(join(stateDir, 'cold-start.json'), report, firstRun);
   const health = new HealthStore(join(stateDir, 'health.json'), engine, report,
     { pruneMs, saved: (coldPass) => coldStart.note(engine.configJson, coldPass) });
   const step = (/** @type {any} */ event) => (signal.aborted ? undefined : engine.step(event));

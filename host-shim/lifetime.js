@@ -111,6 +111,8 @@ export class Lifetime {
     // or a moment after the host's boot, whichever comes first.
     this.coldAllowed = d.coldStart.allows(engine.configJson);
     this.coldAllowed.then((ok) => { if (!ok) this.kick(); });
+    // A first run's word holds for a row the module accepts: it checks the row now.
+    if (d.coldStart.firstRun) engine.validate().catch(() => {});
     this.up = this.kickedOff.then(async () => {
       if (this.signal.aborted) throw DISPOSED;
       const [text, backup] = await facts;
@@ -228,7 +230,9 @@ export class Lifetime {
    */
   async sendCold(payload, proposed) {
     if (!(await this.coldAllowed)) return false;
-    const { engine, quota, facts, ctx } = this.d;
+    const { engine, quota, facts, ctx, coldStart } = this.d;
+    // A row the module refuses is never sent with: the bring-up then ends the turn, naming the key.
+    if (coldStart.firstRun && !(await engine.validate().then(() => true, () => false))) return false;
     await facts.catch(() => {}); // the sessions' saved settings, read
     const session = payload.agent?.session?.id;
     if (engine.up || (session && quota.agentEvents(String(payload.agent?.id ?? 'unknown'), String(session), false).length > 0)) return false;
@@ -262,6 +266,12 @@ export class Lifetime {
     this.kick();
     await this.up.catch(() => {});
     clearInterval(this.timers.refresh); // follow() checks the signal before it arms anything
+  }
+
+  /** A first run whose module checked the row but never came up: its word is not on disk yet. */
+  firstWordUnsaid() {
+    const { engine, coldStart } = this.d;
+    return !engine.up && coldStart.firstRun && engine.configured !== undefined;
   }
 
   /** Whether the module's word on a cold start differs from the file's (then the last save writes it). */

@@ -29,6 +29,7 @@ export async function stop({ notifier, life, engine, waits, models, quota, shell
   await health.queue; // a refresh in flight ends here; steps no longer act on it
   // Saved when it changed, or when the module's word on a cold start did (cold-start.js).
   if (shell.dirty || life.coldWordChanged()) await health.save();
+  else if (life.firstWordUnsaid()) await health.firstWord();
   await health.close(); // from here on nothing is read or written
   await life.shared?.close(); // its last writes, if Redis answers at once
   await notified; // each delivery not taken is audited before `stop`: nothing is written after it

@@ -3,10 +3,10 @@
 // launch a probe, re-arm the save, or write anything after the `stop` record.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { apply } from '../index.js';
+import { usedStateDir } from './state-dirs.mjs';
 
 const CHAIN = [{ provider: 'p', model: 'a' }, { provider: 'p', model: 'b' }];
 
@@ -24,7 +24,7 @@ function fakeContext(llm) {
 }
 
 test('a refresh in flight at dispose launches no probe and writes nothing after stop', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'dispose-'));
+  const dir = await usedStateDir('dispose-');
   const streamed = [];
   const llm = { async *stream() { streamed.push(performance.now()); } };
   const ctx = fakeContext(llm);

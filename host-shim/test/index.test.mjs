@@ -3,12 +3,13 @@
 // host's seams only (listeners, commands, the audit log), no real host.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { apply } from '../index.js';
 import { compileModule } from '../engine.js';
+import { firstRunWord } from '../cold-start.js';
+import { firstRunStateDir, usedStateDir } from './state-dirs.mjs';
 
 const CHAIN = [{ provider: 'p', model: 'a' }, { provider: 'p', model: 'b' }];
 const FAULT = fileURLToPath(new URL('../../build/dsh-resilience-fault.wasm', import.meta.url));
@@ -49,7 +50,7 @@ const auditOf = async (dir) => (await readFile(join(dir, 'audit.jsonl'), 'utf8')
 const table = async (commands) => (await commands.get('resilience').handler({ agent, rawInput: '' })).text;
 
 test('activation: apply returns before the bring-up, and the first request awaits it', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  const dir = await usedStateDir('index-');
   const { ctx, listeners, commands, provided } = fakeContext();
   t.after(() => ctx.dispose());
   let parts;
@@ -71,7 +72,7 @@ test('activation: apply returns before the bring-up, and the first request await
 });
 
 test('model info is asked once the host has loaded every plugin: a provider registered late is not taken for unroutable', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  const dir = await usedStateDir('index-');
   // The chain's second provider registers its adapter in its own plugin's
   // activation, after the module is up: asked before that, the host answers NO_ADAPTER.
   const registered = new Set(['p']);
@@ -102,16 +103,18 @@ test('model info is asked once the host has loaded every plugin: a provider regi
   assert.ok(!(await auditOf(dir)).some((r) => r.type === 'unroutable'), 'no target was taken for unroutable');
 });
 
-test('a bad config ends the first request naming the key; apply itself does not fail', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'index-'));
-  const { ctx, listeners } = fakeContext();
-  t.after(() => ctx.dispose());
-  await apply(ctx, { chain: CHAIN, failureThreshold: -1, stateDir: dir }, { compiled: compileModule() });
-  await assert.rejects(request(listeners), /config key "failureThreshold"/);
+test('a bad config ends the first request naming the key, in a first run too (no request goes cold); apply itself does not fail', async (t) => {
+  for (const dir of [await usedStateDir('index-'), await firstRunStateDir('index-')]) {
+    const { ctx, listeners } = fakeContext();
+    t.after(() => ctx.dispose());
+    await apply(ctx, { chain: CHAIN, failureThreshold: -1, stateDir: dir }, { compile: compileModule });
+    // The listener throws instead of answering a route: the host sends nothing.
+    await assert.rejects(request(listeners), /config key "failureThreshold"/);
+  }
 });
 
 test('activation brings the health file, the backup and the breakers up in one sequence', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  const dir = await usedStateDir('index-');
   const now = Date.now();
   await writeFile(join(dir, 'health.json'), JSON.stringify({ channels: [{ channel: CHAIN[0], state: 'open', failures: 3,
     opens: 1, openUntilMs: now + 3_600_000, lastCode: 'SERVER', changedAtMs: now - 10 }] }));
@@ -127,7 +130,7 @@ test('activation brings the health file, the backup and the breakers up in one s
 });
 
 test('a trap fails the request open and the engine recovers with the same bring-up (health kept)', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  const dir = await usedStateDir('index-');
   const now = Date.now();
   await writeFile(join(dir, 'health.json'), JSON.stringify({ channels: [{ channel: CHAIN[0], state: 'open', failures: 3,
     opens: 1, openUntilMs: now + 3_600_000, lastCode: 'SERVER', changedAtMs: now - 10 }] }));
@@ -150,7 +153,7 @@ test('a trap fails the request open and the engine recovers with the same bring-
 });
 
 test('a live reconfigure keeps channel health and the backup; a refused one changes nothing', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  const dir = await usedStateDir('index-');
   const { ctx, listeners, commands } = fakeContext();
   t.after(() => ctx.dispose());
   let parts;
@@ -175,7 +178,7 @@ test('a live reconfigure keeps channel health and the backup; a refused one chan
 });
 
 test('dispose ends the engine, unregisters what it registered, and stop is the last record', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  const dir = await usedStateDir('index-');
   const { ctx, listeners, commands } = fakeContext();
   let parts;
   await apply(ctx, { chain: CHAIN, probes: false, stateDir: dir }, { compiled: compileModule(), expose: (p) => { parts = p; } });
@@ -190,7 +193,7 @@ test('dispose ends the engine, unregisters what it registered, and stop is the l
 });
 
 test('dispose during the bring-up waits for it, and nothing is written after stop', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  const dir = await usedStateDir('index-');
   const { ctx } = fakeContext();
   await apply(ctx, { chain: CHAIN, probes: false, stateDir: dir }, { compiled: compileModule() });
   await ctx.dispose(); // at once: the module may still be compiling
@@ -199,7 +202,7 @@ test('dispose during the bring-up waits for it, and nothing is written after sto
 });
 
 test('an older version\'s quota-marks.json is folded into health in the bring-up: the first request already keeps off the marked provider', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  const dir = await usedStateDir('index-');
   const now = Date.now();
   await writeFile(join(dir, 'quota-marks.json'), JSON.stringify({ marks: { pa: { markedAtMs: now - 1000, untilMs: now + 3_600_000, v: 1 } } }));
   const { ctx, listeners } = fakeContext();
@@ -252,7 +255,7 @@ async function alive(p) {
 const coldWord = async (dir) => JSON.parse(await readFile(join(dir, 'cold-start.json'), 'utf8'));
 
 test('a cold start: the last run\'s module allowed it, so a new session\'s first request goes before the bring-up, which follows and is told of it', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  const dir = await usedStateDir('index-');
   await hostRun(dir, {}, async ({ listeners }) => { await request(listeners); });
   assert.equal((await coldWord(dir)).coldPass, true, 'the first run left its module\'s word');
 
@@ -276,7 +279,7 @@ test('a cold start: the last run\'s module allowed it, so a new session\'s first
 });
 
 test('a cold start whose run ends before the bring-up\'s kick: disposal settles at once and compiles nothing', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  const dir = await usedStateDir('index-');
   await hostRun(dir, {}, async ({ listeners }) => { await request(listeners); });
   // The session projection waits on the engine inside its inject callback
   // (so did the settings card: web.test.mjs); Cordis awaits those callbacks
@@ -296,7 +299,7 @@ test('a cold start whose run ends before the bring-up\'s kick: disposal settles 
 });
 
 test('a cold-sent request that fails before the bring-up brings the engine up, and its failure is decided as any other', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  const dir = await usedStateDir('index-');
   await hostRun(dir, { failureThreshold: 1 }, async ({ listeners }) => { await request(listeners); });
   const audit = await hostRun(dir, { failureThreshold: 1 }, async ({ listeners, engine }) => {
     await request(listeners);
@@ -310,7 +313,7 @@ test('a cold-sent request that fails before the bring-up brings the engine up, a
 });
 
 test('no cold start after a run that left a channel open, nor under another config: the first request waits for the module', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  const dir = await usedStateDir('index-');
   await hostRun(dir, { failureThreshold: 1 }, async ({ listeners }) => {
     await request(listeners);
     await listeners.get('agent/request-error')(failure('QUOTA'), async () => undefined);
@@ -324,7 +327,7 @@ test('no cold start after a run that left a channel open, nor under another conf
   }, { compile: () => { compiles++; return compileModule(); } });
   assert.ok(!audit.some((r) => r.type === 'cold-pass'));
 
-  const other = await mkdtemp(join(tmpdir(), 'index-'));
+  const other = await usedStateDir('index-');
   await hostRun(other, {}, async ({ listeners }) => { await request(listeners); });
   audit = await hostRun(other, { failureThreshold: 7 }, async ({ listeners, engine }) => {
     await request(listeners);
@@ -335,7 +338,7 @@ test('no cold start after a run that left a channel open, nor under another conf
 });
 
 test('a corrupt cold-start.json is set aside: no cold start, and the next save writes it again', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  const dir = await usedStateDir('index-');
   await writeFile(join(dir, 'cold-start.json'), '{"config": ');
   const audit = await hostRun(dir, {}, async ({ listeners, engine }) => {
     await request(listeners);
@@ -346,7 +349,7 @@ test('a corrupt cold-start.json is set aside: no cold start, and the next save w
 });
 
 test('a run that ends before its cold start\'s bring-up never brings the module up, and nothing is written after stop', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'index-'));
+  const dir = await usedStateDir('index-');
   await hostRun(dir, {}, async ({ listeners }) => { await request(listeners); });
   const before = (await auditOf(dir)).length;
   await hostRun(dir, {}, async ({ listeners, engine }) => {
@@ -356,4 +359,51 @@ test('a run that ends before its cold start\'s bring-up never brings the module 
   await new Promise((r) => setTimeout(r, 300)); // past the kick's delay: a timer left armed would have fired
   const audit = (await auditOf(dir)).slice(before);
   assert.deepEqual(audit.map((r) => r.type), ['stop'], 'no boot, no cold-pass record: the module never came up');
+});
+
+test('a first run: no health records and a row that routes no session by rule, so its first request goes cold; the bring-up follows and leaves the word', async () => {
+  const dir = await firstRunStateDir('index-');
+  const audit = await hostRun(dir, {}, async ({ listeners, engine, up }) => {
+    assert.deepEqual(await request(listeners), CHAIN[0]);
+    assert.equal(engine.up, false, 'the request went before the bring-up, once the module had checked the row');
+    await alive(up);
+    assert.equal(engine.up, true, 'the bring-up followed on its own');
+  }, { compile: compileModule });
+  const types = audit.map((r) => r.type);
+  assert.deepEqual(audit.find((r) => r.type === 'cold-pass')?.channel, CHAIN[0], types.join(' '));
+  assert.ok(!types.includes('cold-pass-missed'), types.join(' '));
+  assert.equal((await coldWord(dir)).coldPass, true, 'and the module\'s own word is on disk for the next run');
+});
+
+test('a first run whose row has pools or a quota object waits for the module, as does one sharing health through Redis', async () => {
+  for (const row of [{ pools: [{ name: 'main', routes: [CHAIN[0]] }] }, { quota: {} }, { quota: { active: false } }]) {
+    const dir = await firstRunStateDir('index-');
+    assert.equal(firstRunWord(dir, row, false), false, JSON.stringify(row));
+    await hostRun(dir, row, async ({ listeners, engine }) => {
+      await request(listeners);
+      assert.equal(engine.up, true, `the request waited for the module: ${JSON.stringify(row)}`);
+    });
+  }
+  const dir = await firstRunStateDir('index-');
+  assert.equal(firstRunWord(dir, {}, false), true);
+  assert.equal(firstRunWord(dir, { pools: null, quota: null }, false), true, 'a null key is no key (the codec reads it so)');
+  assert.equal(firstRunWord(dir, {}, true), false, 'Redis may hold other hosts\' records');
+  await writeFile(join(dir, 'health.json'), '{}');
+  assert.equal(firstRunWord(dir, {}, false), false, 'a home with a health file has records to weigh');
+});
+
+test('a first run that ends before its bring-up leaves the word all the same, and the next run starts cold from it without compiling first', async () => {
+  const dir = await firstRunStateDir('index-');
+  await hostRun(dir, {}, async ({ listeners, engine }) => {
+    await request(listeners);
+    assert.equal(engine.up, false, 'ended before the kick');
+  }, { compile: compileModule });
+  assert.equal((await coldWord(dir)).coldPass, true);
+  await assert.rejects(readFile(join(dir, 'health.json')), { code: 'ENOENT' }, 'no records: none were learnt');
+  let compiles = 0;
+  await hostRun(dir, {}, async ({ listeners, engine }) => {
+    assert.deepEqual(await request(listeners), CHAIN[0]);
+    assert.equal(engine.up, false);
+    assert.equal(compiles, 0, 'the row was checked by the run that left the word');
+  }, { compile: () => { compiles++; return compileModule(); } });
 });

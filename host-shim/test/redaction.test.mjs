@@ -7,8 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { apply } from '../index.js';
 import { compileModule, Engine, WITHHELD } from '../engine.js';
@@ -16,6 +15,7 @@ import { providerRefs } from '../redaction.js';
 import { reportData } from '../report-command.js';
 import { Shell } from '../shell.js';
 import { WebHalf } from '../web.js';
+import { usedStateDir } from './state-dirs.mjs';
 
 const P = { provider: 'p', model: 'a' };
 const Q = { provider: 'q', model: 'b' };
@@ -66,7 +66,7 @@ function fakeContext(services) {
 }
 
 test('a provider error echoing credentials: none of it reaches the audit log, telemetry, a webhook, the web rows or the report', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'redaction-'));
+  const dir = await usedStateDir('redaction-');
   const hooks = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -126,7 +126,7 @@ test('a provider error echoing credentials: none of it reaches the audit log, te
 });
 
 test('a wait on the same channel: the session\'s retry row (a session file) holds none of it either', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'redaction-'));
+  const dir = await usedStateDir('redaction-');
   const services = {
     credentials: { resolve: async (ref) => (CREDENTIALS[ref] ? { value: CREDENTIALS[ref], source: 'env' } : undefined) },
     settings: { get: (ns) => (ns === 'llm-p' ? { providers: { p: { apiKeyEnv: 'P_API_KEY' } } } : undefined) },

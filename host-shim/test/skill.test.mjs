@@ -4,13 +4,13 @@
 // answered without waiting for the module, and a live reconfigure re-lists it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseSkill, PROVIDER, SKILL_PATH, skillWanted } from '../skill.js';
 import { SKILL_DEFAULT } from '../policy-defaults.js';
 import { apply } from '../index.js';
 import { compileModule } from '../engine.js';
+import { usedStateDir } from './state-dirs.mjs';
 
 test('configure-resilience: name, description, whenToUse and a body that names /resilience and migrate', async () => {
   const s = parseSkill(await readFile(SKILL_PATH, 'utf8'));
@@ -72,7 +72,7 @@ const listed = async (skills) => (await Promise.all(skills.providers.map((p) => 
 
 test('a row without `skill` offers no skill; `skill: true` offers configure-resilience, whose body loads', async (t) => {
   for (const [row, offered] of [[{}, false], [{ skill: false }, false], [{ skill: true }, true]]) {
-    const stateDir = await mkdtemp(join(tmpdir(), 'skill-'));
+    const stateDir = await usedStateDir('skill-');
     const { ctx, skills } = hostWithSkills();
     t.after(() => ctx.dispose());
     await apply(ctx, { ...row, probes: false, stateDir }, { compiled: compileModule() });
@@ -93,7 +93,7 @@ test('a row without `skill` offers no skill; `skill: true` offers configure-resi
 });
 
 test('a live reconfigure re-lists the catalog: `skill` turned off withdraws the skill, turned on offers it', async (t) => {
-  const stateDir = await mkdtemp(join(tmpdir(), 'skill-'));
+  const stateDir = await usedStateDir('skill-');
   const { ctx, skills } = hostWithSkills();
   t.after(() => ctx.dispose());
   let parts;
@@ -109,7 +109,7 @@ test('a live reconfigure re-lists the catalog: `skill` turned off withdraws the 
 });
 
 test('a row the module refuses offers no skill', async (t) => {
-  const stateDir = await mkdtemp(join(tmpdir(), 'skill-'));
+  const stateDir = await usedStateDir('skill-');
   const { ctx, skills } = hostWithSkills();
   t.after(() => ctx.dispose());
   await apply(ctx, { skill: 'yes', stateDir }, { compiled: compileModule() });
