@@ -11,7 +11,7 @@ export const AUDIT_TYPES = Object.freeze({
   'stop': 'the plugin was disposed: its pid and the module failure counts; nothing is written after it',
   'module-failure': 'the first module error or wasm trap of each kind; the shim fell open to what the host does alone',
   'input': 'a policy input as the module received it (configure, decide, an adopting restore), for the what-if replay',
-  'cold-pass': 'a new session\'s first request went as proposed before the module was up (the last run\'s module allowed it: cold-start.json); told to the module once up',
+  'cold-pass': 'a new session\'s first request went as proposed before the module was up (the last run\'s module allowed it: cold-start.json; or a first run whose row has no pools or quota); told to the module once up, `sentAt` when it went',
   'cold-pass-missed': 'the module, once up, would have routed a request sent cold elsewhere: the channel it went to and the module\'s',
   // Breakers
   'circuit-open': 'a channel (or a provider, model "*") opened: cause, class, open until',

@@ -79,7 +79,7 @@ export class Lifetime {
     Promise.resolve(this.compiling).catch(() => {}); // a module that cannot load is reported by the bring-up
     /** @type {{coldStart?: NodeJS.Timeout, coldKick?: NodeJS.Timeout, refresh?: NodeJS.Timeout}} */
     this.timers = {};
-    /** @type {Array<{payload: any, proposed: Channel, tokens: number | undefined}>} requests sent cold, told once the engine is up */
+    /** @type {Array<{payload: any, proposed: Channel, tokens: number | undefined, sentAt: string}>} requests sent cold, told once the engine is up */
     this.sentCold = [];
     /** @type {Promise<void>} */
     this.up = Promise.reject(new Error('not begun'));
@@ -236,7 +236,7 @@ export class Lifetime {
     await facts.catch(() => {}); // the sessions' saved settings, read
     const session = payload.agent?.session?.id;
     if (engine.up || (session && quota.agentEvents(String(payload.agent?.id ?? 'unknown'), String(session), false).length > 0)) return false;
-    this.sentCold.push({ payload, proposed, tokens: contextTokensOf(ctx, payload.agent) });
+    this.sentCold.push({ payload, proposed, tokens: contextTokensOf(ctx, payload.agent), sentAt: new Date().toISOString() });
     this.timers.coldKick ??= setTimeout(this.kick, COLD_KICK_MS);
     this.timers.coldKick.unref?.();
     return true;
@@ -245,11 +245,11 @@ export class Lifetime {
   /** Tells the engine of the requests sent cold; a pass it would not have made is audited. */
   tellSentCold() {
     const { quota, step, report } = this.d;
-    for (const { payload, proposed, tokens } of this.sentCold.splice(0)) {
+    for (const { payload, proposed, tokens, sentAt } of this.sentCold.splice(0)) {
       const agent = String(payload.agent?.id ?? 'unknown');
       quota.track(payload.agent); // as onRequest does
       const verdict = step(requestEvent(payload, proposed, tokens))?.verdict;
-      report({ type: 'cold-pass', agent, channel: channelId(proposed) });
+      report({ type: 'cold-pass', agent, channel: channelId(proposed), sentAt }); // `at` is when the module was told
       if (verdict?.kind === 'swap') report({ type: 'cold-pass-missed', agent, channel: channelId(verdict) });
     }
   }

@@ -130,7 +130,8 @@ func (a *Accumulator) requestError(log int, r *record) {
 	c := a.channelOf(key)
 	if s == nil && ag.cur.cold {
 		// Sent cold and failed before the module came up: no check ever saw
-		// its stream, yet the provider did; its failure counts it.
+		// its stream (one checked is claimed above, from when it went), yet
+		// the provider did; its failure counts it.
 		c.requests++
 	}
 	c.failures++

@@ -53,6 +53,7 @@ type record struct {
 	channel opt[string]
 	to      opt[string] // failover
 	agent   opt[string]
+	sentMs  opt[int64]  // cold-pass: when the request went (its record is written when the module was told)
 	code    opt[string] // failover, probe-result, give-up; request-error: the failure's
 	reason  opt[string] // give-up
 	cause   opt[string] // circuit
@@ -124,6 +125,11 @@ func readLine(line []byte) (r record, blank, ok bool) {
 	case "cold-pass":
 		r.kind = kindColdPass
 		r.agent = some(d.required(v.Get("agent")))
+		if s := v.Get("sentAt"); s.Type == gjson.String {
+			if t, err := time.Parse(time.RFC3339Nano, s.Str); err == nil {
+				r.sentMs = some(t.UnixMilli())
+			}
+		}
 	case "give-up":
 		r.kind = kindGiveUp
 		r.agent, r.channel = d.str(v.Get("agent")), d.channel(v.Get("channel"), false)

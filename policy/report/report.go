@@ -126,7 +126,11 @@ func (a *Accumulator) fold(log int, r *record) {
 		a.request(r)
 	case kindColdPass:
 		if ag := a.agents[r.agent.v]; ag != nil && ag.cur != nil {
+			// Its stream opened when it went, before the module was told of it.
 			ag.cur.cold = true
+			if r.sentMs.ok {
+				ag.cur.at = min(ag.cur.at, r.sentMs.v)
+			}
 		}
 	case kindStreamCheck:
 		a.streamCheck(log, r)

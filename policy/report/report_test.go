@@ -196,22 +196,36 @@ func TestMemoryStaysBounded(t *testing.T) {
 
 // A request sent before the module was up (cold-pass) that failed before
 // it came up has no stream check: its failure counts it, so the count is
-// the provider's. A failure of a request that was not sent cold keeps the
-// JavaScript report's count (the goldens): its stream was watched or
-// needed no watch.
-func TestAnUnwatchedFailedRequestIsCounted(t *testing.T) {
-	a := New(Window{}, 1)
-	lines := [][]byte{
-		[]byte(`{"at":"2026-12-01T00:00:01Z","type":"input","export":"decide","event":{"kind":"request","agent":"s","proposed":{"provider":"p","model":"a"}}}`),
-		[]byte(`{"at":"2026-12-01T00:00:01Z","type":"cold-pass","agent":"s","channel":{"provider":"p","model":"a"}}`),
-		[]byte(`{"at":"2026-12-01T00:00:01Z","type":"input","export":"decide","event":{"kind":"request-error","agent":"s","provider":"p","failure":{"code":"RATE_LIMIT"}}}`),
-		[]byte(`{"at":"2026-12-01T00:00:02Z","type":"input","export":"decide","event":{"kind":"request","agent":"s","proposed":{"provider":"p","model":"a"}}}`),
-		[]byte(`{"at":"2026-12-01T00:00:02Z","type":"input","export":"decide","event":{"kind":"stream-check","channel":{"provider":"p","model":"a"},"openedMs":1796083202000,"chunks":0,"agent":"s"}}`),
-		[]byte(`{"at":"2026-12-01T00:00:02Z","type":"input","export":"decide","event":{"kind":"request-error","agent":"s","provider":"p","failure":{"code":"RATE_LIMIT"}}}`),
+// the provider's. One whose stream was checked once the module came up is
+// that stream, claimed from when it went (sentAt; the records are written
+// when the module was told), and counted once. A failure of a request that
+// was not sent cold keeps the JavaScript report's count (the goldens): its
+// stream was watched or needed no watch.
+func TestAColdRequestIsCountedOnce(t *testing.T) {
+	request := func(at, agent string) []byte {
+		return []byte(fmt.Sprintf(`{"at":"2026-12-01T00:00:%s","type":"input","export":"decide","event":{"kind":"request","agent":%q,"proposed":{"provider":"p","model":"a"}}}`, at, agent))
 	}
+	cold := func(at, sent, agent string) []byte {
+		return []byte(fmt.Sprintf(`{"at":"2026-12-01T00:00:%s","type":"cold-pass","agent":%q,"channel":{"provider":"p","model":"a"},"sentAt":"2026-12-01T00:00:%s"}`, at, agent, sent))
+	}
+	failed := func(at, agent string) []byte {
+		return []byte(fmt.Sprintf(`{"at":"2026-12-01T00:00:%s","type":"input","export":"decide","event":{"kind":"request-error","agent":%q,"provider":"p","failure":{"code":"RATE_LIMIT"}}}`, at, agent))
+	}
+	const opened = 1796083201050 // 00:00:01.050, a little after s2's request went
+	lines := [][]byte{
+		// s1: sent cold at 01, failed before the bring-up at 02; told at 03.
+		request("03Z", "s1"), cold("03Z", "01Z", "s1"), failed("03Z", "s1"),
+		// s2: sent cold at 01, its stream checked once the module was up at 03, failed at 04.
+		request("03Z", "s2"), cold("03Z", "01Z", "s2"),
+		[]byte(fmt.Sprintf(`{"at":"2026-12-01T00:00:03Z","type":"input","export":"decide","event":{"kind":"stream-check","channel":{"provider":"p","model":"a"},"openedMs":%d,"chunks":0,"agent":"s2"}}`, opened)),
+		failed("04Z", "s2"),
+		// s3: not sent cold, no stream check: counted as the JavaScript report did.
+		request("05Z", "s3"), failed("05Z", "s3"),
+	}
+	a := New(Window{}, 1)
 	require.NoError(t, a.Feed(0, lines, true))
 	c := a.Finish().Channels[0]
 	require.Equal(t, "p/a", c.Channel)
-	require.Equal(t, 2, c.Requests, "the watched one and the one sent cold")
-	require.Equal(t, 2, c.Failures)
+	require.Equal(t, 2, c.Requests, "s1 at its failure, s2 by its stream; s3 as before")
+	require.Equal(t, 3, c.Failures)
 }
