@@ -428,7 +428,12 @@ func (s *State) onQuotaFailure(now int64, a *agent, e RequestError, ch Channel, 
 		// allowance unchanged ... it covers the route move as much as the
 		// wait." Neither a move within the pool nor a wait: the engine's
 		// ordinary handling, as with no quota rules (the chain, else the
-		// failure goes back to the host).
+		// failure goes back to the host), its recovery clock started here as
+		// there (requesterror.go starts it after this branch: the chain's
+		// wait read it as started at 0 and gave up at once).
+		if a.recoveringSince == 0 {
+			a.recoveringSince = now
+		}
 		return s.failover(now, a, e, ch, ClassQuota, fx)
 	}
 	p, _ := s.sessionPool(a, on)

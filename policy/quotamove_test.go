@@ -242,3 +242,36 @@ func TestInheritedSettingsAreSaidSo(t *testing.T) {
 		})
 	}
 }
+
+// With the switch off a spent allowance walks the chain as with no quota
+// rules, and that walk's recovery clock starts at this failure: with the
+// chain's other channel open for a minute, the turn waits for it, well
+// inside giveUpAfterMs. It gave up at once (recovery-timeout): the quota
+// branch ran before the clock was started, and the wait counted from 0.
+// The simulator found it (seed 16, 4 h, 40 agents: a session, its switch
+// off, gave up on a 402 while the chain's primary was back 2 minutes later).
+func TestQuotaSwitchOffWaitsForTheChain(t *testing.T) {
+	chX := Channel{"px", "m1"}
+	m := quotaSim(t, func(c *Config) {
+		c.Chain = []Channel{chX, rA.Channel}
+		c.Pools[0].Routes = []Route{rA, rB}
+	})
+	m.step(SetQuota{Agent: "s1", Mode: SwitchOff})
+	for i := 0; i < 5 && m.state(chX) == Closed; i++ {
+		m.step(Request{Agent: "tripper", Proposed: chX})
+		m.step(RequestError{Agent: "tripper", Provider: chX.Provider, Failure: Failure{Code: "RATE_LIMIT", Message: "slow down"}, Phase: AfterHost, HostRetry: stock})
+	}
+	if m.state(chX) != Open {
+		t.Fatalf("could not open %v", chX)
+	}
+	if v := m.request("s1", rA.Channel); v.Kind != Pass {
+		t.Fatalf("first request: %+v", v)
+	}
+	out := m.quotaFail("s1", "pa", "HTTP_402", "Insufficient Balance")
+	if g := effectsOf[GaveUp](out); len(g) != 0 {
+		t.Fatalf("gave up: %+v", g)
+	}
+	if out.Verdict.Kind != Wait || out.Verdict.DelayMs <= 0 || out.Verdict.DelayMs > m.s.cfg.GiveUpAfterMs {
+		t.Fatalf("verdict %+v, want a wait for %v (effects %+v)", out.Verdict, chX, out.Effects)
+	}
+}

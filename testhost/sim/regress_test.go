@@ -746,3 +746,26 @@ func TestSimRegressionSeed1QuotaSwitchCoversTheMove(t *testing.T) {
 		},
 	})
 }
+
+// give-up-horizon: a session whose quota switch is off walks the chain on a
+// spent allowance (policy/quota.go), but its recovery clock was started only
+// after that branch: its home's provider spent (402), the chain's primary
+// rate limited for 51 s, it gave up at once (recovery-timeout) where the
+// chain's wait would have held 2 minutes. The checker first took a pool route
+// for where it may go (horizon.go switchOff). Seed 16, 4 h, 40 agents.
+func TestSimRegressionQuotaSwitchOffWaitsSeed16(t *testing.T) {
+	requireClean(t, Schedule{Seed: 16, EndMs: 10227998,
+		Channels: []Channel{{"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "deepseek-v4-pro"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "claude/sonnet-4.5"}, {"local", "🙂-mini"}, {"local", "claude/sonnet-4.5"}, {"local", "模型-β"}, {"代理商-α", "deepseek-v4-flash"}},
+		Homes:    []int{4, 4, 4, 1, 2},
+		Config:   "{\"chain\":[{\"provider\":\"local\",\"model\":\"模型-β\"},{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"claude/sonnet-4.5\"}],\"failureThreshold\":4,\"burstWindowMs\":226310,\"cooldownMs\":117876,\"maxCooldownMs\":2475396,\"providerThreshold\":1,\"backoffBaseMs\":1497,\"backoffMaxMs\":50277,\"maxFailovers\":2,\"giveUpAfterMs\":791103,\"retryBudgetPercent\":17,\"retryBudgetFloor\":2,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":2,\"backoffMs\":929},\"pools\":[{\"name\":\"pool-0\",\"routes\":[{\"provider\":\"local\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"代理商-α\",\"model\":\"deepseek-v4-flash\"},{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"claude/sonnet-4.5\"}]}],\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"local\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]}}",
+		Ops: []Op{
+			{ID: 478, At: 4872373, Kind: OpTurn, Ch: 1, Agent: "子代理-18", N: 6},
+			{ID: 1384, At: 5174642, Kind: OpQuotaSwitch, Agent: "子代理-18", N: 1},
+			{ID: 522, At: 5328919, Kind: OpTurn, Ch: 4, Agent: "子代理-18", N: 12},
+			{ID: 1411, At: 10133791, Kind: OpOutage, Ch: 1, Dur: 7200000, Mode: ModeQuota},
+			{ID: 966, At: 10134985, Kind: OpTurn, Ch: 1, Agent: "子代理-18", N: 12},
+			{ID: 976, At: 10208668, Kind: OpTurn, Ch: 4, Agent: "a-27", N: 3},
+			{ID: 1412, At: 10208909, Kind: OpOutage, Ch: 4, Dur: 50993, Mode: ModeRateLimit},
+		},
+	})
+}
