@@ -34,10 +34,9 @@ const { countdown, age } = require('./countdown.cjs');
  */
 
 /**
- * The session's last give-up, until its next request (web.js effect()).
+ * The session's last give-up, until its next request (the module's view, policy/view.go).
  * @typedef {object} GiveUp
  * @property {'give-up'} type
- * @property {string} agent
  * @property {string} channel
  * @property {GiveUpReason} reason
  * @property {string} code

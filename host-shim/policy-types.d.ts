@@ -1788,6 +1788,20 @@ export interface SessionView {
   next?: ViewTarget | null;
   /** `current`, or the home it is away from, takes no request now. */
   avoided: boolean;
+  /**
+   * Its last give-up, until its next request (the chip turns red);
+   * absent: none, or a session the module has not met.
+   */
+  giveUp?: SessionGiveUp | null;
+}
+
+/** A session's last give-up as its `give-up-effect` said it. */
+export interface SessionGiveUp {
+  channel: Channel;
+  reason: GiveUpReason;
+  code: string;
+  failovers?: number | null;
+  tried?: TriedChannel[] | null;
 }
 
 export interface RouteStanding {

@@ -58,7 +58,7 @@ import { CARD_DEFAULTS, CARD_KEYS } from './policy-defaults.js';
  * @property {string | null} home - SessionView `home`
  * @property {{channel: string, via: Via} | null} next - SessionView `next`
  * @property {SessionView['avoided']} avoided
- * @property {PageRecord | null} giveUp - its last give-up, until its next request
+ * @property {PageRecord | null} giveUp - SessionView `giveUp`: its last give-up, until its next request
  */
 
 /**
@@ -196,17 +196,6 @@ function forPage(record) {
   return out;
 }
 /**
- * The value a session's agent has in `map`, whichever form its id takes.
- * @template V
- * @param {Map<string, V>} map - by agent id
- * @param {string | undefined} session
- * @returns {V | undefined}
- */
-const lookup = (map, session) => {
-  for (const [agent, v] of map) if (sameSession(agent, session)) return v;
-  return undefined;
-};
-/**
  * @template T
  * @param {T} value
  * @returns {{ok: true, value: T}}
@@ -239,14 +228,12 @@ export class WebHalf {
     /** @type {WebDeps} */
     this.deps = /** @type {WebDeps} */ (deps); // deps.policy is attached once the module is built (it audits through tap())
     this.revision = 0;
-    /** @type {Set<() => void>} the long polls waiting */
-    this.waiters = new Set();
+    /** @type {Map<() => void, string | undefined>} the long polls waiting, each with the session it watches */
+    this.waiters = new Map();
     /** @type {PageRecord | undefined} */
     this.lastDecision = undefined;
     /** @type {Map<string, string>} agent (= session id) -> the channel its last request went to */
     this.routes = new Map();
-    /** @type {Map<string, PageRecord>} agent -> its last give-up (effect), until its next request */
-    this.giveUps = new Map();
     /** @type {Map<string, number>} "provider/model" -> the context window the host declares for it */
     this.windows = new Map();
     /** @type {Context | undefined} the plugin's context, once installed */
@@ -280,11 +267,9 @@ export class WebHalf {
   }
 
   /**
-   * One of the module's effects (effects.js hands each one here): what a
-   * session left, gave up on or came back to is the module's word, never
-   * inferred from routes or read back from audit records. Channels are
-   * compared as {provider, model} by the module; "provider/model" is for
-   * the page only.
+   * One of the module's effects (effects.js hands each one here). What a
+   * session left, gave up on or came back to is the module's word, asked
+   * again in its view (status()), never inferred from routes or kept here.
    * @param {import('./policy-types.js').Effect} fx
    */
   effect(fx) {
@@ -292,33 +277,20 @@ export class WebHalf {
       // Worded as its audit record is (effect-audit.js), channels as the page shows them.
       this.lastDecision = forPage({ at: new Date().toISOString(), .../** @type {object} */ (recordOf(fx, {})?.record) });
     }
-    switch (fx.kind) {
-      case 'failover':
-      case 'returned':
-        break; // the session view (status) is the module's: it is asked again
-      case 'give-up':
-        this.giveUps.set(fx.agent, {
-          type: 'give-up', agent: fx.agent, channel: key(fx.channel), reason: fx.reason, code: fx.code,
-          ...(fx.tried?.length ? { tried: fx.tried.map((t) => ({ channel: key(t.channel), code: t.code })) } : {}),
-        });
-        break;
-      default:
-        return;
-    }
-    this.changed();
+    if (fx.kind === 'failover' || fx.kind === 'returned' || fx.kind === 'give-up') this.changed();
   }
 
   /** Something the page shows changed: answer every waiting long poll. */
   changed() {
     this.revision++;
-    for (const wake of this.waiters) wake();
-    this.waiters.clear();
+    for (const wake of [...this.waiters.keys()]) wake();
   }
 
   /**
-   * The channel an agent's request goes out on (after the policy's verdict):
-   * the session's route on the page. A new request ends its give-up. Whether
-   * it is a return is the module's to say (effect `returned`, in effect()).
+   * The channel an agent's request goes out on (after the policy's verdict).
+   * A page watching the session is answered: the request may have ended
+   * its give-up (the module's view says). Whether it is a return is the
+   * module's to say (effect `returned`, in effect()).
    * @param {{id?: unknown} | undefined} agent - the host's
    * @param {Channel} channel
    */
@@ -328,8 +300,8 @@ export class WebHalf {
     const now = key(channel);
     const prev = this.routes.get(id);
     this.routes.set(id, now);
-    const gaveUp = this.giveUps.delete(id);
-    if (gaveUp || prev !== now) this.changed();
+    if (prev !== now) this.changed();
+    else for (const [wake, session] of [...this.waiters]) if (sameSession(id, session)) wake();
   }
 
   /**
@@ -378,7 +350,7 @@ export class WebHalf {
         home: view?.home ? key(view.home) : null,
         next: view?.next ? { channel: key(view.next.channel), via: view.next.via } : null,
         avoided: view?.avoided === true,
-        giveUp: lookup(this.giveUps, session) ?? null,
+        giveUp: view?.giveUp ? forPage({ type: 'give-up', ...view.giveUp }) : null,
       };
       const quota = this.deps.quota && webView(this.deps.quota, session);
       if (quota) out.quota = quota; // only when the row configures quota rules: the menu shows its items then
@@ -430,7 +402,7 @@ export class WebHalf {
         const timer = setTimeout(done, LONG_POLL_MS);
         timer.unref?.();
         signal?.addEventListener('abort', done, { once: true });
-        this.waiters.add(done);
+        this.waiters.set(done, session);
       });
     }
     return this.status(session);
@@ -666,7 +638,7 @@ export class WebHalf {
         report({ type: 'settings-not-served', reason: String(e?.message ?? e).slice(0, 300) });
       }
     });
-    ctx.effect(() => () => { for (const wake of this.waiters) wake(); this.waiters.clear(); });
+    ctx.effect(() => () => { for (const wake of [...this.waiters.keys()]) wake(); });
   }
 
   /**

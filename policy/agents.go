@@ -106,6 +106,9 @@ type agent struct {
 	// which the host does not know (its header still names wonFrom). With
 	// recovery stay the host's wonFrom means wonTo until it proposes another.
 	wonFrom, wonTo Channel
+	// gaveUp is its last give-up, until its next request: the chip shows
+	// it (view.go), so the shell keeps no copy.
+	gaveUp *GaveUp
 }
 
 // forgetRecovery ends a recovery: after a success, or once the failure went back to the host.

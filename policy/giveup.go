@@ -8,6 +8,8 @@ func (s *State) giveUp(a *agent, e RequestError, ch Channel, reason GiveUpReason
 	a.forgetRecovery()
 	a.pending = false
 	s.unhold(a)
-	*fx = append(*fx, GaveUp{Agent: e.Agent, Channel: ch, Reason: reason, Code: e.Failure.Code, Tried: tried, Failovers: made})
+	g := GaveUp{Agent: e.Agent, Channel: ch, Reason: reason, Code: e.Failure.Code, Tried: tried, Failovers: made}
+	a.gaveUp = &g
+	*fx = append(*fx, g)
 	return Verdict{Kind: Delegate, Reason: reason}
 }

@@ -4,6 +4,7 @@ func (s *State) onRequest(now int64, e Request, fx *[]Effect) Verdict {
 	a := s.agents.get(e.Agent, now)
 	defer s.agents.place(a)
 	retry := a.pending // the host (or a wait) retries a failed request
+	a.gaveUp = nil     // a new request ends the give-up the chip shows
 	s.unhold(a)
 	// A new request while the last one is still in flight means it went through.
 	s.settle(now, a, e.Agent, fx)

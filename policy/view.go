@@ -54,6 +54,9 @@ type SessionView struct {
 	Via  Via
 	// Avoided: Current, or the home it is away from, takes no request now.
 	Avoided bool
+	// GaveUp is the session's last give-up, until its next request; nil:
+	// none (or a session this module has not met).
+	GaveUp *GaveUp
 }
 
 // View answers the session view at now, as the session's next request
@@ -74,7 +77,7 @@ func (s *State) View(now int64, q ViewQuery) SessionView {
 	} else {
 		a = s.sketch(now, q)
 	}
-	v := SessionView{Current: a.routed}
+	v := SessionView{Current: a.routed, GaveUp: a.gaveUp}
 	if v.Current.IsZero() {
 		v.Current = proposed
 	}

@@ -138,3 +138,22 @@ func TestPooledSessionViewSurvivesARestart(t *testing.T) {
 		})
 	}
 }
+
+// A give-up stays in the view until the session's next request: the chip
+// turns red on the module's word, and the shell keeps no copy of it.
+func TestSessionViewShowsAGiveUpUntilTheNextRequest(t *testing.T) {
+	m := newSim(t, func(c *Config) { c.FailureThreshold, c.Probes = 1, false })
+	m.request("s1", chA)
+	m.fail("s1", AfterHost, "INVALID_REQUEST", "", nil)
+	g := m.s.View(m.now, ViewQuery{Agent: "s1"}).GaveUp
+	if g == nil || g.Channel != chA || g.Reason != NotRecoverable || g.Code != "INVALID_REQUEST" {
+		t.Fatalf("the view's give-up is %+v, want s1's on %v", g, chA)
+	}
+	if g := m.s.View(m.now, ViewQuery{Agent: "s2"}).GaveUp; g != nil {
+		t.Fatalf("s2 never gave up, its view says %+v", g)
+	}
+	m.request("s1", chA)
+	if g := m.s.View(m.now, ViewQuery{Agent: "s1"}).GaveUp; g != nil {
+		t.Fatalf("s1 asked again, its view still says %+v", g)
+	}
+}

@@ -83,13 +83,15 @@ test('a session: its route, the channel it left, a give-up until its next reques
   // The browser knows the session without the prefix. A spent allowance
   // moves the session without opening p/a: a failure would send it home.
   assert.deepEqual(web.status('s1').session, { id: 's1', route: 'p/b', home: 'p/a', next: { channel: 'p/a', via: 'home' }, avoided: false, giveUp: null });
-  web.effect({ kind: 'give-up', agent: 'session-s1', channel: CHAIN[1], reason: 'budget-exhausted', code: 'QUOTA', failovers: 1 });
-  assert.equal(web.status('session-s1').session.giveUp.reason, 'budget-exhausted');
-  // The host proposes p/a again before the module says so: a route, not a return.
+  // A failure no channel would answer differently: the module gives up, and its view says so until the next request.
+  step(1003, { kind: 'request-error', agent: 'session-s1', provider: 'p', phase: 'after-host', rand: 0, failure: { code: 'INVALID_REQUEST', message: 'bad', status: 400 } });
+  const gaveUp = { type: 'give-up', channel: 'p/b', reason: 'not-recoverable', code: 'INVALID_REQUEST', failovers: 1, tried: [{ channel: 'p/a', code: 'QUOTA' }, { channel: 'p/b', code: 'INVALID_REQUEST' }] };
+  assert.deepEqual(web.status('session-s1').session.giveUp, gaveUp);
+  // The host proposes p/a again before the module says so: a route, not a return, and not a request the module met.
   web.routed(agent, CHAIN[0]);
   assert.deepEqual(records.filter((r) => r.type === 'return'), [], 'no return is inferred from a route');
-  assert.deepEqual(web.status('s1').session, { id: 's1', route: 'p/b', home: 'p/a', next: { channel: 'p/a', via: 'home' }, avoided: false, giveUp: null },
-    'the session view is the module\'s: its last routed request, not a route the shim saw');
+  assert.deepEqual(web.status('s1').session, { id: 's1', route: 'p/b', home: 'p/a', next: { channel: 'p/a', via: 'home' }, avoided: false, giveUp: gaveUp },
+    'the session view is the module\'s: its last routed request and give-up, not a route the shim saw');
   // p/a is back (its probe answered): the module sends the session home and says so.
   const back = 1001 + policy.resolved.cooldownMs + 1;
   step(back, { kind: 'wake' });
@@ -371,4 +373,20 @@ test('Retry on quota on a row with no quota rules: off in the base adds nothing;
   assert.ok(wait, JSON.stringify(fx));
   const retry = fx.effects.find((e) => e.kind === 'retry');
   assert.deepEqual([retry?.channel, retry?.delayMs], [ch, 3600000], 'the same route, one try an hour');
+});
+
+test('a page watching a session is answered at its next request, whose give-up the module may have ended; others wait', async () => {
+  const { web } = half();
+  web.routed({ id: 'session-s1' }, CHAIN[0]);
+  const { revision } = web.status();
+  let mine, other;
+  const waiting = web.watch(revision, 's1').then((s) => { mine = s; });
+  const elsewhere = web.watch(revision, 's2').then((s) => { other = s; });
+  web.routed({ id: 'session-s1' }, CHAIN[0]); // the same route: nothing global changed
+  await waiting;
+  assert.equal(mine.revision, revision, 'answered without a new revision');
+  await new Promise((r) => setImmediate(r));
+  assert.equal(other, undefined, 'the page on s2 still waits');
+  web.changed();
+  await elsewhere;
 });

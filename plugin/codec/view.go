@@ -23,6 +23,17 @@ func (m *Module) View(input []byte) ([]byte, error) {
 		w.endObject()
 	}
 	w.boolean("avoided", sv.Avoided)
+	if g := sv.GaveUp; g != nil {
+		w.beginObject("giveUp")
+		writeChannel(&w, "channel", g.Channel)
+		w.str("reason", string(g.Reason))
+		w.str("code", g.Code)
+		if g.Failovers > 0 {
+			w.int("failovers", int64(g.Failovers))
+		}
+		writeTried(&w, g.Tried)
+		w.endObject()
+	}
 	w.endObject()
 	return w.b, nil
 }
