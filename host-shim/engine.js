@@ -15,7 +15,7 @@ import { ModuleInstance, ModuleError, TrapError } from './kernel.js';
 import { now as clockNow } from './clock.js';
 import { setBackupEvent } from './events.js';
 
-/** @import { Channel, ChannelHealth, Configured, Event, Health, Preferences, ProjectionState, QuotaMenu, QuotaProjection, QuotaReport, ResolvedConfig, Restored, SessionView, SettingsCard, SharedWrite, StepOutput, ViewQuery } from './policy-types.js' */
+/** @import { Channel, ChannelHealth, Configured, Event, Health, PolicyExports, ResolvedConfig, Restored, SettingsCard, SharedWrite, StepOutput } from './policy-types.js' */
 
 export const WASM_PATH = fileURLToPath(new URL('../build/dsh-resilience.wasm', import.meta.url));
 
@@ -476,69 +476,22 @@ export class Engine {
   }
 
   /**
-   * The quota rules' state (WIT `quota-report`); undefined when the module failed.
-   * @param {number} nowMs
-   * @param {string} [agent]
-   * @returns {QuotaReport | undefined}
-   */
-  inspect(nowMs, agent) {
-    return this.ask('inspect', agent === undefined ? { nowMs } : { nowMs, agent });
-  }
-
-  /**
-   * A session as the web chip shows it (WIT `session-view`); undefined when the module failed.
-   * @param {ViewQuery} query
-   * @returns {SessionView | undefined}
-   */
-  view(query) {
-    return this.ask('view', query);
-  }
-
-  /**
-   * A session's quota settings as the web chip's menu shows them (WIT `quota-menu`); undefined when the module failed.
-   * @param {ViewQuery} query
-   * @returns {QuotaMenu | undefined}
-   */
-  quotaMenu(query) {
-    return this.ask('quota-menu', query);
-  }
-
-  /**
-   * The quotaRetry projection of a session's folded state (WIT
-   * `quota-projection`); undefined when no instance answers.
-   * @param {ProjectionState} state
-   * @returns {QuotaProjection | undefined}
-   */
-  quotaProjection(state) {
-    return this.ask('quota-projection', state);
-  }
-
-  /**
    * The user's backup as the module holds it (WIT `preferences`): its one
    * holder while the process lives. Undefined: none, or no module answering.
    * @returns {Channel | undefined}
    */
   backup() {
-    return /** @type {Preferences | undefined} */ (this.ask('preferences', {}))?.backup ?? undefined;
+    return this.ask('preferences', {})?.backup ?? undefined;
   }
 
   /**
-   * A balance script's stdout read by the module (WIT `balance-output`):
-   * the reading, and why it is missing; undefined when the module failed.
-   * @param {string} provider
-   * @param {string} text
-   * @returns {import('./policy-types.js').BalanceOutput | undefined}
-   */
-  balanceOutput(provider, text) {
-    return this.ask('balance-output', { provider, text });
-  }
-
-  /**
-   * An export on the running instance (most change nothing): its answer,
-   * or undefined when there is no instance or it failed (logged once).
-   * @param {string} name
-   * @param {object} input
-   * @returns {any}
+   * An export on the running instance (most change nothing), typed by the
+   * WIT world (PolicyExports): its answer, or undefined when there is no
+   * instance or it failed (logged once).
+   * @template {keyof PolicyExports} K
+   * @param {K} name
+   * @param {PolicyExports[K]['input']} input
+   * @returns {PolicyExports[K]['output'] | undefined}
    */
   ask(name, input) {
     if (!this.instance) return undefined;

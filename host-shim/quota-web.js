@@ -54,7 +54,7 @@ export function savedQuota(s) {
 export function webView(rules, id) {
   if (!id) return undefined;
   const { agent, session } = webSession(rules, id);
-  const menu = rules.policy.quotaMenu({ nowMs: clockNow(), agent: agent ?? session, ...savedQuota(rules.settings.get(session)) });
+  const menu = rules.policy.ask('quota-menu', { nowMs: clockNow(), agent: agent ?? session, ...savedQuota(rules.settings.get(session)) });
   if (!menu?.active) return undefined;
   const { defaultEnabled, pools, enabled, source, poolSource } = menu;
   return { defaultEnabled, pools, enabled, source, pool: menu.pool ?? null, poolSource };

@@ -86,7 +86,7 @@ export class QuotaRules {
     /** @type {Map<string, AbortController>} agent id -> the controller of its pending long-term wait */
     this.waits = new Map();
     this.balances = new Balances({ ctx, resolved: () => this.resolved, decide, report, lifetime,
-      read: (provider, text) => policy.balanceOutput(provider, text), logger: policy.logger });
+      read: (provider, text) => policy.ask('balance-output', { provider, text }), logger: policy.logger });
     // Every instance the engine brings up (after a trap, on a new config)
     // hears the settings of every session it serves. Exhaustion marks are the
     // module's, in its provider health records: a new instance gets them with
@@ -308,7 +308,7 @@ export class QuotaRules {
 
   /** @param {string} [agentId] */
   inspect(agentId) {
-    return this.policy.inspect(clockNow(), agentId);
+    return this.policy.ask('inspect', agentId === undefined ? { nowMs: clockNow() } : { nowMs: clockNow(), agent: agentId });
   }
 
   /**
@@ -421,6 +421,6 @@ export class QuotaRules {
 
   /** The quotaRetry session projection for the running config (quota-projection.js). */
   projection() {
-    return quotaProjection(() => (this.policy.up ? this.resolved : undefined), (state) => this.policy.quotaProjection(state));
+    return quotaProjection(() => (this.policy.up ? this.resolved : undefined), (state) => this.policy.ask('quota-projection', state));
   }
 }

@@ -339,7 +339,7 @@ export class WebHalf {
       const { agent, session: id } = this.deps.quota ? webSession(this.deps.quota, session) : { agent: this.agentOf(session), session };
       const kept = this.deps.quota?.settings.get(id);
       const proposed = this.hostRoute(session);
-      const view = policy.view({
+      const view = policy.ask('view', {
         nowMs: out.nowMs, agent: agent ?? id,
         ...(proposed ? { proposed } : {}), ...(kept?.home ? { home: channelId(kept.home) } : {}), ...(kept?.pick ? { pick: channelId(kept.pick) } : {}),
         ...savedQuota(kept),

@@ -23,7 +23,7 @@ before(async () => { compiled = await compileModule(); });
 
 test('a balance script\'s output is the module\'s to read: the one documented object, a refusal beside it, anything else a missing reading', () => {
   const policy = new Policy(compiled, ROW, quiet);
-  const read = (provider, text) => policy.balanceOutput(provider, text);
+  const read = (provider, text) => policy.ask('balance-output', { provider, text });
   assert.deepEqual(readingOf('p', '{"remaining": 12.5}\n', read), { kind: 'balance-reading', provider: 'p', ok: true, remaining: 12.5 });
   assert.deepEqual(readingOf('p', '{"remaining": 0, "resetsAt": "2030-01-01T00:00:00Z"}', read),
     { kind: 'balance-reading', provider: 'p', ok: true, remaining: 0, resetsAtMs: Date.parse('2030-01-01T00:00:00Z') });
@@ -51,7 +51,7 @@ test('an apiKeyEnv nothing is configured for warns, adds no entry, and the scrip
   const ctx = { get: (name) => (name === 'subprocess' ? subprocess : name === 'credentials' ? { resolve: async () => undefined } : undefined) };
   const b = { provider: 'p', script: ['x'], timeoutMs: 5000, refreshMs: 60000, apiKeyEnv: 'DSHR_NEVER_SET_KEY', env: [{ name: 'REGION', value: 'r' }], minimumRemaining: 0 };
   delete process.env.DSHR_NEVER_SET_KEY;
-  const r = await runBalance(ctx, b, new AbortController().signal, (provider, text) => policy.balanceOutput(provider, text));
+  const r = await runBalance(ctx, b, new AbortController().signal, (provider, text) => policy.ask('balance-output', { provider, text }));
   assert.equal(spawned.length, 1, 'the script ran');
   assert.deepEqual(spawned[0].env, { REGION: 'r' }, 'no entry for the missing credential');
   assert.deepEqual([r.ok, r.remaining], [true, 7]);
@@ -206,7 +206,7 @@ test('before the module is up the quotaRetry projection says what the fold knows
 });
 
 const quotaFailure = (provider) => ({ kind: 'request-error', agent: 'x', provider, phase: 'before-host', rand: 0, failure: { code: 'QUOTA', message: 'Insufficient Balance', status: 402 } });
-const markedUntil = (policy, provider) => policy.inspect(Date.now())?.providers.find((p) => p.provider === provider)?.markedUntilMs;
+const markedUntil = (policy, provider) => policy.ask('inspect', { nowMs: Date.now() })?.providers.find((p) => p.provider === provider)?.markedUntilMs;
 
 test('an exhaustion mark is in the provider\'s health record: a second process takes it from the snapshot, not from a file of its own', () => {
   const one = new Policy(compiled, ROW, quiet);
