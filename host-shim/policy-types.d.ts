@@ -2127,6 +2127,26 @@ export interface Redacted {
 }
 
 /**
+ * An older version's quota-marks.json, as its text (`fold-marks`,
+ * policy/oldmarks.go): `{"marks": {provider: {markedAtMs, untilMs,
+ * liftedAtMs?}}}`.
+ */
+export interface OldMarks {
+  nowMs: number;
+  text: string;
+}
+
+/** What folding an old marks file into health took. */
+export interface MarksFolded {
+  /** The provider records the merge took. */
+  adopted: number;
+  /** The providers whose live, unlifted marks became records, adopted or not. */
+  providers: string[];
+  /** Why nothing was taken: the text does not parse. Absent: it parsed. */
+  problem?: string | null;
+}
+
+/**
  * The exports of world `policy`: each reads `input` as JSON and
  * answers `output`, or fails with an error string.
  */
@@ -2198,6 +2218,12 @@ export interface PolicyExports {
    * changes nothing.
    */
   'redact': { input: RedactInput; output: Redacted };
+  /**
+   * Folds an older version's quota-marks.json into health once: its live,
+   * unlifted marks as provider records (policy/oldmarks.go). The shim reads
+   * the file, renames it and audits the answer.
+   */
+  'fold-marks': { input: OldMarks; output: MarksFolded };
   /**
    * The records the shared store needs, with their expiry: the shim writes
    * them and reports each done (`shared-written`). Changes only what the

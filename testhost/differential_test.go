@@ -101,6 +101,10 @@ type eventGen struct {
 	written   []byte // the last shared-writes answer's records, as shared-written takes them
 	chain     []ch
 	quota     bool // the config has pools and quota
+	// folds draws the old marks files fold-marks folds, every 400th call:
+	// apart from the stream, so the rest of it stays what it was.
+	folds *rand.Rand
+	calls int
 }
 
 var (
@@ -123,7 +127,7 @@ var (
 )
 
 func newEventGen(seed int64) *eventGen {
-	return &eventGen{r: rand.New(rand.NewSource(seed)), now: 1_700_000_000_000, lastProv: map[string]string{}}
+	return &eventGen{r: rand.New(rand.NewSource(seed)), folds: rand.New(rand.NewSource(seed + 1)), now: 1_700_000_000_000, lastProv: map[string]string{}}
 }
 
 func (g *eventGen) pick(n int) int { return g.r.Intn(n) }
@@ -359,9 +363,33 @@ func (g *eventGen) settingsCard() []byte {
 	return in
 }
 
+// oldMarks is an old quota-marks.json as fold-marks reads it: live, lapsed
+// and lifted marks on the generated providers, now and then no JSON at all.
+func (g *eventGen) oldMarks() []byte {
+	text := "{not json"
+	if g.folds.Intn(8) != 0 {
+		var marks []string
+		for range g.folds.Intn(4) {
+			p := genChannels[g.folds.Intn(len(genChannels))].provider
+			at := g.now - int64(g.folds.Intn(100_000))
+			lifted := []string{"", fmt.Sprintf(`,"liftedAtMs":%d`, at+int64(g.folds.Intn(2_000))-1_000)}[g.folds.Intn(2)]
+			marks = append(marks, fmt.Sprintf(`%q:{"markedAtMs":%d,"untilMs":%d%s}`, p, at, at+int64(g.folds.Intn(7_200_000)), lifted))
+		}
+		text = `{"marks":{` + strings.Join(marks, ",") + `}}`
+	}
+	in, err := json.Marshal(map[string]any{"nowMs": g.now, "text": text})
+	if err != nil {
+		panic(err)
+	}
+	return in
+}
+
 // next returns the next call; valid is false for documents that are
 // deliberately not valid inputs of the export's WIT type.
 func (g *eventGen) next() (export string, input []byte, valid bool) {
+	if g.calls++; g.calls%400 == 0 {
+		return "fold-marks", g.oldMarks(), true
+	}
 	if g.pick(200) == 0 {
 		agent := ""
 		if g.pick(2) == 0 {
@@ -626,6 +654,20 @@ func lockstep(t *testing.T, seed int64, n int, validate bool) map[string]int {
 			if o.Problem != nil {
 				kinds["settings-card problem"]++
 			}
+		case "fold-marks":
+			// Marks taken, and a file that does not parse, or it tests little.
+			var o struct {
+				Adopted int
+				Problem *string
+			}
+			require.NoError(t, json.Unmarshal(w.out, &o))
+			kinds["fold-marks"]++
+			if o.Adopted > 0 {
+				kinds["fold-marks some"]++
+			}
+			if o.Problem != nil {
+				kinds["fold-marks problem"]++
+			}
 		case "quota-menu":
 			// The menu of a row with quota rules, down to a source only a
 			// parent's settings give, or the stream tests little of it.
@@ -675,7 +717,7 @@ func TestDifferentialRandomEvents(t *testing.T) {
 		"effect circuit", "effect failover", "effect retry", "effect give-up", "effect schedule-wake", "effect probe",
 		"effect effort-dropped", "verdict watch ", "verdict cut ", "verdict tool-retry ", "verdict tool-return ",
 		"effect stall", "effect tool-retry", "snapshot", "restore", "configure", "error",
-		"effect quota-wait", "effect quota-routed", "effect quota-session", "effect refresh-balance", "effect schedule-refresh", "inspect", "view", "quota-menu", "quota-menu active", "quota-menu inherited", "quota-projection", "quota-projection pool", "preferences", "settings-card", "settings-card problem",
+		"effect quota-wait", "effect quota-routed", "effect quota-session", "effect refresh-balance", "effect schedule-refresh", "inspect", "view", "quota-menu", "quota-menu active", "quota-menu inherited", "quota-projection", "quota-projection pool", "preferences", "settings-card", "settings-card problem", "fold-marks", "fold-marks some", "fold-marks problem",
 		"shared-writes", "shared-writes some", "shared-written", "snapshot shared",
 		"effect spill", "effect wait-cut", "effect session-route", "effect returned", "effect slow"} {
 		require.Positive(t, kinds[k], "the generated stream never produced %q", k)

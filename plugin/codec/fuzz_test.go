@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -151,6 +152,43 @@ func FuzzRestore(f *testing.F) {
 		snap2, _ := m2.Snapshot(nil)
 		if !bytes.Equal(snap, snap2) {
 			t.Fatalf("snapshot -> restore -> snapshot changed:\n %s\n %s", snap, snap2)
+		}
+	})
+}
+
+// An old marks file, whatever its text, folds without an error or a panic,
+// takes no more records than it names providers, and leaves health that
+// snapshots and restores unchanged.
+func FuzzFoldMarks(f *testing.F) {
+	for _, s := range []string{
+		`{"marks":{"p":{"markedAtMs":1699999999000,"untilMs":1700000060000,"v":1}}}`,
+		`{"marks":{"p":{"markedAtMs":1699999999000,"untilMs":1700000060000,"liftedAtMs":1699999999500}}}`,
+		`{"marks":{"":{"markedAtMs":1,"untilMs":2}}}`, `{"marks":[1,2]}`, `{not json`, `[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		var m Module
+		if _, err := m.Configure([]byte(fuzzConfig)); err != nil {
+			t.Fatal(err)
+		}
+		in, _ := json.Marshal(map[string]any{"nowMs": 1_700_000_000_000, "text": text})
+		out, err := m.FoldMarks(in)
+		if err != nil {
+			t.Fatalf("fold-marks refused %q: %v", text, err)
+		}
+		v := gjson.ParseBytes(out)
+		if !gjson.ValidBytes(out) || v.Get("adopted").Int() > int64(len(v.Get("providers").Array())) {
+			t.Fatalf("fold-marks answered %s for %q", out, text)
+		}
+		snap, err := m.Snapshot(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m2 Module
+		_, _ = m2.Configure([]byte(fuzzConfig))
+		if _, err := m2.Restore(append([]byte(`{"nowMs":1700000000000,`), snap[1:]...)); err != nil {
+			t.Fatalf("a snapshot %s after folding %q is refused by restore: %v", snap, text, err)
 		}
 	})
 }
