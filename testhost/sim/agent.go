@@ -41,7 +41,7 @@ type simAgent struct {
 	pickFailovers        int     // failovers since the pick was told
 	savedHome, savedPick Channel // what the shim keeps for a restarted host
 	needRestore          bool    // a new instance has not been told them yet
-	homeBefore           Channel // savedHome at the last restart: the home the module said it left
+	homeBefore           Channel // savedHome at the last restart: the home the shim keeps (left, with no return said since)
 	started              bool    // it sent a request before (ever)
 	restartPending       bool    // no request since the last restart
 	// What the module holds as the session's home and pick since it last
@@ -150,9 +150,13 @@ func (r *runner) send(a *simAgent) {
 		a.pooledOn[target] = true
 	}
 	r.checkRouteWorld(a, prop, target, first, pickNews, afterRestart)
-	if target == a.savedHome {
-		a.savedHome = Channel{} // home again (a module from before returned says nothing)
-	}
+	// The saved home stays until the module says `returned` (noteRoutes), as
+	// the shim keeps it (host-shim/quota.js effect): a request that lands on
+	// it is no return when the module took it for none (first thing after a
+	// restart, from the home the host proposed), and the module, holding
+	// the shell's copy of the home, tells no session-route when the session
+	// leaves it again. Dropped here, a restarted module was told no home
+	// (seeds 13, 17 and 20, 24 h, 120 agents: view-survives-restart).
 	if modFresh && target != prop {
 		// A new session the module starts elsewhere may belong there from
 		// now on: one whose proposal reads low starts on the first

@@ -769,3 +769,33 @@ func TestSimRegressionQuotaSwitchOffWaitsSeed16(t *testing.T) {
 		},
 	})
 }
+
+// view-survives-restart (a fault of the simulator, fixed in it): a session on
+// a user's pick (代理商-α, its home) fails over to my-openai-route (402); a
+// rebuild; the restored session's first request, proposed on its pick, lands
+// back on α with no `returned` (the module never saw it leave: the host
+// proposed where it went), yet the sim, playing the shim, dropped the saved
+// home there, which the shim (host-shim/quota.js) does only at `returned`.
+// Its next request, α out of quota, was swapped to my-openai-route with no
+// effect: the module counts on the shell's copy of the home. At the host
+// restart the sim then told the new module no home, and its view dropped the
+// home and the "via home" of its next target. Seed 13, 24 h, 120 agents
+// (seeds 17 and 20 the same).
+func TestSimRegressionViewKeepsHomeAfterRebuildSeed13(t *testing.T) {
+	requireClean(t, Schedule{Seed: 13, EndMs: 18231695,
+		Channels: []Channel{{"代理商-α", "claude/sonnet-4.5"}, {"local", "meta-llama/llama-4-maverick"}, {"deepseek-official", "deepseek-v4-pro"}, {"my-openai-route", "模型-β"}},
+		Homes:    []int{3, 3, 3, 1, 0},
+		Config:   "{\"chain\":[{\"provider\":\"my-openai-route\",\"model\":\"模型-β\"},{\"provider\":\"代理商-α\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"local\",\"model\":\"meta-llama/llama-4-maverick\"}],\"failureThreshold\":4,\"burstWindowMs\":49797,\"cooldownMs\":95565,\"maxCooldownMs\":2580255,\"providerThreshold\":1,\"backoffBaseMs\":753,\"backoffMaxMs\":45279,\"maxFailovers\":5,\"giveUpAfterMs\":488203,\"retryBudgetPercent\":21,\"retryBudgetFloor\":6,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":2,\"backoffMs\":289},\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"local\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]},\"quota\":{}}",
+		Ops: []Op{
+			{ID: 1, At: 28400, Kind: OpOutage, Ch: 1, Dur: 18000000, Mode: ModeQuota},
+			{ID: 25030, At: 8567809, Kind: OpOutage, Ch: 0, Dur: 7200000, Mode: ModeQuota},
+			{ID: 24656, At: 11461801, Kind: OpPick, Ch: 0, Agent: "a-23"},
+			{ID: 3427, At: 11975891, Kind: OpTurn, Ch: 1, Agent: "a-23", N: 4},
+			{ID: 10, At: 12048355, Kind: OpOutage, Ch: 3, Dur: 2233891, Mode: ModeRateLimit, RetryAfterMs: 90000},
+			{ID: 3442, At: 12048374, Kind: OpTurn, Ch: 1, Agent: "agent-8", N: 11},
+			{ID: 3471, At: 12142441, Kind: OpTurn, Ch: 3, Agent: "a-23", N: 11},
+			{ID: 24982, At: 12187593, Kind: OpRebuild},
+			{ID: 24984, At: 18231695, Kind: OpRestart},
+		},
+	})
+}
