@@ -157,3 +157,110 @@ func TestSessionViewShowsAGiveUpUntilTheNextRequest(t *testing.T) {
 		t.Fatalf("s1 asked again, its view still says %+v", g)
 	}
 }
+
+// shellRoute plays the shell's part in a session's route (host-shim/quota.js
+// effect): it keeps the home from each FailedOver (its home, else where it
+// left) and each SessionRoute, the pick from SessionRoute, and drops the
+// home only at Returned. A restarted host tells it back (RestoreRoute), and
+// the web chip's view query carries it.
+type shellRoute struct{ home, pick Channel }
+
+func (k *shellRoute) note(out Output) {
+	for _, fx := range out.Effects {
+		switch fx := fx.(type) {
+		case FailedOver:
+			k.home = fx.Home
+			if k.home.IsZero() {
+				k.home = fx.From
+			}
+		case Returned:
+			k.home = Channel{}
+		case SessionRoute:
+			k.home, k.pick = fx.Home, fx.Pick
+		}
+	}
+}
+
+// The chip says the same after a restart as before it, from what the shell
+// kept of the session's effects, also when the session came back to its home
+// after an earlier restart and left it again with no failover (a channel
+// opened by another session's failure moves its next request). First thing
+// after a restart, a request the host proposes on the home lands there with
+// no return (the module never saw it leave), so the shell keeps the home, and
+// the module, counting on that, says nothing when the session leaves it
+// again. The simulator once dropped the home when a request landed on it:
+// the next restart named no home and flipped "avoided" (sim seeds 13, 17, 20
+// at 24 h and 120 agents, view-survives-restart).
+func TestSessionViewSurvivesARestartAfterAReturn(t *testing.T) {
+	cfg := func(c *Config) {
+		c.Chain = []Channel{chA, chC}
+		c.FailureThreshold, c.Probes = 1, false
+	}
+	for _, tc := range []struct {
+		name     string
+		proposed Channel // the host's proposal after the first restart
+		returned bool    // the module says the session came back
+	}{
+		{"the host proposes the home (the user's pick): no return, the shell keeps the home", chA, false},
+		{"the host proposes the failover route: a return, then the home told again", chC, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var kept shellRoute
+			header := Channel{} // the route the session's last request went out on
+			send := func(m *sim, proposed Channel) Output {
+				out := m.step(Request{Agent: "s1", Proposed: proposed})
+				kept.note(out)
+				header = routeOf(out.Verdict, proposed)
+				return out
+			}
+			// restart brings a new process up from the running one's health,
+			// and holds the chip's view there against the running one's.
+			restart := func(m *sim) *sim {
+				t.Helper()
+				q := ViewQuery{Agent: "s1", Proposed: header, Home: kept.home, Pick: kept.pick}
+				before := m.s.View(m.now, q)
+				r := newSim(t, cfg)
+				r.now = m.now
+				if _, skipped := r.s.Merge(r.now, m.s.Health()); len(skipped) > 0 {
+					t.Fatal(skipped)
+				}
+				if after := r.s.View(r.now, q); after != before {
+					t.Fatalf("after the restart %+v, before %+v (the shell kept %+v)", after, before, kept)
+				}
+				if !kept.home.IsZero() || !kept.pick.IsZero() {
+					r.step(RestoreRoute{Agent: "s1", Home: kept.home, Pick: kept.pick}) // at the session's first sight
+				}
+				return r
+			}
+
+			m := newSim(t, cfg)
+			send(m, chA)
+			kept.note(m.fail("s1", BeforeHost, "QUOTA", "", nil)) // A opens: failover to C
+			if send(m, chA); header != chC || kept.home != chA {
+				t.Fatalf("failed over to %s, the shell keeps %+v", header, kept)
+			}
+			m.advance(DefaultCooldownMs + 1) // A may take a request again
+
+			m = restart(m)
+			out := send(m, tc.proposed)
+			if header != chA {
+				t.Fatalf("first request after the restart went to %s, want home %s", header, chA)
+			}
+			if r := effectsOf[Returned](out); (len(r) == 1) != tc.returned {
+				t.Fatalf("returned %+v, want a return: %v", r, tc.returned)
+			}
+			kept.note(m.step(Settled{Agent: "s1"})) // its turn ends there: A closes
+			if v := m.request("s2", chA); v.Kind != Pass || m.fail("s2", BeforeHost, "QUOTA", "", nil).Verdict.Kind != Retry {
+				t.Fatalf("another session on A (%+v) was not moved by its quota failure", v)
+			}
+			if send(m, chA); header != chC || kept.home != chA {
+				t.Fatalf("with A open, went to %s; the shell keeps %+v, want home %s", header, kept, chA)
+			}
+
+			m = restart(m)
+			if v := m.s.View(m.now, ViewQuery{Agent: "s1", Proposed: header}); v.Home != chA || !v.Avoided {
+				t.Fatalf("restored view %+v, want home %s, avoided", v, chA)
+			}
+		})
+	}
+}
