@@ -35,7 +35,7 @@ const DISABLED = Symbol('quota wait disabled');
  * @param {(payload: any, proposed: any) => Promise<boolean>} o.sendCold - whether a
  *   request before the engine is up goes as proposed now (cold-start.js).
  * @param {import('./quota.js').QuotaRules} o.quota
- * @param {{routed: Function}} o.web
+ * @param {{requested: (agent: {id?: unknown} | undefined) => void}} o.web
  * @param {import('./turns.js').Turns} o.turns
  * @param {import('./wait.js').Waits} o.waits
  * @param {Map<string, AbortController>} o.cuts - agent id -> its sleeping wait's cut (effect wait-cut).
@@ -60,7 +60,7 @@ export function requestListeners({ ctx, engine, whenUp, sendCold, quota, web, tu
     // is awaited, unless the request may go cold (cold-start.js).
     if (!engine.up) {
       if (await sendCold(payload, proposed)) {
-        web.routed(payload.agent, proposed);
+        web.requested(payload.agent);
         return proposed;
       }
       if (!(await whenUp())) return proposed;
@@ -68,13 +68,13 @@ export function requestListeners({ ctx, engine, whenUp, sendCold, quota, web, tu
     quota.track(payload.agent); // its session's settings (quota, pool, home, pick) reach the module first
     const verdict = engine.step(requestEvent(payload, proposed, contextTokensOf(ctx, payload.agent)))?.verdict;
     if (verdict?.kind !== 'swap') {
-      web.routed(payload.agent, proposed);
+      web.requested(payload.agent);
       return proposed;
     }
     const swapped = { ...proposed, provider: verdict.provider, model: verdict.model };
     if (verdict.dropReasoningEffort) delete swapped.reasoningEffort;
     if (verdict.reasoningEffort) swapped.reasoningEffort = /** @type {ReasoningEffortId} */ (verdict.reasoningEffort); // a pool route's own
-    web.routed(payload.agent, swapped);
+    web.requested(payload.agent);
     return swapped;
   }
 

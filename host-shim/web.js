@@ -232,8 +232,8 @@ export class WebHalf {
     this.waiters = new Map();
     /** @type {PageRecord | undefined} */
     this.lastDecision = undefined;
-    /** @type {Map<string, string>} agent (= session id) -> the channel its last request went to */
-    this.routes = new Map();
+    /** @type {Set<string>} the agents (a web session's id, prefixed) whose requests this process sent */
+    this.agents = new Set();
     /** @type {Map<string, number>} "provider/model" -> the context window the host declares for it */
     this.windows = new Map();
     /** @type {Context | undefined} the plugin's context, once installed */
@@ -287,21 +287,17 @@ export class WebHalf {
   }
 
   /**
-   * The channel an agent's request goes out on (after the policy's verdict).
-   * A page watching the session is answered: the request may have ended
-   * its give-up (the module's view says). Whether it is a return is the
-   * module's to say (effect `returned`, in effect()).
+   * An agent's request went out (after the policy's verdict): a page
+   * watching its session is answered, since where it runs and whether its
+   * give-up stands are the module's to say again (status()). Nothing of
+   * the route is kept here.
    * @param {{id?: unknown} | undefined} agent - the host's
-   * @param {Channel} channel
    */
-  routed(agent, channel) {
+  requested(agent) {
     const id = String(agent?.id ?? '');
     if (!id) return;
-    const now = key(channel);
-    const prev = this.routes.get(id);
-    this.routes.set(id, now);
-    if (prev !== now) this.changed();
-    else for (const [wake, session] of [...this.waiters]) if (sameSession(id, session)) wake();
+    this.agents.add(id);
+    for (const [wake, session] of [...this.waiters]) if (sameSession(id, session)) wake();
   }
 
   /**
@@ -363,7 +359,7 @@ export class WebHalf {
    * @param {string} session
    */
   agentOf(session) {
-    for (const agent of this.routes.keys()) if (sameSession(agent, session)) return agent;
+    for (const agent of this.agents) if (sameSession(agent, session)) return agent;
     return undefined;
   }
 

@@ -76,10 +76,10 @@ test('a session: its route, the channel it left, a give-up until its next reques
   };
   const agent = { id: 'session-s1' };
   step(1000, { kind: 'request', agent: 'session-s1', proposed: CHAIN[0] });
-  web.routed(agent, CHAIN[0]);
+  web.requested(agent);
   step(1001, quota);
   assert.equal(step(1002, { kind: 'request', agent: 'session-s1', proposed: CHAIN[0] }).verdict.model, 'b'); // the retry, sent to p/b
-  web.routed(agent, CHAIN[1]);
+  web.requested(agent);
   // The browser knows the session without the prefix. A spent allowance
   // moves the session without opening p/a: a failure would send it home.
   assert.deepEqual(web.status('s1').session, { id: 's1', route: 'p/b', home: 'p/a', next: { channel: 'p/a', via: 'home' }, avoided: false, giveUp: null });
@@ -87,18 +87,18 @@ test('a session: its route, the channel it left, a give-up until its next reques
   step(1003, { kind: 'request-error', agent: 'session-s1', provider: 'p', phase: 'after-host', rand: 0, failure: { code: 'INVALID_REQUEST', message: 'bad', status: 400 } });
   const gaveUp = { type: 'give-up', channel: 'p/b', reason: 'not-recoverable', code: 'INVALID_REQUEST', failovers: 1, tried: [{ channel: 'p/a', code: 'QUOTA' }, { channel: 'p/b', code: 'INVALID_REQUEST' }] };
   assert.deepEqual(web.status('session-s1').session.giveUp, gaveUp);
-  // The host proposes p/a again before the module says so: a route, not a return, and not a request the module met.
-  web.routed(agent, CHAIN[0]);
-  assert.deepEqual(records.filter((r) => r.type === 'return'), [], 'no return is inferred from a route');
+  // A request the shim saw go out, which the module did not step (a cold one): no return is inferred, and the give-up stands.
+  web.requested(agent);
+  assert.deepEqual(records.filter((r) => r.type === 'return'), [], 'no return is inferred from a request');
   assert.deepEqual(web.status('s1').session, { id: 's1', route: 'p/b', home: 'p/a', next: { channel: 'p/a', via: 'home' }, avoided: false, giveUp: gaveUp },
-    'the session view is the module\'s: its last routed request and give-up, not a route the shim saw');
+    'the session view is the module\'s: its last routed request and give-up, not a request the shim saw');
   // p/a is back (its probe answered): the module sends the session home and says so.
   const back = 1001 + policy.resolved.cooldownMs + 1;
   step(back, { kind: 'wake' });
   step(back, { kind: 'probe-result', channel: CHAIN[0], ok: true });
   const out = step(back + 1, { kind: 'request', agent: 'session-s1', proposed: CHAIN[0] });
   assert.deepEqual(out.effects.filter((fx) => fx.kind === 'returned').map((fx) => [fx.from, fx.to]), [[CHAIN[1], CHAIN[0]]]);
-  web.routed(agent, CHAIN[0]);
+  web.requested(agent);
   assert.deepEqual(records.filter((r) => r.type === 'return').map(({ agent: a, from, to }) => ({ a, from, to })), [{ a: 'session-s1', from: 'p/b', to: 'p/a' }]);
   assert.deepEqual(web.status('s1').session, { id: 's1', route: 'p/a', home: null, next: { channel: 'p/b', via: 'chain' }, avoided: false, giveUp: null });
 });
@@ -108,7 +108,7 @@ test('channels whose joined names collide are not mistaken for each other: {a/b,
   const left = { provider: 'a/b', model: 'c' };
   const target = { provider: 'a', model: 'b/c' };
   web.effect({ kind: 'failover', agent: 'session-s1', from: left, to: target, code: 'QUOTA', class: 'quota', failovers: 1 });
-  web.routed({ id: 'session-s1' }, target); // "a/b/c" both ways: once read as a return home
+  web.requested({ id: 'session-s1' }); // on "a/b/c" both ways: once read as a return home
   assert.deepEqual(records.filter((r) => r.type === 'return'), []);
   // The module compares {provider, model}: the session it routed to {a, b/c} is away from {a/b, c}.
   policy.reconfigure({ chain: [left, target] });
@@ -375,14 +375,14 @@ test('Retry on quota on a row with no quota rules: off in the base adds nothing;
   assert.deepEqual([retry?.channel, retry?.delayMs], [ch, 3600000], 'the same route, one try an hour');
 });
 
-test('a page watching a session is answered at its next request, whose give-up the module may have ended; others wait', async () => {
+test('a page watching a session is answered at each of its requests, which may have moved it or ended its give-up; others wait', async () => {
   const { web } = half();
-  web.routed({ id: 'session-s1' }, CHAIN[0]);
+  web.requested({ id: 'session-s1' });
   const { revision } = web.status();
   let mine, other;
   const waiting = web.watch(revision, 's1').then((s) => { mine = s; });
   const elsewhere = web.watch(revision, 's2').then((s) => { other = s; });
-  web.routed({ id: 'session-s1' }, CHAIN[0]); // the same route: nothing global changed
+  web.requested({ id: 'session-s1' }); // nothing global changed
   await waiting;
   assert.equal(mine.revision, revision, 'answered without a new revision');
   await new Promise((r) => setImmediate(r));
