@@ -38,7 +38,7 @@ func TestReplayDeadPrimary(t *testing.T) {
 	}
 }
 
-// A log as the shim writes it (policy.js), one input record a line.
+// A log as the shim writes it (engine.js inputRecord), one input record a line.
 type logBuilder struct {
 	b    strings.Builder
 	last int64 // the latest time given: a rebuild happens then, as in the shim
