@@ -254,6 +254,14 @@ func (r *runner) restart(host bool) {
 		if host {
 			a.gen++
 			a.busy, a.inFlight, a.waiting = false, false, false
+		} else {
+			// A rebuild in the same process: the shim's bring-up tells the
+			// new instance every tracked session's home and pick at once
+			// (engine.js bringUp, quota.js sessionEvents), before a turn in
+			// flight fails or asks again. Told only at the next request, a
+			// failure of a request in flight reached an instance that met
+			// the session as new (sim seeds 69 and 91 at 24 h, 120 agents).
+			r.restoreRoute(a)
 		}
 	}
 }

@@ -43,6 +43,11 @@ func (r *runner) quotaSwitch(op *Op) {
 		a.quotaSwitch = ""
 	}
 	a.switchTold = false
+	// The command tracks the session first (quota-commands.js
+	// sessionCommand): a new instance hears its saved home and pick before
+	// the switch. Told the switch alone, it met the session as new, and a
+	// rebuild's telling then moved the chip (sim seed 91 at 24 h, 120 agents).
+	r.restoreRoute(a)
 	r.sendSwitch(a, switchModes[op.N%len(switchModes)])
 }
 

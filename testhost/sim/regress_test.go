@@ -799,3 +799,49 @@ func TestSimRegressionViewKeepsHomeAfterRebuildSeed13(t *testing.T) {
 		},
 	})
 }
+
+// A rebuild tells the new instance every session's saved home at once, as
+// the shim's bring-up does: told only at the session's next request, a
+// failure of its request in flight reached an instance that met it as new,
+// and the next restart's view named a home the running one did not.
+func TestSimRegressionRebuildTellsHomesAtOnceSeed69(t *testing.T) {
+	requireClean(t, Schedule{Seed: 69, EndMs: 82942400,
+		Channels: []Channel{{"openrouter/eu", "模型-β"}, {"代理商-α", "🙂-mini"}, {"my-openai-route", "deepseek-v4-pro"}, {"my-openai-route", "🙂-mini"}, {"my-openai-route", "deepseek-v4-flash"}, {"deepseek-official", "gpt-x"}, {"deepseek-official", "claude/sonnet-4.5"}, {"deepseek-official", "模型-β"}, {"local", "meta-llama/llama-4-maverick"}, {"local", "claude/sonnet-4.5"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "meta-llama/llama-4-maverick"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "claude/sonnet-4.5"}},
+		Homes:    []int{0, 0, 0, 3, 2},
+		Config:   "{\"chain\":[{\"provider\":\"openrouter/eu\",\"model\":\"模型-β\"},{\"provider\":\"my-openai-route\",\"model\":\"🙂-mini\"}],\"failureThreshold\":4,\"burstWindowMs\":61195,\"cooldownMs\":10401,\"maxCooldownMs\":249624,\"providerThreshold\":2,\"backoffBaseMs\":380,\"backoffMaxMs\":39180,\"maxFailovers\":6,\"giveUpAfterMs\":731877,\"retryBudgetPercent\":2,\"retryBudgetFloor\":7,\"recovery\":\"stay\",\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":2,\"backoffMs\":223}}",
+		Ops: []Op{
+			{ID: 22477, At: 79130019, Kind: OpTurn, Ch: 0, Agent: "sub/agent-29", N: 10},
+			{ID: 62, At: 79561868, Kind: OpOutage, Ch: 0, Dur: 697158, Mode: ModeProbeHang},
+			{ID: 22688, At: 79981556, Kind: OpTurn, Ch: 0, Agent: "agent-8", N: 9},
+			{ID: 22797, At: 80361438, Kind: OpTurn, Ch: 0, Agent: "sub/agent-29", N: 10},
+			{ID: 22937, At: 80862177, Kind: OpTurn, Ch: 2, Agent: "sub/agent-29", N: 5},
+			{ID: 23018, At: 81148696, Kind: OpTurn, Ch: 3, Agent: "sub/agent-29", N: 10},
+			{ID: 23142, At: 81612690, Kind: OpTurn, Ch: 0, Agent: "sub/agent-29", N: 3},
+			{ID: 23452, At: 82829081, Kind: OpTurn, Ch: 0, Agent: "sub/agent-29", N: 10},
+			{ID: 24541, At: 82839727, Kind: OpRebuild},
+			{ID: 23453, At: 82855043, Kind: OpCancel, Agent: "sub/agent-29"},
+			{ID: 24529, At: 82942400, Kind: OpRebuild},
+		},
+	})
+}
+
+// A quota switch after a host restart reaches the module after the
+// session's saved home, as the command tracks the session first: told the
+// switch alone, the module met the session without its home, and a
+// rebuild's telling then moved the chip.
+func TestSimRegressionSwitchAfterRestartTellsHomeSeed91(t *testing.T) {
+	requireClean(t, Schedule{Seed: 91, EndMs: 50640251,
+		Channels: []Channel{{"my-openai-route", "gpt-x"}, {"my-openai-route", "🙂-mini"}, {"my-openai-route", "deepseek-v4-pro"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "meta-llama/llama-4-maverick"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "deepseek-v4-pro"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "gpt-x"}, {"local", "deepseek-v4-flash"}, {"deepseek-official", "deepseek-v4-flash"}, {"deepseek-official", "gpt-x"}, {"deepseek-official", "meta-llama/llama-4-maverick"}, {"代理商-α", "deepseek-v4-pro"}, {"代理商-α", "deepseek-v4-flash"}, {"代理商-α", "模型-β"}},
+		Homes:    []int{10, 10, 10, 4, 5},
+		Config:   "{\"chain\":[{\"provider\":\"代理商-α\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"my-openai-route\",\"model\":\"🙂-mini\"},{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"deepseek-v4-pro\"}],\"failureThreshold\":3,\"burstWindowMs\":297915,\"cooldownMs\":82888,\"maxCooldownMs\":1077544,\"providerThreshold\":2,\"backoffBaseMs\":803,\"backoffMaxMs\":12645,\"maxFailovers\":1,\"giveUpAfterMs\":795319,\"retryBudgetPercent\":24,\"retryBudgetFloor\":4,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":1,\"backoffMs\":683},\"pools\":[{\"name\":\"pool-0\",\"routes\":[{\"provider\":\"my-openai-route\",\"model\":\"deepseek-v4-pro\"},{\"provider\":\"代理商-α\",\"model\":\"模型-β\"},{\"provider\":\"my-openai-route\",\"model\":\"gpt-x\"}]}],\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1},{\"provider\":\"my-openai-route\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]},\"quota\":{}}",
+		Ops: []Op{
+			{ID: 41, At: 40160791, Kind: OpOutage, Ch: 12, Dur: 14400000, Mode: ModeQuota},
+			{ID: 13639, At: 48368729, Kind: OpStream, Ch: 12, N: 4, Dur: 377262},
+			{ID: 13891, At: 49256857, Kind: OpStream, Ch: 11, N: 2, Dur: 238110},
+			{ID: 13908, At: 49257655, Kind: OpTurn, Ch: 10, Agent: "sub/agent-1", N: 5},
+			{ID: 25187, At: 50044418, Kind: OpRestart},
+			{ID: 25145, At: 50394690, Kind: OpQuotaSwitch, Agent: "sub/agent-1"},
+			{ID: 25182, At: 50640251, Kind: OpRebuild},
+		},
+	})
+}
