@@ -232,14 +232,26 @@ func (r *runner) checkHeld() {
 }
 
 // cutWaits carries out wait-cut effects: the held turn is retried now.
+// And a quota wait left while its turn still sleeps (the session's switch
+// turned off, its pool changed) ends that sleep: the shim aborts the held
+// wait (quota.js onWait, requests.js waitThenRetry) and the failure goes
+// back to the host, which ends the turn. Left asleep here, the turn sat
+// in a wait the module had ended (held-while-usable, sim seeds 34 and 68
+// at 24 h, 120 agents).
 func (r *runner) cutWaits(out Output) {
 	for _, fx := range out.Effects {
-		if fx.Kind != "wait-cut" {
+		a := r.agents[fx.Agent]
+		if a == nil || !a.waiting {
 			continue
 		}
-		if a := r.agents[fx.Agent]; a != nil && a.waiting {
+		switch {
+		case fx.Kind == "wait-cut":
 			a.gen++ // drops the wait's own send
 			r.push(item{at: r.now, kind: kSend, agent: a, gen: a.gen})
+		case fx.Kind == "quota-wait" && fx.Reason == "left":
+			a.gen++
+			a.busy, a.waiting, a.held = false, false, false
+			a.hostRetries, a.failovers, a.recoverSince, a.inRetry = 0, 0, 0, false
 		}
 	}
 }

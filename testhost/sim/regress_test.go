@@ -845,3 +845,26 @@ func TestSimRegressionSwitchAfterRestartTellsHomeSeed91(t *testing.T) {
 		},
 	})
 }
+
+// A quota switch turned off while a turn sleeps in the quota wait ends the
+// wait (quota-wait left): the shim aborts the sleep and the failure goes
+// back to the host. Left asleep, the turn was held after a channel it may
+// use closed.
+func TestSimRegressionSwitchOffEndsAHeldWaitSeed34(t *testing.T) {
+	requireClean(t, Schedule{Seed: 34, EndMs: 72218642,
+		Channels: []Channel{{"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "claude/sonnet-4.5"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "deepseek-v4-pro"}, {"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end", "🙂-mini"}, {"deepseek-official", "claude/sonnet-4.5"}, {"deepseek-official", "deepseek-v4-flash"}, {"openrouter/eu", "🙂-mini"}, {"local", "模型-β"}, {"local", "claude/sonnet-4.5"}, {"my-openai-route", "claude/sonnet-4.5"}, {"my-openai-route", "deepseek-v4-pro"}, {"my-openai-route", "🙂-mini"}},
+		Homes:    []int{2, 2, 2, 3, 5},
+		Config:   "{\"chain\":[{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"model\":\"🙂-mini\"},{\"provider\":\"openrouter/eu\",\"model\":\"🙂-mini\"},{\"provider\":\"my-openai-route\",\"model\":\"🙂-mini\"},{\"provider\":\"local\",\"model\":\"claude/sonnet-4.5\"},{\"provider\":\"deepseek-official\",\"model\":\"claude/sonnet-4.5\"}],\"failureThreshold\":5,\"burstWindowMs\":23079,\"cooldownMs\":8462,\"maxCooldownMs\":253860,\"providerThreshold\":2,\"backoffBaseMs\":928,\"backoffMaxMs\":5446,\"maxFailovers\":2,\"giveUpAfterMs\":2960643,\"retryBudgetPercent\":22,\"retryBudgetFloor\":1,\"tools\":{\"retry\":[\"web_fetch\",\"mcp_search_*\",\"工具/*\"],\"maxAttempts\":2,\"backoffMs\":168},\"pools\":[{\"name\":\"pool-0\",\"routes\":[{\"provider\":\"openrouter/eu\",\"model\":\"🙂-mini\"},{\"provider\":\"local\",\"model\":\"claude/sonnet-4.5\"}]}],\"quota\":{\"longTermDelayMs\":600000,\"balances\":[{\"provider\":\"route-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-very-long-provider-name-end\",\"script\":[\"balance\"],\"refreshMs\":600000,\"minimumRemaining\":1}]},\"quota\":{}}",
+		Ops: []Op{
+			{ID: 24928, At: 62559974, Kind: OpBackup, Ch: 6},
+			{ID: 25010, At: 70045953, Kind: OpOutage, Ch: 5, Dur: 10800000, Mode: ModeQuota},
+			{ID: 20513, At: 71868025, Kind: OpTurn, Ch: 5, Agent: "a-95", N: 9},
+			{ID: 20517, At: 71889170, Kind: OpTurn, Ch: 5, Agent: "子代理-86", N: 11},
+			{ID: 47, At: 71927909, Kind: OpOutage, Ch: 7, Dur: 842884, Mode: ModeTransient},
+			{ID: 20558, At: 72135305, Kind: OpStream, Ch: 6, N: 4, Dur: 182301},
+			{ID: 20574, At: 72140203, Kind: OpTurn, Ch: 5, Agent: "子代理-66", N: 10},
+			{ID: 20594, At: 72200753, Kind: OpTurn, Ch: 2, Agent: "sub/agent-9", N: 6},
+			{ID: 24894, At: 72201704, Kind: OpQuotaSwitch, Agent: "子代理-66", N: 1},
+		},
+	})
+}
