@@ -21,7 +21,7 @@ const { useMenuKeys, fromKeyboard } = require('./keys.cjs');
 
 /**
  * @import { ClientContext } from './shell.cjs'
- * @import { Candidates } from './menu.cjs'
+ * @import { CandidatesAnswer } from '../host-shim/web-rpc.js'
  * @import { Translate } from './i18n.cjs'
  */
 
@@ -55,7 +55,7 @@ function makeChip(ctx) {
     const session = (props && (props.sessionId || (props.session && props.session.id))) || undefined;
     const live = useLiveStatus(ctx, session);
     const [open, setOpen] = React.useState(false);
-    const [answer, setAnswer] = React.useState(/** @type {Candidates | undefined} */ (undefined));
+    const [answer, setAnswer] = React.useState(/** @type {CandidatesAnswer | undefined} */ (undefined));
     const [problem, setProblem] = React.useState(/** @type {string | undefined} */ (undefined));
     const [report, setReport] = React.useState(false);
     const chipRef = React.useRef(/** @type {HTMLButtonElement | null} */ (null));
@@ -108,8 +108,9 @@ function makeChip(ctx) {
       if (id === REPORT_ID) { setOpen(false); setReport(true); return; }
       setProblem(undefined);
       const q = quotaChoice(id);
+      // The menu shows with a session only: without one the chip is a disabled label (chipReason).
       const r = q
-        ? await call(ctx, q.endpoint, { session, value: q.value })
+        ? await call(ctx, q.endpoint, { session: /** @type {string} */ (session), value: q.value })
         : await call(ctx, 'set-backup', id === CHAIN_ORDER ? { clear: true } : { channel: id });
       if (!r || !r.ok) setProblem(t(q ? 'menu.quotaError' : 'menu.error', { message: (r && r.error && r.error.message) || '?' }));
       setOpen(false);

@@ -6,7 +6,7 @@
 
 const { translate } = require('./i18n.cjs');
 
-/** @import { Status } from './status.cjs' */
+/** @import { StatusAnswer } from '../host-shim/web-rpc.js' */
 
 /**
  * Remaining time as `m:ss` (or `h:mm:ss`); `0:00` when due.
@@ -39,7 +39,7 @@ function age(ms, locale) {
 
 /**
  * The host's "now" as the browser sees it: its clock plus the time since the status came.
- * @param {Status | undefined} status
+ * @param {StatusAnswer | undefined} status
  * @param {number} receivedAtMs
  * @param {number} browserNowMs
  */

@@ -10,13 +10,14 @@ const { dockView } = require('./status.cjs');
 const { translate } = require('./i18n.cjs');
 
 /**
- * @import { DockLine, Status } from './status.cjs'
+ * @import { StatusAnswer } from '../host-shim/web-rpc.js'
+ * @import { DockLine } from './status.cjs'
  * @import { Translate } from './i18n.cjs'
  */
 
 /**
  * @typedef {object} DockProps
- * @property {Status} status
+ * @property {StatusAnswer} status
  * @property {number} nowMs - the host's now (countdown.cjs hostNow)
  * @property {string | undefined} locale
  */

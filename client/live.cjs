@@ -10,13 +10,13 @@ const MIN_GAP_MS = 1000;
 
 /**
  * @import { ClientContext } from './shell.cjs'
- * @import { Status } from './status.cjs'
+ * @import { StatusAnswer } from '../host-shim/web-rpc.js'
  */
 
 /**
  * The latest status answer, when it came, and the last call's error code.
  * @typedef {object} LiveStatus
- * @property {Status | undefined} status
+ * @property {StatusAnswer | undefined} status
  * @property {number} receivedAt - browser ms
  * @property {string | undefined} error
  */

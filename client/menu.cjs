@@ -11,28 +11,8 @@ const { translate } = require('./i18n.cjs');
 const { windowLabel } = require('./status.cjs');
 
 /**
- * @import { QuotaView, SlowBreaker } from './status.cjs'
+ * @import { Candidate, CandidatesAnswer, QuotaView, SlowBreaker } from '../host-shim/web-rpc.js'
  * @import { Translate } from './i18n.cjs'
- */
-
-/**
- * A model the picker may offer (host-shim/web.js `candidates`).
- * @typedef {object} Candidate
- * @property {string} provider
- * @property {string} model
- * @property {string} channel - "provider/model"
- * @property {'chain' | 'backup' | 'adapter'} source
- * @property {string} [name] - the adapter's name for the model
- * @property {number} [contextWindow]
- */
-
-/**
- * The host's `candidates` answer: every channel it vouched for, and those it could not resolve.
- * @typedef {object} Candidates
- * @property {string[]} chain
- * @property {string | null} backup
- * @property {Candidate[]} candidates
- * @property {string[]} unknown
  */
 
 /** @typedef {{type: 'label', id: string, text: string}} MenuLabel */
@@ -66,7 +46,7 @@ const QUOTA_PREFIX = 'dsh-resilience:quota:';
 const POOL_PREFIX = 'dsh-resilience:pool:';
 
 /**
- * @param {(Candidates & {slow?: SlowBreaker[]}) | undefined} answer
+ * @param {(CandidatesAnswer & {slow?: SlowBreaker[]}) | undefined} answer
  *   `slow`: the status's slow-call breakers; a slow channel's item says so.
  * @param {string | undefined} locale
  * @returns {{items: Array<MenuLabel | MenuSeparator | BackupItem>, selectedId: string}} plain items; the UI adds the hooks.

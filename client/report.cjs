@@ -8,17 +8,9 @@ const { react, primitives, call } = require('./shell.cjs');
 const { translate } = require('./i18n.cjs');
 
 /**
- * @import { Report } from '../host-shim/policy-types.js'
+ * @import { ReportAnswer } from '../host-shim/web-rpc.js'
  * @import { ClientContext, Result } from './shell.cjs'
  * @import { Translate } from './i18n.cjs'
- */
-
-/**
- * The host's `report` answer (host-shim/report-command.js reportData).
- * @typedef {object} ReportAnswer
- * @property {Report} report
- * @property {string} text - the report as `/resilience report` words it
- * @property {string} svg - the timeline, the host's own markup
  */
 
 /**

@@ -24,6 +24,7 @@ const { translate, translateOr } = require('./i18n.cjs');
 
 /**
  * @import { Channel } from '../host-shim/policy-types.js'
+ * @import { AuditRecord } from '../host-shim/web-rpc.js'
  * @import { Translate } from './i18n.cjs'
  */
 
@@ -117,36 +118,10 @@ const { translate, translateOr } = require('./i18n.cjs');
  */
 
 /**
- * A channel a give-up record says was tried: a channel, or the channel with its code and count.
+ * A channel a give-up record says was tried: what the host sends is
+ * {channel, code} (web-rpc.d.ts Tried); triedList also takes a bare channel
+ * or one with a count, and skips anything else.
  * @typedef {string | {channel?: string | Channel, code?: unknown, count?: number, attempts?: number} | null | undefined} TriedEntry
- */
-
-/**
- * An audit record as the host's `rows` answer sends it (host-shim/web.js
- * forPage): channels as "provider/model". Which fields a record has depends
- * on its type (docs/audit.md).
- * @typedef {object} AuditRecord
- * @property {string} type
- * @property {string} at - ISO time
- * @property {string} [agent]
- * @property {string} [channel]
- * @property {string} [from]
- * @property {string} [to]
- * @property {string} [code]
- * @property {string} [class]
- * @property {string} [reason]
- * @property {string} [openUntil] - ISO time
- * @property {TriedEntry[]} [tried]
- * @property {number} [failovers]
- * @property {number} [maxFailovers]
- * @property {number} [turn]
- * @property {number} [step]
- * @property {string} [winner] - `hedge`: primary, hedge or none
- * @property {string} [end] - `hedge`: how a race with no winner ended
- * @property {number} [afterMs] - `hedge`: the delay it was sent after
- * @property {number} [firstTokenMs] - `hedge`: the request's first token, from its start
- * @property {number} [loserWaitMs] - `hedge`: how long the aborted call had waited
- * @property {number} [savedMs] - `hedge`: against the primary's median first token
  */
 
 /**

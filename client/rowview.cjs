@@ -22,7 +22,8 @@ const HEDGE_RETRIES = 3;
 /**
  * @import { SyntheticEvent } from 'react'
  * @import { ClientContext } from './shell.cjs'
- * @import { AuditRecord, Detail } from './rows.cjs'
+ * @import { AuditRecord } from '../host-shim/web-rpc.js'
+ * @import { Detail } from './rows.cjs'
  * @import { RowData } from './definitions.cjs'
  */
 

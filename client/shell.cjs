@@ -5,12 +5,9 @@
 
 /**
  * @import { FunctionComponent } from 'react'
- * @import { Status } from './status.cjs'
- * @import { Candidates } from './menu.cjs'
- * @import { AuditRecord } from './rows.cjs'
+ * @import { Endpoints } from '../host-shim/web-rpc.js'
  * @import { AnyDefinition } from './definitions.cjs'
- * @import { Section, SettingsScopeBinder } from './settings-card.cjs'
- * @import { ReportAnswer } from './report.cjs'
+ * @import { SettingsScopeBinder } from './settings-card.cjs'
  */
 
 /**
@@ -21,21 +18,22 @@
  */
 
 /**
- * An error as the host's RPC carries it (its RpcError); a refusal of ours is
- * its one issue (host-shim/web.js refuse).
+ * An error as the host's RPC carries it (its RpcError): the host's own, or a
+ * refusal of ours as its one issue (web-rpc.d.ts Refusal, web.js refuse).
  * @typedef {{code: string, message: string, details?: {issues?: Array<{code?: unknown, message?: unknown}>}}} RpcError
  */
 
 /**
- * The host RPC's answer as sent (its RpcResult): `value` is the endpoint's
- * (see Endpoints), or host-shim/off.js's `{off: true, message}` when the plugin is off.
- * @typedef {{ok: true, value: unknown} | {ok: false, error: RpcError}} RpcAnswer
+ * The host RPC's answer as the connection hands it over (its RpcResult):
+ * `value` is the endpoint's (web-rpc.d.ts Endpoints), or host-shim/off.js's
+ * `{off: true, message}` when the plugin is off.
+ * @typedef {{ok: true, value: unknown} | {ok: false, error: RpcError}} RpcResult
  */
 
 /**
  * The host connection service (dsh-client-connection): the RPC is all the client uses.
  * @typedef {object} Connection
- * @property {{call(channel: string, endpoint: string, payload: unknown, signal?: AbortSignal): Promise<RpcAnswer>}} [rpc]
+ * @property {{call(channel: string, endpoint: string, payload: unknown, signal?: AbortSignal): Promise<RpcResult>}} [rpc]
  */
 
 /**
@@ -54,21 +52,6 @@
  * @property {<K extends keyof Services>(name: K) => Services[K] | undefined} get
  * @property {{inject(name: string, f: () => void): void, register(spec: object, component: FunctionComponent<never>): void}} slots
  * @property {(deps: ['conversationEvents'], f: (sub: {conversationEvents: {register(def: AnyDefinition): void}}) => void) => void} inject
- */
-
-/**
- * Each endpoint of the host half (host-shim/web.js handler): what it takes
- * and what it answers.
- * @typedef {{
- *   status: {payload: {since: number | undefined, session: string | undefined}, answer: Status},
- *   candidates: {payload: {}, answer: Candidates},
- *   'set-backup': {payload: {clear: true} | {channel: string}, answer: Status},
- *   'set-quota': {payload: {session: string | undefined, value: string}, answer: Status},
- *   'set-pool': {payload: {session: string | undefined, value: string}, answer: Status},
- *   rows: {payload: {session: string}, answer: {records: AuditRecord[], hedging?: boolean}},
- *   validate: {payload: {section: Section}, answer: {problem: string | null}},
- *   report: {payload: {window: string, locale: string}, answer: ReportAnswer},
- * }} Endpoints
  */
 
 /**

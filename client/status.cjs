@@ -1,86 +1,17 @@
 // @ts-check
 // What the chip and the dock make of the host's status answer (web.js
-// `status`): the chip's text and tone from the module's session view, the
-// dock's lines from the breakers' states. It renders; it decides nothing.
+// `status`; its shape is StatusAnswer, host-shim/web-rpc.d.ts): the chip's
+// text and tone from the module's session view, the dock's lines from the
+// breakers' states. It renders; it decides nothing.
 'use strict';
 
 const { translate, translateOr, pickLocale } = require('./i18n.cjs');
 const { countdown, age } = require('./countdown.cjs');
 
 /**
- * @import { Channel, CircuitState, GiveUpReason, Recovery, SlowState, Via } from '../host-shim/policy-types.js'
- * @import { AuditRecord } from './rows.cjs'
+ * @import { Channel, Via } from '../host-shim/policy-types.js'
+ * @import { Breaker, SessionStatus, StatusAnswer } from '../host-shim/web-rpc.js'
  * @import { Translate } from './i18n.cjs'
- */
-
-/**
- * A breaker as the status lists it: a channel's (`p/m`) or a provider's (`p/*`).
- * @typedef {object} Breaker
- * @property {string} channel
- * @property {CircuitState} state
- * @property {number} failures
- * @property {number} [opens]
- * @property {number} openUntilMs
- * @property {string} [lastCode]
- */
-
-/**
- * A channel's slow-call breaker (policy/slow.go), with its time to first token.
- * @typedef {object} SlowBreaker
- * @property {string} channel
- * @property {SlowState} state
- * @property {number} firstTokenMs
- * @property {number | null} [untilMs]
- */
-
-/**
- * The session's last give-up, until its next request (the module's view, policy/view.go).
- * @typedef {object} GiveUp
- * @property {'give-up'} type
- * @property {string} channel
- * @property {GiveUpReason} reason
- * @property {string} code
- * @property {Array<{channel: string, code: string}>} [tried]
- */
-
-/**
- * The module's word on one session (its `view`), channels as "provider/model".
- * @typedef {object} SessionStatus
- * @property {string} id
- * @property {string | null} route - where it runs
- * @property {string | null} home - where it belongs, when away from it
- * @property {{channel: string, via: Via} | null} next - where a failure would send it now
- * @property {boolean} avoided - its channel, or the home it is away from, takes no request now
- * @property {GiveUp | null} giveUp
- */
-
-/**
- * The session's quota switch and pool (host-shim/quota-web.js webView).
- * @typedef {object} QuotaView
- * @property {boolean} enabled
- * @property {boolean} defaultEnabled
- * @property {'session' | 'inherited' | 'default'} source - `inherited`: its parent session's, taken as a snapshot
- * @property {string | null} pool
- * @property {string} poolSource - `session`, `inherited`, `default`, `off`, or how the module chose it
- * @property {string[]} pools
- */
-
-/**
- * The host's status answer (host-shim/web.js `status`), channels as "provider/model".
- * @typedef {object} Status
- * @property {number} revision
- * @property {number} nowMs - the host's clock when it answered
- * @property {string[]} chain
- * @property {string | null} backup
- * @property {Recovery} recovery
- * @property {number} failureThreshold
- * @property {Breaker[]} channels
- * @property {SlowBreaker[]} slow
- * @property {AuditRecord | undefined} lastDecision
- * @property {boolean} moduleOk
- * @property {Record<string, number>} windows - the context window the host declares for a channel
- * @property {SessionStatus} [session] - when a session was named
- * @property {QuotaView} [quota] - when a session was named and the row configures quota rules
  */
 
 /**
@@ -100,20 +31,20 @@ const providerOf = (channel) => String(channel).split('/')[0];
 
 /**
  * The breaker record of a channel (`p/m`) or a provider (`p/*`); closed when unseen.
- * @param {Status | undefined} status
+ * @param {StatusAnswer | undefined} status
  * @param {string} channel
  * @returns {Breaker}
  */
 function breaker(status, channel) {
   const h = ((status && status.channels) || []).find((c) => c.channel === channel);
-  return h || { channel, state: 'closed', failures: 0, openUntilMs: 0 };
+  return h || { channel, state: 'closed', failures: 0, opens: 0, openUntilMs: 0 };
 }
 
 /**
  * Where the next failover would go, as the module says (web.js status, the
  * module's `view`): never derived here, where pools, context fit, slow
  * channels and a restarted session's route are not known.
- * @param {Status | undefined} status
+ * @param {StatusAnswer | undefined} status
  * @returns {{channel: string, via: Via} | undefined}
  */
 function nextTarget(status) {
@@ -140,7 +71,7 @@ function chipReason(s, locale) {
 /**
  * The chip: `{tone, text}`. Red after a give-up in this session, amber while
  * the session's channel is open or avoided, neutral otherwise.
- * @param {Status | undefined} status
+ * @param {StatusAnswer | undefined} status
  * @param {number} nowMs
  * @param {string | undefined} locale
  */
@@ -161,7 +92,7 @@ function chipView(status, nowMs, locale) {
 
 /**
  * The dock's lines: channels and providers, each with its state text.
- * @param {Status | undefined} status
+ * @param {StatusAnswer | undefined} status
  * @param {number} nowMs
  * @param {string | undefined} locale
  */

@@ -13,6 +13,8 @@
 // is one of their subscribers (effects.js) and reads no record back, except
 // the session's inline rows, which show the log's history (rows()).
 // The countdowns tick in the browser from `openUntilMs` and the host's clock.
+// What each endpoint takes and answers is web-rpc.d.ts, the contract the
+// client (client/*.cjs) reads too: `make typecheck` holds both to it.
 import { readFile } from 'node:fs/promises';
 import { bodyProblem, excerpt, field, hostKnowsSession, MAX_CHANNEL, MAX_SECTION_BYTES, MAX_VALUE, sameSession, sessionForms, sessionIdProblem } from './rpc-input.js';
 import { channelId, channelText, parseChannel as textChannel } from './channel.js';
@@ -21,107 +23,9 @@ import { recordOf } from './effect-audit.js';
 import { savedQuota, webChoose, webSession, webView } from './quota-web.js';
 import { CARD_DEFAULTS, CARD_KEYS } from './policy-defaults.js';
 
-/** @import { Channel, CircuitState, ResolvedConfig, SessionView, SlowState, Via } from './policy-types.js' */
+/** @import { Channel } from './policy-types.js' */
+/** @import { AuditRecord, Candidate, CandidatesAnswer, GiveUpRecord, Refusal, ReportAnswer, RowsAnswer, RpcAnswer, StatusAnswer, ValidateAnswer } from './web-rpc.js' */
 /** @import { Context } from './host.js' */
-
-/**
- * A record as the page reads it (forPage): an audit record, its channels as
- * "provider/model".
- * @typedef {{type?: string, at?: string, [field: string]: unknown}} PageRecord
- */
-
-/**
- * A channel's breaker in the status answer.
- * @typedef {object} StatusChannel
- * @property {string} channel - "provider/model"
- * @property {CircuitState} state
- * @property {number} failures
- * @property {number} opens
- * @property {number} openUntilMs
- * @property {string} [lastCode]
- */
-
-/**
- * A channel measured by the slow-call breaker, in the status answer.
- * @typedef {object} StatusSlow
- * @property {string} channel - "provider/model"
- * @property {SlowState} state
- * @property {number} firstTokenMs
- * @property {number | null | undefined} untilMs
- */
-
-/**
- * The module's view of one session (its SessionView), channels as "provider/model".
- * @typedef {object} StatusSession
- * @property {string} id - as the browser named it
- * @property {string | null} route - SessionView `current`
- * @property {string | null} home - SessionView `home`
- * @property {{channel: string, via: Via} | null} next - SessionView `next`
- * @property {SessionView['avoided']} avoided
- * @property {PageRecord | null} giveUp - SessionView `giveUp`: its last give-up, until its next request
- */
-
-/**
- * The `status` answer: what the chip and the dock show.
- * @typedef {object} StatusAnswer
- * @property {number} revision - the long poll's: answered again when it moves
- * @property {number} nowMs - the module's clock, for the countdowns
- * @property {string[]} chain
- * @property {string | null} backup
- * @property {ResolvedConfig['recovery']} recovery
- * @property {number} failureThreshold
- * @property {StatusChannel[]} channels
- * @property {StatusSlow[]} slow
- * @property {PageRecord | undefined} lastDecision
- * @property {boolean} moduleOk
- * @property {Record<string, number>} windows - "provider/model" -> the context window the host declares
- * @property {StatusSession} [session] - when the poll names a session
- * @property {Exclude<ReturnType<typeof webView>, undefined>} [quota] - when the row configures quota rules
- */
-
-/**
- * One model the picker may offer.
- * @typedef {object} Candidate
- * @property {string} provider
- * @property {string} model
- * @property {string} channel - "provider/model"
- * @property {'chain' | 'backup' | 'adapter'} source
- * @property {string} [name] - the adapter's name for it
- * @property {number} [contextWindow]
- */
-
-/**
- * The `candidates` answer: what the picker offers, and what the host cannot resolve.
- * @typedef {{chain: string[], backup: string | null, candidates: Candidate[], unknown: string[]}} CandidatesAnswer
- */
-
-/**
- * The `rows` answer: the session's records for its inline rows, and whether
- * the row hedges requests (a hedge row's candidate stands at every request:
- * without hedging the page does not look for its record).
- * @typedef {{records: PageRecord[], hedging: boolean}} RowsAnswer
- */
-
-/** The `validate` answer: the module's word on a section, null when it takes it. @typedef {{problem: string | null}} ValidateAnswer */
-
-/**
- * The `report` answer: `/resilience report`'s numbers, text and timeline.
- * @typedef {Awaited<ReturnType<typeof import('./report-command.js').reportData>>} ReportAnswer
- */
-
-/** The `set-backup` answer: the status after it. @typedef {StatusAnswer} SetBackupAnswer */
-
-/** The `set-quota` and `set-pool` answer: the session's status after it. @typedef {StatusAnswer} SetSessionAnswer */
-
-/** What an endpoint answers. @typedef {StatusAnswer | CandidatesAnswer | SetBackupAnswer | SetSessionAnswer | RowsAnswer | ValidateAnswer | ReportAnswer} WebAnswer */
-
-/**
- * A refusal as the host's RPC carries it (refuse).
- * @typedef {{ok: false, error: {code: 'internal', message: string, details: {}}}
- *   | {ok: false, error: {code: 'bad-request', message: string, details: {issues: {code: string}[]}}}} Refusal
- */
-
-/** The RPC handler's answer. @typedef {{ok: true, value: WebAnswer} | Refusal} RpcAnswer */
 
 /**
  * What the web half works with.
@@ -179,11 +83,12 @@ const key = channelText; // the page shows and matches channels as "provider/mod
 /**
  * A record as the page reads it: the audit names channels as {provider,
  * model} (unambiguous), the page shows and matches them as "provider/model".
+ * Its other fields are the audit's (docs/audit.md), taken as written.
  * @param {object} record
- * @returns {PageRecord}
+ * @returns {AuditRecord}
  */
 function forPage(record) {
-  /** @type {PageRecord} */
+  /** @type {Record<string, unknown>} */
   const out = { ...record };
   for (const f of ['channel', 'from', 'to', 'route']) {
     const v = /** @type {{provider?: unknown} | null | undefined} */ (out[f]);
@@ -193,7 +98,7 @@ function forPage(record) {
     out.tried = out.tried.map((/** @type {{channel?: unknown, code?: unknown} | null | undefined} */ t) => ({
       channel: t?.channel && typeof t.channel === 'object' ? key(/** @type {Channel} */ (t.channel)) : String(t?.channel ?? '?'), code: t?.code }));
   }
-  return out;
+  return /** @type {AuditRecord} */ (/** @type {unknown} */ (out)); // read from the audit: its fields are not checked here
 }
 /**
  * @template T
@@ -230,7 +135,7 @@ export class WebHalf {
     this.revision = 0;
     /** @type {Map<() => void, string | undefined>} the long polls waiting, each with the session it watches */
     this.waiters = new Map();
-    /** @type {PageRecord | undefined} */
+    /** @type {AuditRecord | undefined} */
     this.lastDecision = undefined;
     /** @type {Set<string>} the agents (a web session's id, prefixed) whose requests this process sent */
     this.agents = new Set();
@@ -346,7 +251,7 @@ export class WebHalf {
         home: view?.home ? key(view.home) : null,
         next: view?.next ? { channel: key(view.next.channel), via: view.next.via } : null,
         avoided: view?.avoided === true,
-        giveUp: view?.giveUp ? forPage({ type: 'give-up', ...view.giveUp }) : null,
+        giveUp: view?.giveUp ? /** @type {GiveUpRecord} */ (forPage({ type: 'give-up', ...view.giveUp })) : null,
       };
       const quota = this.deps.quota && webView(this.deps.quota, session);
       if (quota) out.quota = quota; // only when the row configures quota rules: the menu shows its items then
@@ -467,12 +372,12 @@ export class WebHalf {
       const text = await readFile(p, 'utf8').catch(() => '');
       for (const line of text.split('\n')) if (line) lines.push(line);
     }
-    /** @type {PageRecord[]} */
+    /** @type {AuditRecord[]} */
     const out = [];
-    /** @type {PageRecord[]} */
+    /** @type {AuditRecord[]} */
     const opens = [];
     for (const line of lines) {
-      /** @type {PageRecord} */
+      /** @type {AuditRecord} */
       let r;
       try { r = forPage(JSON.parse(line)); } catch { continue; }
       if (r.type === 'circuit-open') opens.push(r);
@@ -588,7 +493,7 @@ export class WebHalf {
             const section = field(payload, 'section') ?? {};
             if (typeof section !== 'object' || Array.isArray(section)) return refuse('INVALID', 'dsh-resilience: section must be an object');
             if (JSON.stringify(section).length > MAX_SECTION_BYTES) return refuse('INVALID', `dsh-resilience: section larger than ${MAX_SECTION_BYTES} bytes`);
-            return ok({ problem: this.problem(/** @type {Record<string, unknown>} */ (section)) ?? null });
+            return ok(/** @satisfies {ValidateAnswer} */ ({ problem: this.problem(/** @type {Record<string, unknown>} */ (section)) ?? null }));
           }
           case 'report': { // report-command.js: the numbers, the text and the timeline of /resilience report
             const window = field(payload, 'window');
@@ -597,7 +502,7 @@ export class WebHalf {
             if (locale !== undefined && (typeof locale !== 'string' || locale.length > 35)) return refuse('INVALID', `dsh-resilience: ${excerpt(locale)} is not a locale`);
             const { reportData } = await import('./report-command.js'); // loaded when asked, off the start-up path
             const out = await reportData(this.deps.auditPath, window, Date.now(), { locale });
-            return out.error ? refuse('INVALID', out.error) : ok(out);
+            return out.error ? refuse('INVALID', out.error) : ok(/** @type {ReportAnswer} */ (out)); // no error: report, text and svg are all there
           }
           default:
             return refuse('UNKNOWN_ENDPOINT', `dsh-resilience: no endpoint ${excerpt(endpoint)}`);
