@@ -171,14 +171,17 @@ describe('webhook notifications in the real host', { concurrency: false }, () =>
     assert.equal(audit.at(-1).type, 'stop', 'audited before the plugin\'s last line');
   });
 
-  test('a notify config with a bad URL stops activation with one line naming notify[0].url, none of the plugin\'s frames', async (t) => {
-    const home = await makeHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY], notify: [{ url: 'ftp://x', events: ['give-up'] }] } });
+  test('a notify config with a bad URL ends the first turn naming notify[0].url, before any model request, the URL never quoted', async (t) => {
+    const home = await makeHome({ baseURL: fp.baseURL, plugin: { chain: [PRIMARY, SECONDARY], notify: [{ url: 'ftp://x/y?token=t-1', events: ['give-up'] }] } });
     t.after(home.cleanup);
+    const before = fp.requests.length;
     const r = await runHeadless(home, 'Reply with OK');
     assert.notEqual(r.code, 0);
-    const line = 'ConfigError: dsh-resilience: config key "notify[0].url": must be an http:// or https:// URL';
-    assert.ok(r.stderr.split('\n').includes(line), r.stderr);
-    // The host's boot wrapper prints its own frames for any plugin that refuses its config; none of ours.
-    assert.doesNotMatch(r.stderr, /dsh-resilience\/build\/dsh-resilience\.js|at (fail|checkNotify|splitConfig|apply) /, r.stderr);
+    // A policy key is the module's to check (policy/notifytarget.go), as every key but the
+    // shim's own files and Redis: the bring-up refuses the row, as tool-retry's e2e shows.
+    assert.ok(r.stderr.includes('config key "notify[0].url": must be an http:// or https:// URL'), r.stderr.slice(0, 600));
+    assert.ok(!r.stderr.includes('t-1'), 'the URL is not quoted back');
+    assert.equal(r.stdout.trim(), '');
+    assert.equal(fp.requests.length, before, 'no model request went');
   });
 });

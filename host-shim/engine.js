@@ -212,8 +212,9 @@ export class Engine {
     const resolved = configured.config;
     if (this.secretValues.length > 0) module.call('secrets', JSON.stringify({ values: this.secretValues }));
     const now = clockNow();
-    // A plain copy: the row's config object is the host's own (a reactive proxy), not ours to hold.
-    const config = JSON.parse(configJson);
+    // A plain copy: the row's config object is the host's own (a reactive proxy), not ours to
+    // hold; or the module's copy a log may hold, when the row names webhook URLs.
+    const config = configured.recorded ?? JSON.parse(configJson);
     if (why === 'recovery') {
       // The replay restores its own last-known health on a rebuild record.
       if (health) module.call('restore', restoreInput(health, now));

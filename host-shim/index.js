@@ -28,7 +28,7 @@ import { Lifetime, DISPOSED } from './lifetime.js';
 import { ModelInfo } from './model-info.js';
 import { Shell } from './shell.js';
 import { stop } from './stop.js';
-import { checkNotify, Notifier } from './notify.js';
+import { Notifier } from './notify.js';
 import { installSkill, skillWanted } from './skill.js';
 import { routeAuxCalls } from './aux-route.js';
 import { checkShared } from './shared-config.js';
@@ -85,14 +85,13 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
   // The host's telemetry seam follows the audit records (telemetry.js); the page answers its long
   // poll on every record too (a setting, a merged health): it reads none. The webhooks go where the
   // module's audit entries say (notify.js, through the audit subscriber).
-  const notifyTargets = checkNotify(shim.notify ?? []);
-  const notifier = new Notifier({ targets: notifyTargets, report: (r) => audit.write(r), secret: (ref) => resolveSecret(ctx, ref) });
+  const notifier = new Notifier({ targets: () => engine.resolved?.notify ?? [], report: (r) => audit.write(r), secret: (ref) => resolveSecret(ctx, ref) });
   const audit = tapAudit(new AuditLog(join(stateDir, 'audit.jsonl')), [() => web.changed(), telemetrySink(ctx)]);
   const report = (/** @type {object} */ record) => audit.write(record);
   const engine = new Engine(life.compiling, policyConfig, logger, report, report);
   web.deps.policy = engine;
   // The values of every credential the plugin can resolve, for the module to redact provider text by (redaction.js).
-  const secrets = new Secrets({ ctx, engine, own: () => [sharedConfig.redis?.passwordEnv, ...notifyTargets.map((t) => t.secretEnv),
+  const secrets = new Secrets({ ctx, engine, own: () => [sharedConfig.redis?.passwordEnv, ...(engine.resolved?.notify ?? []).map((t) => t.secretEnv),
     ...(engine.resolved?.quota?.balances ?? []).map((b) => b.apiKeyEnv)] });
   const waits = new Waits();
   const pruneMs = shim.healthPruneMs ?? DEFAULT_PRUNE_MS;

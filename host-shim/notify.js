@@ -2,9 +2,10 @@
 // Webhook notifications (`notify`): a few audit records an operator wants to
 // be woken for, POSTed as JSON to the URLs the config names. The module
 // decides (policy/notify.go): which records mean which event, the body's
-// fields, and the rate limit (one per event and channel a minute). It says
-// so on the record's audit entry (`notify`, effect-audit.js); the notifier
-// only delivers it to each target that chose the event. Sending is off the
+// fields, the rate limit (one per event and channel a minute), and which
+// targets chose the event; it checks the `notify` list with the rest of the
+// row (policy/notifytarget.go). It says so on the record's audit entry
+// (`notify`, effect-audit.js); the notifier only delivers. Sending is off the
 // decision path: a notification is handed over and the request goes on its
 // own; a receiver that hangs or refuses costs one `notify-failed` audit
 // line, never a request's time.
@@ -25,19 +26,14 @@
 // logged, never in the audit. The URL is not
 // logged either (webhook URLs often carry a token in their path): a failure
 // names the target's index and its origin only.
-import { ConfigError } from './engine.js';
-import { NOTIFY_KINDS } from './policy-defaults.js';
 import { createHmac, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 
-/** @import { Notification } from './policy-types.js' */
-
-/** A checked `notify` target. @typedef {{url: string, events: string[], secretEnv?: string, timeoutMs: number}} NotifyTarget */
+/** @import { Notification, ResolvedNotifyTarget } from './policy-types.js' */
 
 export const SIGNATURE_HEADER = 'x-dsh-resilience-signature';
 /** One notification to one target: the same id on each of its tries. */
 export const DELIVERY_HEADER = 'x-dsh-resilience-delivery';
-export const DEFAULT_TIMEOUT_MS = 5_000;
 /** Tries per notification, and the waits between them (doubling, bounded). */
 export const MAX_TRIES = 3;
 export const RETRY_BASE_MS = 1_000;
@@ -52,55 +48,6 @@ export const RETRY_BASE_MS = 1_000;
 export const STOP_GRACE_MS = 3_000;
 /** Once stopping, the wait before each try left (the backoff's seconds do not fit the grace). */
 export const STOP_RETRY_MS = 250;
-
-/** @type {(key: string, reason: string) => never} */
-const fail = (key, reason) => {
-  const e = new ConfigError(`dsh-resilience: config key "${key}": ${reason}`);
-  e.stack = `${e.name}: ${e.message}`; // the user's to fix: the plugin's frames say nothing to them
-  throw e;
-};
-/**
- * @param {unknown} v
- * @returns {v is Record<string, unknown>}
- */
-const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
-const TARGET_KEYS = ['url', 'events', 'secretEnv', 'timeoutMs'];
-
-/**
- * Checks the `notify` key.
- * @param {unknown} v - the key's value as the row holds it.
- * @returns {NotifyTarget[]}
- * @throws {Error} naming the key (`notify[1].url`) and the reason.
- */
-export function checkNotify(v) {
-  if (!Array.isArray(v)) fail('notify', 'must be a list of {url, events, secretEnv?, timeoutMs?}');
-  if (v.length > 20) fail('notify', 'at most 20 targets');
-  return /** @type {unknown[]} */ (v).map((t, i) => {
-    const at = `notify[${i}]`;
-    if (!isObject(t)) fail(at, 'must be an object {url, events, secretEnv?, timeoutMs?}');
-    for (const k of Object.keys(t)) if (!TARGET_KEYS.includes(k)) fail(`${at}.${k}`, `unknown key (known: ${TARGET_KEYS.join(', ')})`);
-    let url;
-    try {
-      url = typeof t.url === 'string' ? new URL(t.url) : undefined;
-    } catch { /* reported below */ }
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) fail(`${at}.url`, 'must be an http:// or https:// URL');
-    if (url.username || url.password) fail(`${at}.url`, 'must not hold credentials: sign with secretEnv instead');
-    const kinds = NOTIFY_KINDS;
-    if (!Array.isArray(t.events) || t.events.length === 0) fail(`${at}.events`, `must be a non-empty list of: ${kinds.join(', ')}`);
-    t.events.forEach((e, j) => {
-      if (!kinds.includes(e)) fail(`${at}.events[${j}]`, `unknown event ${JSON.stringify(e)} (known: ${kinds.join(', ')})`);
-    });
-    if (new Set(t.events).size !== t.events.length) fail(`${at}.events`, 'lists an event twice');
-    if (t.secretEnv !== undefined && (typeof t.secretEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(t.secretEnv))) {
-      fail(`${at}.secretEnv`, 'must be an environment variable name, e.g. DSH_NOTIFY_SECRET (the secret itself never goes in the config)');
-    }
-    const timeoutMs = /** @type {number | undefined} */ (t.timeoutMs); // checked next
-    if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs >= 100 && timeoutMs <= 60_000)) {
-      fail(`${at}.timeoutMs`, 'must be an integer between 100 and 60000');
-    }
-    return { url: url.href, events: [...t.events], ...(t.secretEnv ? { secretEnv: t.secretEnv } : {}), timeoutMs: timeoutMs ?? DEFAULT_TIMEOUT_MS };
-  });
-}
 
 /**
  * The signature header's value for one try: `t=<unix seconds>,v1=<hex>`, the
@@ -134,7 +81,7 @@ const retryable = (status) => status === 408 || status === 429 || status >= 500;
 export class Notifier {
   /**
    * @param {object} o
-   * @param {NotifyTarget[]} o.targets
+   * @param {() => readonly ResolvedNotifyTarget[]} o.targets - the module's resolved `notify` list
    * @param {(record: object) => void} o.report - the audit writer (`notify-failed`)
    * @param {(name: string) => Promise<string | undefined>} o.secret - resolves a secretEnv reference
    * @param {typeof fetch} [o.fetch]
@@ -168,21 +115,21 @@ export class Notifier {
    * @param {string} type - the record's type
    */
   observe(n, type) {
-    if (this.lifetime.signal.aborted || this.targets.length === 0) return;
+    if (this.lifetime.signal.aborted) return;
     try {
       // The body as documented (docs/telemetry.md): the module's fields, and what only the shim knows.
       const body = { event: n.event, type, time: new Date(this.now()).toISOString(), ...n.body, host: this.host };
-      this.targets.forEach((target, index) => {
-        if (!target.events.includes(n.event)) return;
-        const sending = this.send(target, index, n.event, body).catch(() => {}); // send() reports its own failures
+      const targets = this.targets();
+      for (const index of n.targets) {
+        const sending = this.send(targets[index], index, n.event, body).catch(() => {}); // send() reports its own failures
         this.inflight.add(sending);
         sending.finally(() => this.inflight.delete(sending));
-      });
+      }
     } catch { /* a notification never costs a record */ }
   }
 
   /**
-   * @param {NotifyTarget} target
+   * @param {ResolvedNotifyTarget} target
    * @param {number} index - the target's place in `notify`, for the failure record
    * @param {string} event
    * @param {object} fields - the body but its delivery id
@@ -214,7 +161,7 @@ export class Notifier {
 
   /**
    * One POST under the target's timeout; undefined when the receiver took it.
-   * @param {NotifyTarget} target
+   * @param {ResolvedNotifyTarget} target
    * @param {string} body
    * @param {string} delivery - the delivery id, the same on every try
    * @param {string | undefined} secret - the signing secret, when the target names one

@@ -359,6 +359,34 @@ export interface Config {
   skill?: boolean | null;
   /** Hedge a call slow to its first token to the failover target. */
   hedge?: HedgeConfig | null;
+  /** Webhook receivers of notifications, at most 20. */
+  notify?: NotifyTarget[] | null;
+}
+
+/**
+ * A webhook receiver of the row's `notify` list
+ * (docs/configuration.md, "Notifications"; policy/notifytarget.go).
+ */
+export interface NotifyTarget {
+  /**
+   * http:// or https://, its host a name or an address, no user or
+   * password in it. Never written to a log: it often holds a token.
+   */
+  url: string;
+  /** The kinds it is sent: at least one, none twice. */
+  events: NotifyKind[];
+  /** The name of the environment variable holding its signing secret. */
+  secretEnv?: string | null;
+  /** How long one try waits for it: 100 to 60000 (default 5000). */
+  timeoutMs?: number | null;
+}
+
+/** A receiver as the shim sends to it: its timeout spelled out. */
+export interface ResolvedNotifyTarget {
+  url: string;
+  events: NotifyKind[];
+  secretEnv?: string | null;
+  timeoutMs: number;
 }
 
 /** The configuration as the module will use it: every default filled in. */
@@ -397,6 +425,7 @@ export interface ResolvedConfig {
   skill: boolean;
   /** Every field spelled out. */
   hedge: HedgeConfig;
+  notify: ResolvedNotifyTarget[];
 }
 
 /**
@@ -1240,12 +1269,17 @@ export interface AuditEntry {
 
 /**
  * A webhook notification (docs/telemetry.md#notifications). The shim
- * sends it to each `notify` target that chose its event, as the body
+ * sends it to each of `targets`, as the body
  * {event, type, time, ...body, host, delivery}: `type` is the record's,
  * and the time, the host name and the delivery id are the shim's.
  */
 export interface Notification {
   event: NotifyKind;
+  /**
+   * The places in the row's `notify` list of the targets that chose
+   * `event`: never empty (no notification is due for a kind none chose).
+   */
+  targets: number[];
   /**
    * The record's fields a receiver gets, in the body's order: `channel`
    * (`from` too for `returned`, both "provider/model" text as the record
@@ -1594,6 +1628,13 @@ export interface Configured {
    * hedge rows only then.
    */
   hedging: boolean;
+  /**
+   * The config as a log may hold it (the replay's configure record),
+   * when the row holds what a log may not: each `notify` URL cut to its
+   * origin (webhook URLs carry tokens). It configures and decides as
+   * the row does. Absent: record the row as given.
+   */
+  recorded?: ResolvedConfig | null;
 }
 
 export interface Restored {

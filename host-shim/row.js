@@ -3,7 +3,6 @@
 // the key; every other key belongs to the policy module, which checks its own.
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { checkNotify } from './notify.js';
 import { checkShared } from './shared-config.js';
 
 /**
@@ -12,7 +11,6 @@ import { checkShared } from './shared-config.js';
  * @property {string} [stateDir]
  * @property {number} [healthRefreshMs]
  * @property {unknown} [shared] - checked by shared-config.js checkShared
- * @property {unknown} [notify] - checked by notify.js checkNotify
  * @property {number} [healthPruneMs]
  * @property {boolean} [notice]
  * @property {boolean} [enabled]
@@ -35,7 +33,6 @@ const SHIM_KEYS = {
   stateDir: (v) => typeof v === 'string' && v !== '' || 'must be a non-empty string',
   healthRefreshMs: (v) => integerIn(v, 100, 3_600_000) || 'must be an integer between 100 and 3600000',
   shared: (v) => (checkShared(v), true), // throws naming the nested key
-  notify: (v) => (checkNotify(v), true), // throws naming notify[i].url etc.
   healthPruneMs: (v) => integerIn(v, 60_000, 365 * 86_400_000) || 'must be an integer between 60000 (a minute) and 31536000000 (a year)',
   notice: (v) => typeof v === 'boolean' || 'must be true or false', // notice.js
   enabled: (v) => typeof v === 'boolean' || 'must be true or false', // off.js

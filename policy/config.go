@@ -163,6 +163,9 @@ type Config struct {
 	// ContextReservePercent is the share of a target's window kept for the
 	// answer: a request whose context exceeds the rest skips it (fit.go).
 	ContextReservePercent int
+	// Notify is the row's webhook receivers (notifytarget.go), and which
+	// kinds each chose: the module names them on each notification (notify.go).
+	Notify []NotifyTarget
 	// Skill offers the bundled skill configure-resilience to the model through
 	// the host's skill registry (the shim registers it; DefaultSkill says why
 	// it is off by default).
@@ -292,6 +295,9 @@ func (c Config) Validate() error {
 		return &FieldError{"contextReservePercent", fmt.Sprintf("must be between 0 and %d", MaxContextReservePercent)}
 	}
 	if err := validateStrip(c.StripReasoningEffort); err != nil {
+		return err
+	}
+	if err := validateNotify(c.Notify); err != nil {
 		return err
 	}
 	if err := c.validateTargets(); err != nil {

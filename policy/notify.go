@@ -16,7 +16,7 @@ const (
 )
 
 // NotifyKinds are the kinds a target may choose, in the order the docs list
-// them; the shim's config check takes them from here (policy-defaults.js).
+// them (the web card's help takes them from here: policy-defaults.js).
 var NotifyKinds = []NotifyKind{NotifyProviderOpen, NotifyGiveUp, NotifyQuotaWait, NotifyReturned}
 
 // NotifyWindowMs: per kind and channel, at most one notification in this
@@ -56,9 +56,11 @@ func noticeOf(fx Effect) (Notice, bool) {
 // module's entry asks it once for each audited circuit, give-up, quota wait
 // and return, in the step's order, as it writes the record; no other effect
 // costs a thing.
+//
+// A kind no target chose is not due, and spends no window: nothing is sent.
 func (s *State) Notify(now int64, fx Effect) (Notice, bool) {
 	n, ok := noticeOf(fx)
-	if !ok {
+	if !ok || len(s.NotifyTargets(n.Kind)) == 0 {
 		return Notice{}, false
 	}
 	if last, seen := s.notified[n]; seen && now-last < NotifyWindowMs {
@@ -81,3 +83,18 @@ func (s *State) Notify(now int64, fx Effect) (Notice, bool) {
 // KeepNotified carries old's window into s: a new config resets the
 // policy's state, not what an operator was already told this minute.
 func (s *State) KeepNotified(old *State) { s.notified = old.notified }
+
+// NotifyTargets are the places in the row's `notify` list of the targets
+// that chose kind k: the shim sends a notice of that kind to these only.
+func (s *State) NotifyTargets(k NotifyKind) []int {
+	var out []int
+	for i, t := range s.cfg.Notify {
+		for _, e := range t.Events {
+			if e == k {
+				out = append(out, i)
+				break
+			}
+		}
+	}
+	return out
+}

@@ -55,7 +55,7 @@ func TestNotify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var s State
+			s := notifyingState()
 			for i, r := range tt.rows {
 				got := ""
 				if n, ok := s.Notify(r.at, r.fx); ok {
@@ -72,7 +72,7 @@ func TestNotify(t *testing.T) {
 // The window forgets the notices whose minute has passed once it holds
 // notifyKeep, and a new config's state keeps the one before it.
 func TestNotifyBounded(t *testing.T) {
-	var s State
+	s := notifyingState()
 	for i := range notifyKeep + 1 {
 		s.Notify(int64(i), GaveUp{Channel: Channel{Provider: "p", Model: fmt.Sprint(i)}})
 	}
@@ -83,9 +83,14 @@ func TestNotifyBounded(t *testing.T) {
 	if len(s.notified) != 1 {
 		t.Fatalf("past the minute, only the latest is held: %d", len(s.notified))
 	}
-	var next State
+	next := notifyingState()
 	next.KeepNotified(&s)
 	if _, ok := next.Notify(NotifyWindowMs+notifyKeep+1, GaveUp{Channel: Channel{Provider: "p", Model: "late"}}); ok {
 		t.Fatal("a new config's state forgot what went this minute")
 	}
+}
+
+// notifyingState is a state whose row has one receiver of every kind.
+func notifyingState() State {
+	return State{cfg: Config{Notify: []NotifyTarget{{URL: "http://h/x", Events: NotifyKinds, TimeoutMs: DefaultNotifyTimeoutMs}}}}
 }

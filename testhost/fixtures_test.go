@@ -72,6 +72,7 @@ func resolved(chs []ch, overrides ...string) string {
 		{"retryUnknown", "true"}, {"unknownMaxRetries", "3"}, // policy/unknowncap.go
 		{"skill", "false"},      // plugin/codec/skill_test.go
 		{"hedge", hedgeDefault}, // policy/hedge.go
+		{"notify", "[]"},        // policy/notifytarget.go
 	}
 	for _, o := range overrides {
 		k, v, _ := strings.Cut(o, ":")

@@ -1,6 +1,7 @@
-// Webhook notifications (notify.js): the config check, the body around the
-// module's notification (which records mean one, their fields and the rate
-// limit are the module's: policy/notify.go, plugin/codec/notify_test.go),
+// Webhook notifications (notify.js): the body around the module's
+// notification (which records mean one, their fields, the rate limit, the
+// targets that chose it and the check of the `notify` list are the
+// module's: policy/notify.go, plugin/codec/notify_test.go),
 // signing (checked with the recipe docs/telemetry.md gives receivers), and
 // the sender against a scripted fetch (tries, backoff, the one audit line on
 // failure, the tries a stopping host still makes) and against a real
@@ -11,50 +12,29 @@ import { createHmac } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { auditSubscriber } from '../effect-audit.js';
-import { ConfigError } from '../engine.js';
-import { checkNotify, DELIVERY_HEADER, Notifier, retryDelayMs, sign, SIGNATURE_HEADER } from '../notify.js';
+import { compileModule, ConfigError, Engine } from '../engine.js';
+import { DELIVERY_HEADER, Notifier, retryDelayMs, sign, SIGNATURE_HEADER } from '../notify.js';
 import { NOTIFY_KINDS } from '../policy-defaults.js';
 
 const URL_OK = 'http://127.0.0.1:9/hook';
 const P = { provider: 'deepseek-official', model: 'deepseek-v4-flash' };
 const S = { provider: 'mock', model: 'mock-b' };
 
-test('a valid notify list is taken, with the default timeout', () => {
-  assert.deepEqual(checkNotify([{ url: URL_OK, events: ['provider-open', 'returned'], secretEnv: 'HOOK_SECRET' }]), [
-    { url: URL_OK, events: ['provider-open', 'returned'], secretEnv: 'HOOK_SECRET', timeoutMs: 5000 },
-  ]);
-  assert.deepEqual(checkNotify([]), []);
-});
-
-test('a bad notify list is refused with the key that is wrong', () => {
-  const cases = [
-    [{}, /"notify": must be a list/],
-    [[42], /"notify\[0\]": must be an object/],
-    [[{ url: 'ftp://x/y', events: ['give-up'] }], /"notify\[0\]\.url": must be an http/],
-    [[{ url: 'not a url', events: ['give-up'] }], /"notify\[0\]\.url"/],
-    [[{ url: 'https://u:p@x/y', events: ['give-up'] }], /"notify\[0\]\.url": must not hold credentials/],
-    [[{ url: URL_OK, events: [] }], /"notify\[0\]\.events": must be a non-empty list/],
-    [[{ url: URL_OK, events: ['give-up'] }, { url: URL_OK, events: ['open'] }], /"notify\[1\]\.events\[0\]": unknown event "open"/],
-    [[{ url: URL_OK, events: ['give-up', 'give-up'] }], /"notify\[0\]\.events": lists an event twice/],
-    [[{ url: URL_OK, events: ['give-up'], secretEnv: 'not a name' }], /"notify\[0\]\.secretEnv": must be an environment variable name/],
-    [[{ url: URL_OK, events: ['give-up'], timeoutMs: 5 }], /"notify\[0\]\.timeoutMs": must be an integer between 100 and 60000/],
-    [[{ url: URL_OK, events: ['give-up'], secret: 'x' }], /"notify\[0\]\.secret": unknown key/],
-  ];
-  for (const [v, re] of cases) assert.throws(() => checkNotify(v), re, JSON.stringify(v));
-});
-
-test('a bad notify key is a one-line ConfigError: the user\'s to fix, none of the plugin\'s frames', () => {
-  // The host prints a refused plugin's error with its stack: ours was 4.5 KB of bundle frames.
+test('the module checks the notify list with the row: a bad target stops it by key, its URL never quoted back', async () => {
+  // The cases, key by key: plugin/codec/notify_test.go TestNotifyConfig.
+  const compiled = await compileModule();
   let caught;
   try {
-    checkNotify([{ url: 'ftp://x/y?token=t-1', events: ['give-up'] }]);
+    new Engine(compiled, { notify: [{ url: 'ftp://x/y?token=t-1', events: ['give-up'] }] }, { warn() {} }); // eslint-disable-line no-new
   } catch (e) {
     caught = e;
   }
   assert.ok(caught instanceof ConfigError, String(caught));
   assert.equal(caught.message, 'dsh-resilience: config key "notify[0].url": must be an http:// or https:// URL');
-  assert.equal(caught.stack, `ConfigError: ${caught.message}`);
   assert.ok(!caught.message.includes('t-1'), 'the URL is not quoted back');
+  const engine = new Engine(compiled, { notify: [{ url: URL_OK, events: ['provider-open', 'returned'], secretEnv: 'HOOK_SECRET' }] }, { warn() {} });
+  assert.deepEqual(engine.resolved.notify, [{ url: URL_OK, events: ['provider-open', 'returned'], secretEnv: 'HOOK_SECRET', timeoutMs: 5000 }]);
+  assert.deepEqual(new Engine(compiled, {}, { warn() {} }).resolved.notify, []);
 });
 
 test('the events a target may choose are the module\'s, as the docs list them', async () => {
@@ -91,7 +71,7 @@ function harness(answers, target = {}, options = {}) {
     return Promise.resolve(new Response(null, { status: a }));
   };
   const n = new Notifier({
-    targets: checkNotify([{ url: 'http://127.0.0.1:9/hook?token=abc', events: ['provider-open', 'give-up'], ...target }]),
+    targets: () => [{ url: 'http://127.0.0.1:9/hook?token=abc', events: ['provider-open', 'give-up'], timeoutMs: 5000, ...target }],
     report: (r) => audit.push(r),
     secret: async (ref) => ({ HOOK_SECRET: 's3cret' })[ref],
     fetch,
@@ -113,9 +93,10 @@ async function settled(n) {
     clearInterval(hold);
   }
 }
-// The module's notifications, as an audit entry's `notify` holds them (plugin/codec/notify.go).
-const OPEN = { event: 'provider-open', body: { channel: P, class: 'transient', cause: 'failures' } };
-const GIVE_UP = { event: 'give-up', body: { channel: P, code: 'QUOTA', reason: 'no-routable-fallback', session: 's-1' } };
+// The module's notifications, as an audit entry's `notify` holds them (plugin/codec/notify.go):
+// each names the targets that chose its event, here the one harness target.
+const OPEN = { event: 'provider-open', targets: [0], body: { channel: P, class: 'transient', cause: 'failures' } };
+const GIVE_UP = { event: 'give-up', targets: [0], body: { channel: P, code: 'QUOTA', reason: 'no-routable-fallback', session: 's-1' } };
 /** Notifier `n` is shown the open, as the audit subscriber shows it. */
 const open = (n) => n.observe(OPEN, 'circuit-open');
 const giveUp = (n) => n.observe(GIVE_UP, 'give-up');
@@ -124,7 +105,7 @@ test('the body is the module\'s fields between the type and the host, as before 
   const at = Date.parse('2026-12-01T10:00:00.000Z');
   const { n, calls } = harness([204, 204, 204], { events: ['provider-open', 'give-up', 'returned'] }, { now: () => at });
   open(n);
-  n.observe({ event: 'returned', body: { channel: 'deepseek-official/deepseek-v4-flash', from: 'mock/mock-b', session: 's-1' } }, 'return');
+  n.observe({ event: 'returned', targets: [0], body: { channel: 'deepseek-official/deepseek-v4-flash', from: 'mock/mock-b', session: 's-1' } }, 'return');
   await settled(n);
   const bodies = calls.map((c) => c.init.body.replace(/"delivery":"[^"]+"/, '"delivery":"D"'));
   assert.deepEqual(bodies, [
@@ -159,13 +140,12 @@ test('a taken notification is one signed POST, and writes nothing', async () => 
   assert.deepEqual(audit, []);
 });
 
-test('a target gets the events it chose, and no other', async () => {
+test('a notification goes to the targets the module names, and no other', async () => {
   const { n, calls } = harness([200]);
   open(n);
-  giveUp(n);
-  n.observe({ event: 'returned', body: { channel: 'c/d', from: 'a/b', session: 's-1' } }, 'return'); // not chosen by this target
+  n.observe({ ...GIVE_UP, targets: [] }, 'give-up'); // the module's word: no target chose it
   await settled(n);
-  assert.deepEqual(calls.map((c) => JSON.parse(c.init.body).event), ['provider-open', 'give-up']);
+  assert.deepEqual(calls.map((c) => JSON.parse(c.init.body).event), ['provider-open']);
 });
 
 test('a refusing receiver is tried MAX_TRIES times, then one notify-failed line without the URL or secret', async () => {
@@ -295,7 +275,7 @@ test('a receiver that redirects: one POST, the redirect not followed, audited wi
   t.after(() => new Promise((r) => server.close(r)));
   const audit = [];
   const n = new Notifier({
-    targets: checkNotify([{ url: `http://127.0.0.1:${server.address().port}/hook`, events: ['give-up'] }]),
+    targets: () => [{ url: `http://127.0.0.1:${server.address().port}/hook`, events: ['give-up'], timeoutMs: 5000 }],
     report: (r) => audit.push(r), secret: async () => undefined, retryBaseMs: 1, host: 'h1',
   });
   giveUp(n);

@@ -16,7 +16,7 @@ var configKeys = []string{"chain", "failureThreshold", "burstWindowMs", "cooldow
 	"providerThreshold", "backoffBaseMs", "backoffMaxMs", "maxFailovers", "giveUpAfterMs",
 	"retryBudgetPercent", "retryBudgetFloor", "spillAfter", "maxClockSkewMs", "recovery", "probes", "classes", "stall", "slow", "tools", "pools", "quota",
 	"probeMaxTokens", "providerCooldownMs", "stripReasoningEffort", "persistent",
-	"contextReservePercent", "retryUnknown", "unknownMaxRetries", "skill", "hedge"}
+	"contextReservePercent", "retryUnknown", "unknownMaxRetries", "skill", "hedge", "notify"}
 
 const maxMs = 1 << 53 // JSON numbers are exact up to here
 
@@ -106,6 +106,7 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 	cfg.Stall = d.stall(v.Get("stall"), "stall")
 	cfg.Slow = d.slow(v.Get("slow"), "slow")
 	cfg.Hedge = d.hedge(v.Get("hedge"), "hedge")
+	cfg.Notify = d.notify(v.Get("notify"))
 	d.toolRetryConfig(v.Get("tools"), &cfg.Tools)
 	cfg.Pools = d.pools(v.Get("pools"), &ts)
 	cfg.Targets = ts.set
@@ -194,6 +195,7 @@ func writeConfig(w *writer, c policy.Config) {
 	w.int("unknownMaxRetries", int64(c.UnknownMaxRetries))
 	w.boolean("skill", c.Skill)
 	writeHedgeConfig(w, c.Hedge)
+	writeNotifyConfig(w, c.Notify)
 }
 
 var channelKeys = []string{"provider", "model"}

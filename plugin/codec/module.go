@@ -153,6 +153,12 @@ func configured(cfg policy.Config) []byte {
 	writeConfig(&w, cfg)
 	w.endObject()
 	w.boolean("hedging", cfg.Hedge.On())
+	if len(cfg.Notify) > 0 {
+		// What the replay's configure record holds instead of the row: no receiver's token.
+		w.beginObject("recorded")
+		writeConfig(&w, cfg.Loggable())
+		w.endObject()
+	}
 	w.endObject()
 	return w.b
 }

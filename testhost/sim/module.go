@@ -147,8 +147,9 @@ type Effect struct {
 	Home, Pick  Channel // failover (its home, when not From), session-route
 	// The webhook notification on its audit entry, if any (notify.go): its
 	// kind and the channel its body names (a returned one's is text).
-	NotifyEvent string
-	NotifyCh    Channel
+	NotifyEvent   string
+	NotifyCh      Channel
+	NotifyTargets string // the receivers it names, as JSON: [0,1] or [1] (schedule.go simNotify)
 }
 
 func channelOf(v gjson.Result) Channel {
@@ -212,6 +213,7 @@ func parseOutput(out []byte) Output {
 		}
 		if n := e.Get("audit.notify"); n.Exists() {
 			fx.NotifyEvent = n.Get("event").String()
+			fx.NotifyTargets = n.Get("targets").Raw
 			if c := n.Get("body.channel"); c.IsObject() {
 				fx.NotifyCh = channelOf(c)
 			} else {

@@ -160,6 +160,7 @@ type runner struct {
 		pools                      [][]Channel
 		balances                   map[string]bool
 		stay                       bool
+		notify                     map[string]string // a kind -> the receivers that chose it, as JSON ([0,1])
 	}
 }
 
@@ -175,6 +176,7 @@ func (r *runner) parseConfig() {
 		}
 		return def
 	}
+	r.cfg.notify = receivers(v.Get("notify"))
 	r.cfg.maxFailovers = int(get("maxFailovers", 4))
 	r.cfg.providerThreshold = int(get("providerThreshold", 2))
 	r.cfg.maxAttempts = int(get("tools.maxAttempts", 3))

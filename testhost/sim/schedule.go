@@ -309,6 +309,13 @@ func genConfig(r *rand.Rand, chs []Channel, chain []int) string {
 		b = append(b, `,"probes":false`...)
 	}
 	b = fmt.Appendf(b, `,"tools":{"retry":["web_fetch","mcp_search_*","工具/*"],"maxAttempts":%d,"backoffMs":%d}`, 1+r.Intn(5), 1+r.Intn(1000))
+	b = append(b, simNotify...) // drawn from no randomness: the seeds' worlds are as before
 	b = append(b, '}')
 	return string(b)
 }
+
+// simNotify is every drawn config's `notify` list: a pager told of
+// give-ups only, and a chat told of every kind (notify.go checks each
+// notification names exactly the receivers that chose its kind).
+const simNotify = `,"notify":[{"url":"http://127.0.0.1:9/pager","events":["give-up"]},` +
+	`{"url":"http://127.0.0.1:9/chat","events":["provider-open","give-up","quota-wait","returned"]}]`
