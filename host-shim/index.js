@@ -86,7 +86,7 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
   // poll on every record too (a setting, a merged health): it reads none. The webhooks go where the
   // module's audit entries say (notify.js, through the audit subscriber).
   const notifier = new Notifier({ targets: () => engine.resolved?.notify ?? [], report: (r) => audit.write(r), secret: (ref) => resolveSecret(ctx, ref) });
-  const audit = tapAudit(new AuditLog(join(stateDir, 'audit.jsonl')), [() => web.changed(), telemetrySink(ctx)]);
+  const audit = tapAudit(new AuditLog(join(stateDir, 'audit.jsonl')), [() => web.changed(), telemetrySink(ctx, () => engine)]);
   const report = (/** @type {object} */ record) => audit.write(record);
   const engine = new Engine(life.compiling, policyConfig, logger, report, report);
   web.deps.policy = engine;

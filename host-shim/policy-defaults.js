@@ -18,8 +18,8 @@ export const CARD_DEFAULTS = Object.freeze({
 // The keys the settings card tunes (policy/card.go CardKeys); the rest of the row stays as configured.
 export const CARD_KEYS = Object.freeze(["failureThreshold","cooldownMs","backoffMaxMs","recovery","persistent","retryUnknown","unknownMaxRetries","chain","quota"]);
 
-// The events a `notify` target may choose (policy/notify.go NotifyKinds).
-export const NOTIFY_KINDS = Object.freeze(["provider-open","give-up","quota-wait","returned"]);
+// The audit record types the host's telemetry takes (policy/telemetry Severities).
+export const TELEMETRY_TYPES = Object.freeze(["circuit-closed","circuit-half-open","circuit-open","failover","give-up","hedge","quota-routed","quota-wait-entered","quota-wait-left","quota-wait-waiting","retry","return","slow","slow-closed","slow-probe","spill","stall","tool-exhausted","tool-failed","tool-recovered","tool-retry"]);
 
 // The row keys that route new sessions by rule (policy/coldpass.go RuleKeys): a row without
 // them passes a first request cold in a home with no health records yet (cold-start.js).

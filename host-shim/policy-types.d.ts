@@ -2188,6 +2188,44 @@ export interface MarksFolded {
 }
 
 /**
+ * An audit record, as the log holds it (with its `at`), for the host's
+ * telemetry seam (`telemetry`, policy/telemetry).
+ */
+export interface TelemetryInput {
+  record: JsonObject;
+  /** Its time when it has no readable `at`. */
+  nowMs: number;
+}
+
+/**
+ * What the seam is handed for a record: absent when its type is no
+ * alerting signal. The shim emits it on the `ops` channel with the record,
+ * less its `at`, as the body.
+ */
+export interface TelemetryOutput {
+  seam?: SeamRecord | null;
+}
+
+export interface SeamRecord {
+  time: number;
+  severity: TelemetrySeverity;
+  /**
+   * Strings and numbers only, under the names a collector filters on:
+   * `telemetry.op` (`dsh-resilience.<type>`), `resilience.type`,
+   * `session.id` and `agent.id`, each channel's provider and model (or
+   * its "provider/model" text), then the record's codes, classes,
+   * reasons, timings and counts.
+   */
+  attributes: JsonObject;
+}
+
+/** A give-up is an error, an open breaker a warning, every other decision info. */
+export type TelemetrySeverity =
+  | 'info'
+  | 'warn'
+  | 'error';
+
+/**
  * The exports of world `policy`: each reads `input` as JSON and
  * answers `output`, or fails with an error string.
  */
@@ -2273,4 +2311,9 @@ export interface PolicyExports {
   'shared-writes': { input: SharedWritesInput; output: SharedWrites };
   /** Notes records the shim wrote to the shared store. */
   'shared-written': { input: SharedWritten; output: SharedHeld };
+  /**
+   * The host's telemetry record an audit record means (policy/telemetry:
+   * which types, their severity, their attributes). Pure: changes nothing.
+   */
+  'telemetry': { input: TelemetryInput; output: TelemetryOutput };
 }

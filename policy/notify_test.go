@@ -2,6 +2,8 @@ package policy
 
 import (
 	"fmt"
+	"os"
+	"strings"
 	"testing"
 )
 
@@ -93,4 +95,19 @@ func TestNotifyBounded(t *testing.T) {
 // notifyingState is a state whose row has one receiver of every kind.
 func notifyingState() State {
 	return State{cfg: Config{Notify: []NotifyTarget{{URL: "http://h/x", Events: NotifyKinds, TimeoutMs: DefaultNotifyTimeoutMs}}}}
+}
+
+// The kinds a receiver may choose are the ones docs/configuration.md lists.
+func TestNotifyKindsAreDocumented(t *testing.T) {
+	md, err := os.ReadFile("../docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, len(NotifyKinds))
+	for i, k := range NotifyKinds {
+		names[i] = "`" + string(k) + "`"
+	}
+	if want := "of " + strings.Join(names, ", ") + " |"; !strings.Contains(string(md), want) {
+		t.Fatalf("docs/configuration.md does not list %s", want)
+	}
 }

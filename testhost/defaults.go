@@ -7,6 +7,7 @@ import (
 
 	"github.com/dsh-resilience/dsh-resilience/plugin/codec"
 	"github.com/dsh-resilience/dsh-resilience/policy"
+	"github.com/dsh-resilience/dsh-resilience/policy/telemetry"
 )
 
 //go:generate go run ./cmd/defaults
@@ -68,17 +69,14 @@ func DefaultsJS() (string, error) {
 	}
 	b.WriteString("\n// The keys the settings card tunes (policy/card.go CardKeys); the rest of the row stays as configured.\n")
 	fmt.Fprintf(&b, "export const CARD_KEYS = Object.freeze(%s);\n", keys)
-	// The bundled skill is listed (or not) when the host first asks for its
-	// skill catalog, at a session's first step, which may come before the
-	// module is up; a row that leaves the key out gets this answer then.
-	// The events a notify target may choose: its config is checked at
-	// activation, before the module is up to name them.
-	kinds, err := json.Marshal(policy.NotifyKinds)
+	// The audit types the telemetry seam takes: the shim asks the module
+	// about these records only, not about each decision's input record.
+	types, err := json.Marshal(telemetry.Types())
 	if err != nil {
 		return "", err
 	}
-	b.WriteString("\n// The events a `notify` target may choose (policy/notify.go NotifyKinds).\n")
-	fmt.Fprintf(&b, "export const NOTIFY_KINDS = Object.freeze(%s);\n", kinds)
+	b.WriteString("\n// The audit record types the host's telemetry takes (policy/telemetry Severities).\n")
+	fmt.Fprintf(&b, "export const TELEMETRY_TYPES = Object.freeze(%s);\n", types)
 	// A first run's word on a cold start: no snapshot carries one yet.
 	rules, err := json.Marshal(policy.RuleKeys)
 	if err != nil {
@@ -87,6 +85,9 @@ func DefaultsJS() (string, error) {
 	b.WriteString("\n// The row keys that route new sessions by rule (policy/coldpass.go RuleKeys): a row without\n")
 	b.WriteString("// them passes a first request cold in a home with no health records yet (cold-start.js).\n")
 	fmt.Fprintf(&b, "export const RULE_KEYS = Object.freeze(%s);\n", rules)
+	// The bundled skill is listed (or not) when the host first asks for its
+	// skill catalog, at a session's first step, which may come before the
+	// module is up; a row that leaves the key out gets this answer then.
 	skill, ok := plain["skill"]
 	if !ok {
 		return "", fmt.Errorf("the resolved config has no %q", "skill")

@@ -14,7 +14,6 @@ import { createServer } from 'node:http';
 import { auditSubscriber } from '../effect-audit.js';
 import { compileModule, ConfigError, Engine } from '../engine.js';
 import { DELIVERY_HEADER, Notifier, retryDelayMs, sign, SIGNATURE_HEADER } from '../notify.js';
-import { NOTIFY_KINDS } from '../policy-defaults.js';
 
 const URL_OK = 'http://127.0.0.1:9/hook';
 const P = { provider: 'deepseek-official', model: 'deepseek-v4-flash' };
@@ -35,12 +34,6 @@ test('the module checks the notify list with the row: a bad target stops it by k
   const engine = new Engine(compiled, { notify: [{ url: URL_OK, events: ['provider-open', 'returned'], secretEnv: 'HOOK_SECRET' }] }, { warn() {} });
   assert.deepEqual(engine.resolved.notify, [{ url: URL_OK, events: ['provider-open', 'returned'], secretEnv: 'HOOK_SECRET', timeoutMs: 5000 }]);
   assert.deepEqual(new Engine(compiled, {}, { warn() {} }).resolved.notify, []);
-});
-
-test('the events a target may choose are the module\'s, as the docs list them', async () => {
-  assert.deepEqual(NOTIFY_KINDS, ['provider-open', 'give-up', 'quota-wait', 'returned']);
-  const md = await readFile(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
-  assert.ok(md.includes(`of ${NOTIFY_KINDS.map((k) => `\`${k}\``).join(', ')} |`), 'docs/configuration.md names each');
 });
 
 test('the signature is t=<seconds>,v1=<hex HMAC-SHA256 of "<t>.<delivery>.<body>">', () => {
