@@ -15,7 +15,7 @@ import { ModuleInstance, ModuleError, TrapError } from './kernel.js';
 import { now as clockNow } from './clock.js';
 import { setBackupEvent } from './events.js';
 
-/** @import { Channel, ChannelHealth, Configured, Event, Health, PolicyExports, ResolvedConfig, Restored, SettingsCard, SharedWrite, StepOutput } from './policy-types.js' */
+/** @import { Channel, ChannelHealth, Configured, Event, Health, Persisted, PolicyExports, ResolvedConfig, Restored, SettingsCard, SharedWrite, StepOutput } from './policy-types.js' */
 
 export const WASM_PATH = fileURLToPath(new URL('../build/dsh-resilience.wasm', import.meta.url));
 
@@ -555,13 +555,24 @@ export class Engine {
    * The records the shared store needs, with their expiry (WIT
    * `shared-writes`); forget: it may have lost all it held (an outage).
    * Undefined when the module is not up or failed.
-   * @param {number} pruneMs
    * @param {boolean} forget
    * @returns {SharedWrite[] | undefined}
    */
-  sharedWrites(pruneMs, forget) {
+  sharedWrites(forget) {
     if (forget) this.healthDirty = true;
-    return this.ask('shared-writes', { pruneMs, ...(forget ? { forget } : {}) })?.writes;
+    return this.ask('shared-writes', forget ? { forget } : {})?.writes;
+  }
+
+  /**
+   * What the health file keeps at nowMs, and the cold-pass word beside it
+   * (WIT `persist`). The snapshot is taken first: it is what a rebuild
+   * starts from. Undefined when the module is not up or failed.
+   * @param {number} nowMs
+   * @returns {Persisted | undefined}
+   */
+  persist(nowMs) {
+    if (!this.snapshot()) return undefined;
+    return this.ask('persist', { nowMs: Math.max(0, Math.floor(nowMs)) });
   }
 
   /**

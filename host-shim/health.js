@@ -11,8 +11,10 @@
 // one refresh.
 //
 // Bounded on every side: a file larger than `maxBytes` is set aside unread;
-// closed records older than `pruneMs` are dropped on read and on write; set-
-// aside files are kept for inspection, the newest few, each cut to `maxBytes`.
+// what the file keeps is the module's word (WIT `persist`: closed records
+// past the row's healthPruneMs are dropped there, and a restore does not take
+// them); set-aside files are kept for inspection, the newest few, each cut
+// to `maxBytes`.
 // Files are the user's only (0600, directory 0700): they name providers and
 // usage. A file that does not parse, that the module refuses, or that traps
 // it is set aside (audited) and rebuilt; a bad record in a good file is
@@ -24,11 +26,7 @@ import { ModuleError, TrapError } from './kernel.js';
 import { identity, KEEP_SET_ASIDE, MAX_STATE_BYTES, StateFile, TooLarge } from './store.js';
 import { now as clockNow } from './clock.js';
 
-/** @import { ChannelHealth } from './policy-types.js' */
-
 export const DEFAULT_REFRESH_MS = 5_000;
-/** Closed records older than this are forgotten: a day says nothing about now. */
-export const DEFAULT_PRUNE_MS = 24 * 3600 * 1000;
 /** 10000 records (the module's own bound) are ~1.5 MB; a file beyond this is not read. */
 export const MAX_HEALTH_BYTES = MAX_STATE_BYTES;
 
@@ -38,17 +36,16 @@ export class HealthStore {
    * @param {string} path - the health file.
    * @param {import('./engine.js').Engine} policy
    * @param {(record: object) => void} audit
-   * @param {{pruneMs?: number, maxBytes?: number, keep?: number, now?: () => number,
-   *   saved?: (coldPass: boolean) => Promise<void>}} [o] - saved: told the snapshot's
+   * @param {{maxBytes?: number, keep?: number, now?: () => number,
+   *   saved?: (coldPass: boolean) => Promise<void>}} [o] - saved: told the module's
    *   `coldPass` after each write, still under the lock (cold-start.js).
    */
-  constructor(path, policy, audit, { pruneMs = DEFAULT_PRUNE_MS, maxBytes = MAX_HEALTH_BYTES, keep = KEEP_SET_ASIDE, now = clockNow, saved } = {}) {
+  constructor(path, policy, audit, { maxBytes = MAX_HEALTH_BYTES, keep = KEEP_SET_ASIDE, now = clockNow, saved } = {}) {
     this.path = path;
     this.saved = saved;
     this.file = new StateFile(path, { audit, setAside: { type: 'health-set-aside' }, maxBytes, keep, now });
     this.policy = policy;
     this.audit = audit;
-    this.pruneMs = pruneMs;
     this.now = now;
     /** @type {string | undefined} identity (inode, mtime, size) of the version last merged or written */
     this.seen = undefined;
@@ -85,18 +82,16 @@ export class HealthStore {
   }
 
   /**
-   * The file's health document as JSON text (closed records past the prune
-   * horizon dropped), for the engine's first bring-up; undefined when there
-   * is none or it cannot be read. Nothing is set aside here: the refresh
-   * after activation does that, naming why.
+   * The file's health document as JSON text, for the engine's first
+   * bring-up; undefined when there is none or it cannot be read. Nothing is
+   * set aside here: the refresh after activation does that, naming why.
    * @returns {Promise<string | undefined>}
    */
   async peek() {
     try {
-      const read = await this.file.read();
-      if (!read) return undefined;
-      const doc = JSON.parse(read.text);
-      return Array.isArray(doc?.channels) ? JSON.stringify({ ...doc, channels: this.prune(doc.channels) }) : read.text;
+      const text = (await this.file.read())?.text;
+      if (text !== undefined) JSON.parse(text); // one that does not parse starts the engine without it
+      return text;
     } catch {
       return undefined;
     }
@@ -108,17 +103,12 @@ export class HealthStore {
     // wins), so the store's lock, read and write are used around it.
     return this.serial('write', () => this.file.locked(async () => {
       await this.mergeFile(true);
-      const snapshot = this.policy.snapshot();
-      if (!snapshot) return;
-      snapshot.channels = this.prune(snapshot.channels);
-      delete snapshot.slow; // slowness is local and re-learned (policy/slow.go): never persisted
-      delete snapshot.shared; // this process's view of the shared store (policy/shared.go), not the home's
-      const coldPass = snapshot.coldPass === true;
-      delete snapshot.coldPass; // kept beside the file, with the config it holds for
-      await this.file.write(snapshot, 1);
+      const persisted = this.policy.persist(this.now());
+      if (!persisted) return;
+      await this.file.write(persisted.health, 1);
       this.seen = identity(await stat(this.path));
       // A word not written costs the next process only its cold start.
-      await this.saved?.(coldPass).catch(() => {});
+      await this.saved?.(persisted.coldPass).catch(() => {});
     }));
   }
 
@@ -145,17 +135,6 @@ export class HealthStore {
   }
 
   /**
-   * Closed records older than pruneMs (by their change and their last counted failure) carry nothing worth keeping.
-   * @template {Partial<ChannelHealth> | null | undefined} C - a record as the module wrote it, or as a file holds it (checked by the module)
-   * @param {C[]} channels
-   * @returns {C[]}
-   */
-  prune(channels) {
-    const horizon = this.now() - this.pruneMs;
-    return channels.filter((c) => !(c?.state === 'closed' && Math.max(Number(c?.changedAtMs ?? 0), Number(c?.lastFailureMs ?? 0)) < horizon));
-  }
-
-  /**
    * Reads the file (at most maxBytes) and merges it into the module. A file
    * that cannot be taken is set aside; `locked` says whether we hold the lock
    * (a set-aside must, so it never renames a good file another process just
@@ -175,9 +154,7 @@ export class HealthStore {
     if (!read) return undefined;
     let result;
     try {
-      const doc = JSON.parse(read.text);
-      const text = Array.isArray(doc?.channels) ? JSON.stringify({ ...doc, channels: this.prune(doc.channels) }) : read.text;
-      result = this.policy.restore(text, undefined, { live: true }); // news from running processes (boot reads the file in peek)
+      result = this.policy.restore(read.text, undefined, { live: true }); // news from running processes (boot reads the file in peek)
     } catch (e) {
       // Not JSON (or nested past the JS stack), refused, or a trap the file
       // caused (the module is rebuilt): the file is to blame.

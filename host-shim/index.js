@@ -21,7 +21,7 @@ import { auditSubscriber } from './effect-audit.js';
 import { eventSubscriber, safeEmit } from './effect-events.js';
 import { shellSubscriber } from './effect-shell.js';
 import { disposedEvent, settledEvent, wakeEvent } from './events.js';
-import { DEFAULT_PRUNE_MS, HealthStore } from './health.js';
+import { HealthStore } from './health.js';
 import { compileModule, configText, Engine } from './engine.js';
 import { ColdStart, firstRunWord } from './cold-start.js';
 import { Lifetime, DISPOSED } from './lifetime.js';
@@ -94,10 +94,9 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
   const secrets = new Secrets({ ctx, engine, own: () => [sharedConfig.redis?.passwordEnv, ...(engine.resolved?.notify ?? []).map((t) => t.secretEnv),
     ...(engine.resolved?.quota?.balances ?? []).map((b) => b.apiKeyEnv)] });
   const waits = new Waits();
-  const pruneMs = shim.healthPruneMs ?? DEFAULT_PRUNE_MS;
   const coldStart = new ColdStart(join(stateDir, 'cold-start.json'), report, firstRun);
   const health = new HealthStore(join(stateDir, 'health.json'), engine, report,
-    { pruneMs, saved: (coldPass) => coldStart.note(engine.configJson, coldPass) });
+    { saved: (coldPass) => coldStart.note(engine.configJson, coldPass) });
   const step = (/** @type {any} */ event) => (signal.aborted ? undefined : engine.step(event));
   const emit = safeEmit(ctx, logger);
   const turns = new Turns();
@@ -129,7 +128,7 @@ export async function apply(ctx, config = {}, { compiled, compile = compileModul
   facts.catch(() => {}); // the bring-up reports it
   const booted = () => Promise.resolve(ctx.get('loader')?.await?.()).catch(() => {});
   life.begin({ ctx, engine, step, report, logger, facts, health, quota, shell, coldStart, sharedConfig, sharedRedis, createRedisClient,
-    pruneMs, refreshMs: shim.healthRefreshMs, booted });
+    refreshMs: shim.healthRefreshMs, booted });
 
   secrets.follow(life.up);
 

@@ -46,7 +46,6 @@ export const DISPOSED = new Error('dsh-resilience was disposed before its bring-
  * @property {{redis?: any}} sharedConfig
  * @property {any} [sharedRedis] - shared-redis.js, when configured.
  * @property {any} [createRedisClient]
- * @property {number} pruneMs
  * @property {number} [refreshMs]
  * @property {() => Promise<unknown>} booted - the host's loader settled.
  */
@@ -169,13 +168,13 @@ export class Lifetime {
         options: d.sharedConfig.redis,
         createClient: d.createRedisClient,
         password: async () => (d.sharedConfig.redis.passwordEnv ? resolveSecret(d.ctx, d.sharedConfig.redis.passwordEnv) : undefined),
-        due: (/** @type {boolean} */ forget) => engine.sharedWrites(d.pruneMs, forget),
+        due: (/** @type {boolean} */ forget) => engine.sharedWrites(forget),
         written: (/** @type {any[]} */ records) => engine.sharedWritten(records),
         merge: (/** @type {any[]} */ records, /** @type {boolean} */ live) => {
           if (this.signal.aborted) return;
           let result;
           try {
-            result = engine.restore(JSON.stringify({ channels: health.prune(records) }), undefined, { live, fromShared: true });
+            result = engine.restore(JSON.stringify({ channels: records }), undefined, { live, fromShared: true }); // past the prune horizon: not taken
           } catch {
             return; // a refused batch: nothing taken (a trap is logged by the engine)
           }

@@ -5,7 +5,7 @@ import { access } from 'node:fs/promises';
 import { compileModule, Engine as Policy, WASM_PATH } from './engine.js';
 
 // The keys the shim keeps for itself (row.js splitConfig); the module never sees them.
-const SHIM_KEYS = ['stateDir', 'healthRefreshMs', 'healthPruneMs', 'shared', 'notice', 'enabled'];
+const SHIM_KEYS = ['stateDir', 'healthRefreshMs', 'shared', 'notice', 'enabled'];
 /**
  * Whether a value holds a `!!js` expression anywhere.
  * @param {unknown} v

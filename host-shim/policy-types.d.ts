@@ -359,6 +359,12 @@ export interface Config {
   skill?: boolean | null;
   /** Hedge a call slow to its first token to the failover target. */
   hedge?: HedgeConfig | null;
+  /**
+   * How long a closed channel record is kept after its last change and
+   * failure (60000 to a year; default a day): in the health file, the
+   * shared store, and what a restore takes.
+   */
+  healthPruneMs?: number | null;
   /** Webhook receivers of notifications, at most 20. */
   notify?: NotifyTarget[] | null;
 }
@@ -425,6 +431,7 @@ export interface ResolvedConfig {
   skill: boolean;
   /** Every field spelled out. */
   hedge: HedgeConfig;
+  healthPruneMs: number;
   notify: ResolvedNotifyTarget[];
 }
 
@@ -1532,6 +1539,26 @@ export interface Health {
   shared?: ChannelHealth[] | null;
 }
 
+/** What `persist` asks: the time the health file is written at. */
+export interface PersistInput {
+  nowMs: number;
+}
+
+/** What the health file keeps, and the word written beside it. */
+export interface Persisted {
+  /**
+   * The module's records less the closed ones past health-prune-ms at
+   * now-ms (policy/persist.go); never `slow` (local, re-learned) nor
+   * `shared` (this process's view of the store) nor `cold-pass`.
+   */
+  health: Health;
+  /**
+   * The snapshot's `cold-pass`: kept beside the file, with the config it
+   * holds for (the shim's cold-start.json).
+   */
+  coldPass: boolean;
+}
+
 export interface SlowHealth {
   channel: Channel;
   state: SlowState;
@@ -1577,11 +1604,6 @@ export interface RestoreInput {
 /** What `shared-writes` asks (policy/shared.go). */
 export interface SharedWritesInput {
   /**
-   * How long a record matters past the newest time in it: the store may
-   * forget it then (the row's `healthPruneMs`, as the health file prunes).
-   */
-  pruneMs: number;
-  /**
    * The store may have lost everything (it was away): forget what it was
    * known to hold first, so every record is due.
    */
@@ -1594,7 +1616,7 @@ export interface SharedWrite {
   record: ChannelHealth;
   /**
    * When the store may forget it: the newest of its open end, change and
-   * last failure, plus prune-ms.
+   * last failure, plus the row's health-prune-ms (as the health file prunes).
    */
   expireAtMs: number;
 }
@@ -2239,12 +2261,21 @@ export interface PolicyExports {
   'resolve': { input: Config; output: Configured };
   /** One step of the state machine. */
   'decide': { input: StepInput; output: StepOutput };
-  /** The channel health worth persisting. */
+  /**
+   * The channel health a new instance of this process takes back (a
+   * rebuild, a reconfigure), and the page shows.
+   */
   'snapshot': { input: Record<string, never>; output: Health };
   /**
-   * Merges persisted or shared channel health (after `configure`). Refused
-   * whole only when it is not a health batch: nesting beyond 32 levels, or
-   * more than 10000 records.
+   * What the health file keeps at a time: the snapshot's records less
+   * those past the prune horizon, and the cold-pass word. Changes nothing.
+   */
+  'persist': { input: PersistInput; output: Persisted };
+  /**
+   * Merges persisted or shared channel health (after `configure`); a
+   * closed record past health-prune-ms is not taken. Refused whole only
+   * when it is not a health batch: nesting beyond 32 levels, or more than
+   * 10000 records.
    */
   'restore': { input: RestoreInput; output: Restored };
   /** The quota rules' state (`/resilience routes`, the llmQuotaRetry service). Changes nothing. */

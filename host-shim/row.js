@@ -11,7 +11,6 @@ import { checkShared } from './shared-config.js';
  * @property {string} [stateDir]
  * @property {number} [healthRefreshMs]
  * @property {unknown} [shared] - checked by shared-config.js checkShared
- * @property {number} [healthPruneMs]
  * @property {boolean} [notice]
  * @property {boolean} [enabled]
  */
@@ -33,7 +32,6 @@ const SHIM_KEYS = {
   stateDir: (v) => typeof v === 'string' && v !== '' || 'must be a non-empty string',
   healthRefreshMs: (v) => integerIn(v, 100, 3_600_000) || 'must be an integer between 100 and 3600000',
   shared: (v) => (checkShared(v), true), // throws naming the nested key
-  healthPruneMs: (v) => integerIn(v, 60_000, 365 * 86_400_000) || 'must be an integer between 60000 (a minute) and 31536000000 (a year)',
   notice: (v) => typeof v === 'boolean' || 'must be true or false', // notice.js
   enabled: (v) => typeof v === 'boolean' || 'must be true or false', // off.js
 };

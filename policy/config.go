@@ -163,6 +163,10 @@ type Config struct {
 	// ContextReservePercent is the share of a target's window kept for the
 	// answer: a request whose context exceeds the rest skips it (fit.go).
 	ContextReservePercent int
+	// HealthPruneMs is how long a closed record is kept after its last
+	// change and failure: in the health file, the shared store and a
+	// restore (persist.go).
+	HealthPruneMs int64
 	// Notify is the row's webhook receivers (notifytarget.go), and which
 	// kinds each chose: the module names them on each notification (notify.go).
 	Notify []NotifyTarget
@@ -201,6 +205,7 @@ func DefaultConfig() Config {
 		Quota:              DefaultQuotaConfig(),
 		RetryUnknown:       true,
 		UnknownMaxRetries:  DefaultUnknownMaxRetries,
+		HealthPruneMs:      DefaultHealthPruneMs,
 
 		ContextReservePercent: DefaultContextReservePercent,
 		Skill:                 DefaultSkill,
@@ -291,6 +296,8 @@ func (c Config) Validate() error {
 		return &FieldError{"providerCooldownMs", "must be between 0 (as long as its longest open model) and one week"}
 	case c.UnknownMaxRetries < 0 || c.UnknownMaxRetries > MaxUnknownMaxRetries:
 		return &FieldError{"unknownMaxRetries", fmt.Sprintf("must be between 0 and %d", MaxUnknownMaxRetries)}
+	case c.HealthPruneMs < MinHealthPruneMs || c.HealthPruneMs > MaxHealthPruneMs:
+		return &FieldError{"healthPruneMs", "must be an integer between 60000 (a minute) and 31536000000 (a year)"}
 	case c.ContextReservePercent < 0 || c.ContextReservePercent > MaxContextReservePercent:
 		return &FieldError{"contextReservePercent", fmt.Sprintf("must be between 0 and %d", MaxContextReservePercent)}
 	}

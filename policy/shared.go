@@ -59,7 +59,7 @@ func (s *State) SharedHeld() []ChannelHealth {
 // replaces nothing). forget: the store may have lost everything (it was
 // away), so what it was known to hold is forgotten first and every record is
 // due; the reads that follow note again what it still holds.
-func (s *State) SharedDue(pruneMs int64, forget bool) []SharedWrite {
+func (s *State) SharedDue(forget bool) []SharedWrite {
 	if forget {
 		clear(s.shared)
 	}
@@ -68,7 +68,7 @@ func (s *State) SharedDue(pruneMs int64, forget bool) []SharedWrite {
 		if held, ok := s.shared[h.Channel]; ok && !remoteWins(h, held) {
 			continue
 		}
-		out = append(out, SharedWrite{Record: h, ExpireAtMs: max(h.OpenUntilMs, h.ChangedAtMs, h.LastFailureMs) + pruneMs})
+		out = append(out, SharedWrite{Record: h, ExpireAtMs: max(h.OpenUntilMs, h.ChangedAtMs, h.LastFailureMs) + s.cfg.HealthPruneMs})
 	}
 	return out
 }

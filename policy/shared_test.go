@@ -7,7 +7,7 @@ import (
 
 // Which records the shared store is sent, from what it is known to hold.
 func TestSharedDue(t *testing.T) {
-	const prune = 86_400_000
+	const prune = DefaultHealthPruneMs
 	// mine is chA's own record once openA tripped it (at the sim's start).
 	mine := func(m *sim) ChannelHealth { return m.s.circuits[chA].record(Open) }
 	with := func(f func(*ChannelHealth)) func(*sim) ChannelHealth {
@@ -39,7 +39,7 @@ func TestSharedDue(t *testing.T) {
 			for _, n := range tc.notes {
 				m.s.NoteShared([]ChannelHealth{n.rec(m)}, n.read)
 			}
-			due := m.s.SharedDue(prune, tc.forget)
+			due := m.s.SharedDue(tc.forget)
 			i := slices.IndexFunc(due, func(w SharedWrite) bool { return w.Record.Channel == chA })
 			if (i >= 0) != tc.due {
 				t.Fatalf("due %v, want %v: %+v", i >= 0, tc.due, due)
@@ -59,20 +59,20 @@ func TestSharedDue(t *testing.T) {
 func TestSharedWrittenIsHeld(t *testing.T) {
 	m := newSim(t, nil)
 	openA(m)
-	due := m.s.SharedDue(1000, false)
+	due := m.s.SharedDue(false)
 	if len(due) == 0 {
 		t.Fatal("nothing due")
 	}
 	for _, w := range due {
 		m.s.NoteShared([]ChannelHealth{w.Record}, false)
 	}
-	if again := m.s.SharedDue(1000, false); len(again) != 0 {
+	if again := m.s.SharedDue(false); len(again) != 0 {
 		t.Fatalf("written records due again: %+v", again)
 	}
 	n := newSim(t, nil)
 	n.s.Merge(n.now, m.s.Health())
 	n.s.NoteShared(m.s.SharedHeld(), false) // a rebuilt instance told the snapshot's list
-	if again := n.s.SharedDue(1000, false); len(again) != 0 {
+	if again := n.s.SharedDue(false); len(again) != 0 {
 		t.Fatalf("a rebuilt instance writes again: %+v", again)
 	}
 	if !slices.Equal(n.s.SharedHeld(), m.s.SharedHeld()) {

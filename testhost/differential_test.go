@@ -413,8 +413,9 @@ func (g *eventGen) next() (export string, input []byte, valid bool) {
 		return "settings-card", g.settingsCard(), true
 	}
 	if g.pick(150) == 0 {
-		forget := []string{"", `,"forget":true`, `,"forget":false`}[g.pick(3)]
-		return "shared-writes", []byte(fmt.Sprintf(`{"pruneMs":%d%s}`, g.pick(100_000_000), forget)), true
+		forget := []string{"", `"forget":true`, `"forget":false`}[g.pick(3)]
+		_ = g.pick(100_000_000) // was the prune age, now the row's healthPruneMs: drawn still, so the stream after it stays as it was
+		return "shared-writes", []byte(`{` + forget + `}`), true
 	}
 	if g.pick(150) == 0 && g.written != nil {
 		return "shared-written", g.written, true

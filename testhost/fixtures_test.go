@@ -70,9 +70,10 @@ func resolved(chs []ch, overrides ...string) string {
 		{"probeMaxTokens", "8"}, {"providerCooldownMs", "0"}, {"stripReasoningEffort", "[]"}, {"persistent", "false"},
 		{"contextReservePercent", "20"},                      // fit_test.go
 		{"retryUnknown", "true"}, {"unknownMaxRetries", "3"}, // policy/unknowncap.go
-		{"skill", "false"},      // plugin/codec/skill_test.go
-		{"hedge", hedgeDefault}, // policy/hedge.go
-		{"notify", "[]"},        // policy/notifytarget.go
+		{"skill", "false"},            // plugin/codec/skill_test.go
+		{"hedge", hedgeDefault},       // policy/hedge.go
+		{"healthPruneMs", "86400000"}, // policy/persist.go
+		{"notify", "[]"},              // policy/notifytarget.go
 	}
 	for _, o := range overrides {
 		k, v, _ := strings.Cut(o, ":")

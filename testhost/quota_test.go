@@ -61,7 +61,7 @@ func resolvedQuotaOff(defaultEnabled bool) string {
 		`"providerThreshold":2,"backoffBaseMs":1000,"backoffMaxMs":30000,"maxFailovers":4,"giveUpAfterMs":900000,` +
 		`"retryBudgetPercent":20,"retryBudgetFloor":5,"spillAfter":2,"maxClockSkewMs":180000,"recovery":"return","probes":true,"classes":[],` +
 		`"stall":` + stallDefault + `,"slow":` + slowDefault + `,"tools":` + toolsDefault + `,"pools":[],` +
-		fmt.Sprintf(`"quota":{"active":false,"longTermDelayMs":3600000,"defaultEnabled":%t,"failOpen":true,"exhaustedCooldownMs":3600000,"balances":[]},"probeMaxTokens":8,"providerCooldownMs":0,"stripReasoningEffort":[],"persistent":false,"contextReservePercent":20,"retryUnknown":true,"unknownMaxRetries":3,"skill":false,"hedge":`+hedgeDefault+`,"notify":[]}`, defaultEnabled)
+		fmt.Sprintf(`"quota":{"active":false,"longTermDelayMs":3600000,"defaultEnabled":%t,"failOpen":true,"exhaustedCooldownMs":3600000,"balances":[]},"probeMaxTokens":8,"providerCooldownMs":0,"stripReasoningEffort":[],"persistent":false,"contextReservePercent":20,"retryUnknown":true,"unknownMaxRetries":3,"skill":false,"hedge":`+hedgeDefault+`,"healthPruneMs":86400000,"notify":[]}`, defaultEnabled)
 }
 
 func quotaScenarios() []scenario {
@@ -74,7 +74,7 @@ func quotaScenarios() []scenario {
 					`"retryBudgetPercent":20,"retryBudgetFloor":5,"spillAfter":2,"maxClockSkewMs":180000,"recovery":"return","probes":true,"classes":[],`+
 					`"stall":`+stallDefault+`,"slow":`+slowDefault+`,"tools":`+toolsDefault+`,`+
 					`"pools":[{"name":"main","routes":[{"provider":"pa","model":"m1"}]}],`+
-					`"quota":{"active":true,"longTermDelayMs":3600000,"defaultEnabled":true,"failOpen":true,"exhaustedCooldownMs":3600000,"balances":[]},"probeMaxTokens":8,"providerCooldownMs":0,"stripReasoningEffort":[],"persistent":false,"contextReservePercent":20,"retryUnknown":true,"unknownMaxRetries":3,"skill":false,"hedge":`+hedgeDefault+`,"notify":[]},"hedging":false}`),
+					`"quota":{"active":true,"longTermDelayMs":3600000,"defaultEnabled":true,"failOpen":true,"exhaustedCooldownMs":3600000,"balances":[]},"probeMaxTokens":8,"providerCooldownMs":0,"stripReasoningEffort":[],"persistent":false,"contextReservePercent":20,"retryUnknown":true,"unknownMaxRetries":3,"skill":false,"hedge":`+hedgeDefault+`,"healthPruneMs":86400000,"notify":[]},"hedging":false}`),
 			configureOnly(quotaRow),
 		}},
 		{name: "quota.active: false keeps the settings with the rules off, and the resolved config configures to itself", steps: []step{

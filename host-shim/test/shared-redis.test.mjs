@@ -25,7 +25,7 @@ async function host(prefix, { start = true } = {}) {
   const merges = []; // whether each merge was live (published) or a read of what Redis holds
   const shared = new SharedHealth({
     options: { url: redis.url, keyPrefix: prefix }, createClient,
-    due: (forget) => policy.sharedWrites(DAY, forget),
+    due: (forget) => policy.sharedWrites(forget),
     written: (records) => policy.sharedWritten(records),
     merge: (records, live) => {
       merges.push(live);
@@ -81,12 +81,12 @@ test('what Redis holds is the module\'s: a rebuilt or reconfigured instance neit
   one.shared.sync();
   await one.shared.flush();
   assert.equal(one.shared.writes, 1);
-  assert.deepEqual(one.policy.sharedWrites(DAY, false), [], 'written: Redis holds it');
+  assert.deepEqual(one.policy.sharedWrites(false), [], 'written: Redis holds it');
   one.policy.rebuild(); // as after a trap
-  assert.deepEqual(one.policy.sharedWrites(DAY, false), [], 'a rebuilt instance knows it');
+  assert.deepEqual(one.policy.sharedWrites(false), [], 'a rebuilt instance knows it');
   one.policy.reconfigure({ chain: CHAIN, probes: false, providerThreshold: 0, cooldownMs: 45_000 });
-  assert.deepEqual(one.policy.sharedWrites(DAY, false), [], 'so does a reconfigured one');
-  assert.equal(one.policy.sharedWrites(DAY, true).length, 1, 'after an outage it is due again');
+  assert.deepEqual(one.policy.sharedWrites(false), [], 'so does a reconfigured one');
+  assert.equal(one.policy.sharedWrites(true).length, 1, 'after an outage it is due again');
 });
 
 test('a host that starts reads the current state first', async (t) => {

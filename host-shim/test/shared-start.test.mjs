@@ -56,7 +56,7 @@ function process_(stateDir, redis, shared = sharedRedis) {
     ctx: /** @type {any} */ ({ get() {}, inject() {} }), engine, step: (e) => engine.step(e), report, logger: quiet,
     facts: Promise.all([health.peek(), undefined]), health, quota: /** @type {any} */ ({ agentEvents: () => [] }), shell: /** @type {any} */ (shell),
     coldStart: /** @type {any} */ ({ allows: async () => false }), sharedConfig: { redis: { keyPrefix: 'k:', tls: false, ...redis } },
-    sharedRedis: shared, createRedisClient: createClient, pruneMs: 86_400_000, refreshMs: 100, booted: async () => {},
+    sharedRedis: shared, createRedisClient: createClient, refreshMs: 100, booted: async () => {},
   });
   return { life, engine, health, audit, shell, end: async () => { await life.end(); await life.shared?.close(0); await health.close(); } };
 }

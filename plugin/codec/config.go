@@ -16,7 +16,7 @@ var configKeys = []string{"chain", "failureThreshold", "burstWindowMs", "cooldow
 	"providerThreshold", "backoffBaseMs", "backoffMaxMs", "maxFailovers", "giveUpAfterMs",
 	"retryBudgetPercent", "retryBudgetFloor", "spillAfter", "maxClockSkewMs", "recovery", "probes", "classes", "stall", "slow", "tools", "pools", "quota",
 	"probeMaxTokens", "providerCooldownMs", "stripReasoningEffort", "persistent",
-	"contextReservePercent", "retryUnknown", "unknownMaxRetries", "skill", "hedge", "notify"}
+	"contextReservePercent", "retryUnknown", "unknownMaxRetries", "skill", "hedge", "healthPruneMs", "notify"}
 
 const maxMs = 1 << 53 // JSON numbers are exact up to here
 
@@ -52,6 +52,7 @@ func decodeConfig(v gjson.Result) (policy.Config, error) {
 		{"providerCooldownMs", maxMs, func(n uint64) { cfg.ProviderCooldownMs = int64(n) }},
 		{"contextReservePercent", math.MaxInt32, func(n uint64) { cfg.ContextReservePercent = int(n) }},
 		{"unknownMaxRetries", math.MaxInt32, func(n uint64) { cfg.UnknownMaxRetries = int(n) }},
+		{"healthPruneMs", maxMs, func(n uint64) { cfg.HealthPruneMs = int64(n) }},
 	}
 	for _, f := range ints {
 		if n, ok := d.uint(v.Get(f.key), f.key, false, f.max); ok {
@@ -195,6 +196,7 @@ func writeConfig(w *writer, c policy.Config) {
 	w.int("unknownMaxRetries", int64(c.UnknownMaxRetries))
 	w.boolean("skill", c.Skill)
 	writeHedgeConfig(w, c.Hedge)
+	w.int("healthPruneMs", c.HealthPruneMs)
 	writeNotifyConfig(w, c.Notify)
 }
 

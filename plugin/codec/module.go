@@ -292,7 +292,13 @@ func (m *Module) Restore(input []byte) ([]byte, error) {
 	if live {
 		merge = m.state.MergeLive // news: an unseen open starts at its receipt, now
 	}
-	adopted, _ := merge(int64(now), hs) // every record in hs is valid
+	fresh := make([]policy.ChannelHealth, 0, len(hs))
+	for _, h := range hs {
+		if !m.state.Stale(int64(now), h) { // a closed record past the prune horizon says nothing about now
+			fresh = append(fresh, h)
+		}
+	}
+	adopted, _ := merge(int64(now), fresh) // every record in hs is valid
 	if fromShared {
 		m.state.NoteShared(hs, !live) // a read of the store says what it holds now
 	}

@@ -20,8 +20,7 @@ func (m *Module) SharedWrites(input []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.object(v, "", "pruneMs", "forget")
-	prune, _ := d.uint(v.Get("pruneMs"), "pruneMs", true, maxMs)
+	d.object(v, "", "forget")
 	forget := d.boolean(v.Get("forget"), "forget")
 	if d.err != nil {
 		return nil, d.err
@@ -29,7 +28,7 @@ func (m *Module) SharedWrites(input []byte) ([]byte, error) {
 	var w writer
 	w.beginObject("")
 	w.beginArray("writes")
-	for _, s := range m.state.SharedDue(int64(prune), forget) {
+	for _, s := range m.state.SharedDue(forget) {
 		w.beginObject("")
 		writeHealth(&w, "record", s.Record)
 		w.int("expireAtMs", min(s.ExpireAtMs, maxMs))

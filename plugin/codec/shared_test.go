@@ -10,7 +10,7 @@ import (
 // published), from writes reported done, and from a snapshot passed back to
 // a new instance; what it needs is what wins over that.
 func TestSharedWritesFollowWhatTheStoreHolds(t *testing.T) {
-	const cfg = `{"chain":[{"provider":"p","model":"a"},{"provider":"p","model":"b"}]}`
+	const cfg = `{"chain":[{"provider":"p","model":"a"},{"provider":"p","model":"b"}],"healthPruneMs":60000}`
 	const rec = `{"channel":{"provider":"p","model":"a"},"state":"open","failures":3,"opens":1,"openUntilMs":1030000,"lastCode":"QUOTA","changedAtMs":1000000,"version":5}`
 	module := func(t *testing.T) *Module {
 		m := new(Module)
@@ -32,11 +32,11 @@ func TestSharedWritesFollowWhatTheStoreHolds(t *testing.T) {
 		query   string
 		due     int
 	}{
-		{"a record from the file is not known held", `"channels":[` + rec + `]`, `{"pruneMs":1000}`, 1},
-		{"a record read from the store is held", `"fromShared":true,"channels":[` + rec + `]`, `{"pruneMs":1000}`, 0},
-		{"a published record is held", `"fromShared":true,"live":true,"channels":[` + rec + `]`, `{"pruneMs":1000}`, 0},
-		{"a snapshot's list passed back is held", `"channels":[` + rec + `],"shared":[` + rec + `]`, `{"pruneMs":1000}`, 0},
-		{"after an outage it is due again", `"fromShared":true,"channels":[` + rec + `]`, `{"pruneMs":1000,"forget":true}`, 1},
+		{"a record from the file is not known held", `"channels":[` + rec + `]`, `{}`, 1},
+		{"a record read from the store is held", `"fromShared":true,"channels":[` + rec + `]`, `{}`, 0},
+		{"a published record is held", `"fromShared":true,"live":true,"channels":[` + rec + `]`, `{}`, 0},
+		{"a snapshot's list passed back is held", `"channels":[` + rec + `],"shared":[` + rec + `]`, `{}`, 0},
+		{"after an outage it is due again", `"fromShared":true,"channels":[` + rec + `]`, `{"forget":true}`, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := module(t)
@@ -53,8 +53,8 @@ func TestSharedWritesFollowWhatTheStoreHolds(t *testing.T) {
 	if _, err := m.Restore([]byte(`{"nowMs":1000000,"channels":[` + rec + `]}`)); err != nil {
 		t.Fatal(err)
 	}
-	due := writes(t, m, `{"pruneMs":1000}`)
-	if due.Get("0.expireAtMs").Int() != 1031000 || due.Get("0.record.version").Int() != 5 {
+	due := writes(t, m, `{}`)
+	if due.Get("0.expireAtMs").Int() != 1090000 || due.Get("0.record.version").Int() != 5 {
 		t.Fatalf("due %s", due.Raw)
 	}
 	if out, err := m.SharedWritten([]byte(`{"records":[` + due.Get("0.record").Raw + `]}`)); err != nil || gjson.GetBytes(out, "held").Int() != 1 {
@@ -65,7 +65,7 @@ func TestSharedWritesFollowWhatTheStoreHolds(t *testing.T) {
 	if _, err := n.Restore([]byte(`{"nowMs":1000000,` + string(snap[1:]))); err != nil {
 		t.Fatal(err)
 	}
-	if got := writes(t, n, `{"pruneMs":1000}`); len(got.Array()) != 0 || len(writes(t, m, `{"pruneMs":1000}`).Array()) != 0 {
+	if got := writes(t, n, `{}`); len(got.Array()) != 0 || len(writes(t, m, `{}`).Array()) != 0 {
 		t.Fatalf("written records due again: %s (snapshot %s)", got.Raw, snap)
 	}
 }

@@ -1,0 +1,4 @@
+package main
+
+//go:wasmexport persist
+func persist() int32 { return call("persist") }
