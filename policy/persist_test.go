@@ -50,3 +50,55 @@ func TestPersisted(t *testing.T) {
 		t.Fatal("Persisted changed the state")
 	}
 }
+
+// The defect the clock worlds found with a one-hour horizon: a host that
+// ran long holds a channel's closed record at a high version; the file
+// forgot it; a host started since numbers the channel afresh and trips it
+// at version 1. The long-running host must take that trip once its own
+// record is stale, and never while it is not (then the file still held it,
+// and the restarted host counted from there).
+func TestAStaleRecordGivesWayToARestartedHostsTrip(t *testing.T) {
+	long := newSim(t, func(c *Config) { c.HealthPruneMs = MinHealthPruneMs })
+	for range 3 { // trips and recoveries: the long-running host's version climbs
+		openA(long)
+		long.s.circuits[chA].state, long.s.circuits[chA].recordedAtMs = Closed, long.now
+		long.s.circuits[chA].version++
+		long.advance(1)
+	}
+	held := long.s.circuits[chA].record(Closed)
+	if held.Version < 2 {
+		t.Fatalf("version %d", held.Version)
+	}
+	fresh := newSim(t, func(c *Config) { c.HealthPruneMs = MinHealthPruneMs })
+	fresh.now = long.now
+	openA(fresh) // the restarted host's trip: version 1
+	trip := fresh.s.circuits[chA].record(Open)
+	if trip.Version >= held.Version {
+		t.Fatalf("the trip's version %d is not below the held %d", trip.Version, held.Version)
+	}
+	if n, _ := long.s.MergeLive(long.now, []ChannelHealth{trip}); n != 0 {
+		t.Fatal("a fresh record of a higher version lost to a restarted host's lower one")
+	}
+	long.advance(MinHealthPruneMs + 1) // the held record is stale now
+	trip.ChangedAtMs, trip.OpenUntilMs = long.now, long.now+60_000
+	if n, _ := long.s.MergeLive(long.now, []ChannelHealth{trip}); n != 1 || long.state(chA) != Open {
+		t.Fatalf("the stale record kept the restarted host's trip out: adopted %d, %s", n, long.state(chA))
+	}
+}
+
+// A record one host forgets, every host holding it finds stale, whatever
+// their clocks, within the skew: so none holds a version the file lost.
+func TestForgottenIsStaleOnEveryClockWithinTheSkew(t *testing.T) {
+	s := State{cfg: Config{HealthPruneMs: DefaultHealthPruneMs, MaxClockSkewMs: DefaultMaxClockSkewMs}}
+	h := ChannelHealth{State: Closed, ChangedAtMs: 5_000_000_000, LastFailureMs: 4_000_000_000}
+	for now := h.ChangedAtMs; now < h.ChangedAtMs+2*DefaultHealthPruneMs; now += 7_919 {
+		if !s.Forgotten(now, h) {
+			continue
+		}
+		for _, lag := range []int64{0, 1, DefaultMaxClockSkewMs / 2, DefaultMaxClockSkewMs} {
+			if !s.Stale(now-lag, h) {
+				t.Fatalf("forgotten at %d, not stale on a clock %d ms behind", now, lag)
+			}
+		}
+	}
+}

@@ -32,7 +32,7 @@ func isProviderRecord(h ChannelHealth) bool { return h.Channel.Model == provider
 // live: the record is news from a running process (State.MergeLive).
 func (s *State) mergeProvider(now int64, h ChannelHealth, live bool) bool {
 	p := s.providers[h.Channel.Provider]
-	if p != nil && !takes(h, p.breaker.record(p.breaker.state), now, s.cfg.MaxClockSkewMs) {
+	if p != nil && !s.takesOver(h, p.breaker.record(p.breaker.state), now) {
 		return false
 	}
 	fresh := live && (p == nil || news(h, p.breaker.record(p.breaker.state)))

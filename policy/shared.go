@@ -19,7 +19,8 @@ import "slices"
 
 // SharedWrite is a record due in the shared store and when the store may
 // forget it: when the newest time in it (its open end, change or last
-// failure) is older than the prune age, as a closed record on file is.
+// failure) is older than the prune age plus the clock skew, as a closed
+// record on file is (persist.go, Forgotten).
 type SharedWrite struct {
 	Record     ChannelHealth
 	ExpireAtMs int64
@@ -68,7 +69,7 @@ func (s *State) SharedDue(forget bool) []SharedWrite {
 		if held, ok := s.shared[h.Channel]; ok && !remoteWins(h, held) {
 			continue
 		}
-		out = append(out, SharedWrite{Record: h, ExpireAtMs: max(h.OpenUntilMs, h.ChangedAtMs, h.LastFailureMs) + s.cfg.HealthPruneMs})
+		out = append(out, SharedWrite{Record: h, ExpireAtMs: max(h.OpenUntilMs, h.ChangedAtMs, h.LastFailureMs) + s.cfg.HealthPruneMs + s.cfg.MaxClockSkewMs})
 	}
 	return out
 }

@@ -7,7 +7,7 @@ import (
 
 // Which records the shared store is sent, from what it is known to hold.
 func TestSharedDue(t *testing.T) {
-	const prune = DefaultHealthPruneMs
+	const prune = DefaultHealthPruneMs + DefaultMaxClockSkewMs // the store forgets as the file does (persist.go, Forgotten)
 	// mine is chA's own record once openA tripped it (at the sim's start).
 	mine := func(m *sim) ChannelHealth { return m.s.circuits[chA].record(Open) }
 	with := func(f func(*ChannelHealth)) func(*sim) ChannelHealth {

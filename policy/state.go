@@ -308,7 +308,7 @@ func (s *State) merge(now int64, hs []ChannelHealth, live bool) (adopted int, sk
 			continue
 		}
 		c := s.circuits[h.Channel]
-		if c != nil && !takes(h, c.record(c.recordedState()), now, s.cfg.MaxClockSkewMs) {
+		if c != nil && !s.takesOver(h, c.record(c.recordedState()), now) {
 			continue
 		}
 		fresh := live && (c == nil || news(h, c.record(c.recordedState())))

@@ -294,7 +294,7 @@ func (m *Module) Restore(input []byte) ([]byte, error) {
 	}
 	fresh := make([]policy.ChannelHealth, 0, len(hs))
 	for _, h := range hs {
-		if !m.state.Stale(int64(now), h) { // a closed record past the prune horizon says nothing about now
+		if !m.state.Forgotten(int64(now), h) { // a closed record past the prune horizon says nothing about now
 			fresh = append(fresh, h)
 		}
 	}

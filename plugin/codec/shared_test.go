@@ -54,7 +54,7 @@ func TestSharedWritesFollowWhatTheStoreHolds(t *testing.T) {
 		t.Fatal(err)
 	}
 	due := writes(t, m, `{}`)
-	if due.Get("0.expireAtMs").Int() != 1090000 || due.Get("0.record.version").Int() != 5 {
+	if due.Get("0.expireAtMs").Int() != 1090000+180000 || due.Get("0.record.version").Int() != 5 {
 		t.Fatalf("due %s", due.Raw)
 	}
 	if out, err := m.SharedWritten([]byte(`{"records":[` + due.Get("0.record").Raw + `]}`)); err != nil || gjson.GetBytes(out, "held").Int() != 1 {
