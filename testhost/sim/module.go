@@ -72,6 +72,30 @@ func (m *Module) liveInput(in []byte) []byte {
 	return append([]byte(`{"live":true,`), in[1:]...)
 }
 
+// persists records, per runtime, whether the module answers `persist`
+// (older modules have no such export: their file was the snapshot).
+var persists sync.Map
+
+// fileAt is what the shim writes to the health file at now (health.js
+// save): the module's `persist` answer, the records it keeps; an older
+// module's whole snapshot.
+func (m *Module) fileAt(now int64) ([]byte, error) {
+	v, ok := persists.Load(m.rt)
+	if !ok {
+		_, err := m.call("persist", []byte(`{"nowMs":0}`))
+		v = err == nil
+		persists.Store(m.rt, v)
+	}
+	if !v.(bool) {
+		return m.call("snapshot", []byte("{}"))
+	}
+	out, err := m.call("persist", append(strconv.AppendInt([]byte(`{"nowMs":`), now, 10), '}'))
+	if err != nil {
+		return nil, err
+	}
+	return []byte(gjson.GetBytes(out, "health").Raw), nil
+}
+
 // newModule instantiates and configures a fresh module.
 func newModule(rt *testhost.Runtime, configJSON string) (*Module, error) {
 	in, err := rt.Instantiate(context.Background())

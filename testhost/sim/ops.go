@@ -177,7 +177,18 @@ func (r *runner) restart(host bool) {
 	if n := len(gjson.GetBytes(snap, "channels").Array()); n > len(r.s.Channels)+len(providers) {
 		r.brk("state-bounded", "snapshot holds %d breakers; the world has %d channels of %d providers", n, len(r.s.Channels), len(providers))
 	}
-	// fresh configures a module and restores the snapshot into it; the live
+	// A new host process reads health.json, which holds what the module
+	// kept of its records (persist: no forgotten one, no slow or shared
+	// list); a rebuild in the same process takes the snapshot.
+	file := snap
+	if host {
+		if file, err = r.m.fileAt(r.now); err != nil {
+			r.brk("export-error", "persist: %v", err)
+			return
+		}
+		r.res.Forgotten += int64(len(gjson.GetBytes(snap, "channels").Array()) - len(gjson.GetBytes(file, "channels").Array()))
+	}
+	// fresh configures a module and restores the file into it; the live
 	// one then gets the backup through decide (its effects carried out, as
 	// the shim does at boot), the throwaway check module directly.
 	fresh := func(readings bool) *Module {
@@ -186,8 +197,8 @@ func (r *runner) restart(host bool) {
 			r.brk("export-error", "configure: %v", err)
 			return nil
 		}
-		if _, err := m.call("restore", m.restoreInput(snap, r.now)); err != nil {
-			r.brk("export-error", "restore: %v (snapshot %s)", err, clip(string(snap)))
+		if _, err := m.call("restore", m.restoreInput(file, r.now)); err != nil {
+			r.brk("export-error", "restore: %v (file %s)", err, clip(string(file)))
 			m.close()
 			return nil
 		}

@@ -18,6 +18,7 @@ type Result struct {
 	Seed      int64
 	Events    int64 // decide calls
 	Notices   int64 // webhook notifications the module gave (notify.go)
+	Forgotten int64 // records a host restart's health file no longer held (persist, simPrune)
 	Failures  int64 // failed model requests, probes and tool attempts delivered
 	VirtualMs int64
 	Breaks    []Break        // invariant breaks (the run stops at the first)

@@ -310,6 +310,7 @@ func genConfig(r *rand.Rand, chs []Channel, chain []int) string {
 	}
 	b = fmt.Appendf(b, `,"tools":{"retry":["web_fetch","mcp_search_*","工具/*"],"maxAttempts":%d,"backoffMs":%d}`, 1+r.Intn(5), 1+r.Intn(1000))
 	b = append(b, simNotify...) // drawn from no randomness: the seeds' worlds are as before
+	b = append(b, simPrune...)
 	b = append(b, '}')
 	return string(b)
 }
@@ -319,3 +320,8 @@ func genConfig(r *rand.Rand, chs []Channel, chain []int) string {
 // notification names exactly the receivers that chose its kind).
 const simNotify = `,"notify":[{"url":"http://127.0.0.1:9/pager","events":["give-up"]},` +
 	`{"url":"http://127.0.0.1:9/chat","events":["provider-open","give-up","quota-wait","returned"]}]`
+
+// simPrune is every drawn config's prune horizon: two hours, so a day's
+// seed restarts its host from files that forgot closed records (persist),
+// and the restart checks hold such a module to the one it replaces.
+const simPrune = `,"healthPruneMs":7200000`

@@ -111,3 +111,21 @@ func BenchmarkSimHour(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
 }
+
+// A day's seed restarts its host from files that forgot closed records past
+// the drawn configs' two-hour horizon (simPrune), and every restart check
+// holds the restored module to the one it replaces.
+func TestSimRestartsFromAFileThatForgot(t *testing.T) {
+	var forgotten int64
+	for seed := int64(1); seed <= 3 && forgotten == 0; seed++ {
+		res := Run(rt, Generate(seed, Options{Hours: 12, Agents: 20}))
+		for _, b := range res.Breaks {
+			t.Errorf("seed %d: %s", seed, b)
+		}
+		forgotten += res.Forgotten
+		t.Logf("seed %d: %d records forgotten at host restarts, %s wall", seed, res.Forgotten, res.Wall)
+	}
+	if forgotten == 0 {
+		t.Error("no host restart read a file that forgot a record: the prune horizon was checked by nothing")
+	}
+}

@@ -132,7 +132,7 @@ func main() {
 	wg.Wait()
 	wall := time.Since(start)
 
-	var events, failures, virtual int64
+	var events, failures, virtual, forgotten int64
 	var mem, early uint64
 	known := map[string]int{}
 	var failing []sim.Result
@@ -140,6 +140,7 @@ func main() {
 		events += r.Events
 		failures += r.Failures
 		virtual += r.VirtualMs
+		forgotten += r.Forgotten
 		mem = max(mem, r.MemBytes)
 		early = max(early, r.MemEarly)
 		for k, n := range r.Known {
@@ -152,6 +153,7 @@ func main() {
 	fmt.Printf("seeds            %d (from %d), %d agents each\n", *seeds, *from, *agents)
 	fmt.Printf("events simulated %d (%d failures)\n", events, failures)
 	fmt.Printf("virtual hours    %.1f\n", float64(virtual)/3600_000)
+	fmt.Printf("host restarts    read files that forgot %d records past the prune horizon\n", forgotten)
 	fmt.Printf("invariant breaks %d\n", len(failing))
 	if *clockHours > 0 {
 		var cev, cfail int64
