@@ -48,12 +48,14 @@ func (s *State) Persisted(now int64) []ChannelHealth {
 }
 
 // takesOver reports whether the state takes h over local, its own record of
-// h's channel, at now: as the merge order says (merge.go, takes), unless
-// local is stale. A stale record is in no file any more, so a host started
-// since numbers the channel's transitions afresh: its trip, at a version
-// below the one this host still holds, must not lose to a record that says
-// nothing about now. (The clock worlds found it with a one-hour horizon: a
-// long-running host never saw a restarted host's trip.)
+// h's channel, at now: as the merge order says (merge.go, takes), or when
+// local is stale and h is not. A stale record is soon in no file, so a host
+// started since numbers the channel's transitions afresh: its trip, at a
+// version below the one this host still holds, must not lose to a record
+// that says nothing about now. (The clock worlds found it with a one-hour
+// horizon: a long-running host never saw a restarted host's trip.) A stale
+// h is no news: taken, copies of old records passing between processes
+// would be adopted back and forth, each adoption a save, until forgotten.
 func (s *State) takesOver(h, local ChannelHealth, now int64) bool {
-	return s.Stale(now, local) || takes(h, local, now, s.cfg.MaxClockSkewMs)
+	return takes(h, local, now, s.cfg.MaxClockSkewMs) || s.Stale(now, local) && !s.Stale(now, h)
 }

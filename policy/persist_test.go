@@ -102,3 +102,24 @@ func TestForgottenIsStaleOnEveryClockWithinTheSkew(t *testing.T) {
 		}
 	}
 }
+
+// A stale record does not give way to another stale one: two processes
+// passing copies of old records back and forth would adopt each other's in
+// turn, each adoption a save, until the records were forgotten.
+func TestAStaleRecordKeepsItsPlaceAgainstAnotherStaleOne(t *testing.T) {
+	m := newSim(t, func(c *Config) { c.HealthPruneMs = MinHealthPruneMs })
+	openA(m)
+	c := m.s.circuits[chA]
+	c.state, c.recordedAtMs, c.lastFailureMs = Closed, m.now, 0
+	c.version = 10
+	held := c.record(Closed)
+	m.advance(MinHealthPruneMs + 1)
+	older := held
+	older.Version = 8 // another process's stale copy, before two changes it missed
+	if n, _ := m.s.MergeLive(m.now, []ChannelHealth{older, held}); n != 0 {
+		t.Fatalf("stale copies were adopted: %d", n)
+	}
+	if got := m.s.circuits[chA].version; got != 10 {
+		t.Fatalf("version %d", got)
+	}
+}
